@@ -1,0 +1,106 @@
+/// Delivery guarantee of one MQTT message.
+public enum QoS: Int, Sendable, Codable, Comparable {
+    case atMostOnce = 0
+    case atLeastOnce = 1
+    case exactlyOnce = 2
+
+    public static func < (lhs: QoS, rhs: QoS) -> Bool { lhs.rawValue < rhs.rawValue }
+}
+
+/// The MQTT 5 message properties wear2mqtt uses. With MQTT 3.1.1 they are not sent.
+public struct MQTTProperties: Sendable, Equatable {
+    public var responseTopic: String?
+    public var correlationData: [UInt8]?
+    public var contentType: String?
+    /// Seconds the broker may keep the message for subscribers that are not connected.
+    public var messageExpiryInterval: UInt32?
+    public var userProperties: [(name: String, value: String)]
+
+    public init(
+        responseTopic: String? = nil,
+        correlationData: [UInt8]? = nil,
+        contentType: String? = nil,
+        messageExpiryInterval: UInt32? = nil,
+        userProperties: [(name: String, value: String)] = []
+    ) {
+        self.responseTopic = responseTopic
+        self.correlationData = correlationData
+        self.contentType = contentType
+        self.messageExpiryInterval = messageExpiryInterval
+        self.userProperties = userProperties
+    }
+
+    public var isEmpty: Bool {
+        responseTopic == nil && correlationData == nil && contentType == nil
+            && messageExpiryInterval == nil && userProperties.isEmpty
+    }
+
+    public static func == (lhs: MQTTProperties, rhs: MQTTProperties) -> Bool {
+        lhs.responseTopic == rhs.responseTopic && lhs.correlationData == rhs.correlationData
+            && lhs.contentType == rhs.contentType && lhs.messageExpiryInterval == rhs.messageExpiryInterval
+            && lhs.userProperties.elementsEqual(rhs.userProperties) { $0.name == $1.name && $0.value == $1.value }
+    }
+}
+
+/// A message the gateway publishes.
+public struct OutgoingMessage: Sendable, Equatable {
+    public var topic: String
+    public var payload: [UInt8]
+    public var qos: QoS
+    public var retain: Bool
+    public var properties: MQTTProperties
+
+    public init(topic: String, payload: [UInt8], qos: QoS = .atMostOnce, retain: Bool = false,
+                properties: MQTTProperties = MQTTProperties()) {
+        self.topic = topic
+        self.payload = payload
+        self.qos = qos
+        self.retain = retain
+        self.properties = properties
+    }
+
+    public init(topic: String, text: String, qos: QoS = .atMostOnce, retain: Bool = false,
+                properties: MQTTProperties = MQTTProperties()) {
+        self.init(topic: topic, payload: Array(text.utf8), qos: qos, retain: retain, properties: properties)
+    }
+}
+
+/// A message the broker delivered to one of our subscriptions.
+public struct IncomingMessage: Sendable, Equatable {
+    public var topic: String
+    public var payload: [UInt8]
+    public var qos: QoS
+    public var retain: Bool
+    public var properties: MQTTProperties
+
+    public init(topic: String, payload: [UInt8], qos: QoS, retain: Bool, properties: MQTTProperties) {
+        self.topic = topic
+        self.payload = payload
+        self.qos = qos
+        self.retain = retain
+        self.properties = properties
+    }
+
+    public var text: String { String(decoding: payload, as: UTF8.self) }
+}
+
+/// Topic rules of the MQTT specification, checked before a message is queued or spooled so that a bad
+/// topic fails at the caller instead of poisoning the queue.
+public enum TopicValidation {
+    public static func isValidPublishTopic(_ topic: String) -> Bool {
+        !topic.isEmpty && topic.utf8.count <= 65_535 && !topic.contains("+") && !topic.contains("#")
+            && !topic.unicodeScalars.contains("\u{0}")
+    }
+
+    public static func isValidFilter(_ filter: String) -> Bool {
+        guard !filter.isEmpty, filter.utf8.count <= 65_535, !filter.unicodeScalars.contains("\u{0}") else {
+            return false
+        }
+        let levels = filter.split(separator: "/", omittingEmptySubsequences: false)
+        for (index, level) in levels.enumerated() {
+            if level.contains("#") && (level != "#" || index != levels.count - 1) { return false }
+            if level.contains("+") && level != "+" { return false }
+        }
+        return true
+    }
+}

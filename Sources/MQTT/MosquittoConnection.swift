@@ -1,0 +1,566 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CMosquitto
+import Foundation
+import Logging
+import Synchronization
+
+/// libmosquitto needs one global initialisation per process.
+private let mosquittoLibraryReady: Int32 = mosquitto_lib_init()
+
+/// What the loop thread reports to the Swift side.
+enum ConnectionEvent: Sendable {
+    case connected(sessionPresent: Bool)
+    case disconnected(reason: String)
+    case fatal(MQTTError)
+    case closed
+}
+
+/// Requests from any thread to the loop thread.
+enum ConnectionCommand: Sendable {
+    case publish(OutgoingMessage)
+    case publishDurable(OutgoingMessage, completion: @Sendable (Result<Void, MQTTError>) -> Void)
+    case subscribe(filter: String, qos: QoS)
+    case unsubscribe(filter: String)
+    case close(finalMessages: [OutgoingMessage], timeout: Duration, completion: @Sendable () -> Void)
+}
+
+/// One libmosquitto handle and the thread that owns it.
+///
+/// The thread runs its own poll loop over the MQTT socket and an eventfd that other threads write to when they
+/// queue a command, so libmosquitto is only ever touched from this thread and nothing blocks Swift's
+/// cooperative pool. libmosquitto's callbacks run inside `mosquitto_loop_read` on this thread; they copy what
+/// they get and hand it on (AsyncStream yields, counters) without blocking.
+///
+/// It does its own reconnecting (exponential backoff with jitter) rather than libmosquitto's, to resubscribe,
+/// replay the offline ring and spool in order, and to tell a refused password from a broker that is away.
+///
+/// `@unchecked Sendable`: it wraps a C handle. The inbox and statistics are behind mutexes; every other stored
+/// property is confined to the loop thread.
+final class MosquittoConnection: @unchecked Sendable {
+    private let configuration: MQTTClientConfiguration
+    private let logger: Logger
+    private let events: AsyncStream<ConnectionEvent>.Continuation
+    private let incoming: AsyncStream<IncomingMessage>.Continuation
+
+    private let inbox = Mutex<[ConnectionCommand]>([])
+    /// A self-pipe: other threads write a byte to wake the loop's poll.
+    private let wakePipe: (read: Int32, write: Int32)
+    let statistics = Mutex(MQTTClientStatistics())
+
+    // Loop-thread state.
+    private var handle: OpaquePointer?
+    private enum Link { case down, connecting(since: ContinuousClock.Instant), up }
+    private var link = Link.down
+    private var backoff: ReconnectBackoff
+    private var nextAttempt = ContinuousClock.now
+    private var everConnected = false
+    private var lastLibraryError: String?
+    private var subscriptions: [(filter: String, qos: QoS)] = []
+    private var ring: OfflineRing
+    private let spool: DurableSpool
+    /// Durable messages handed to libmosquitto, by message id, awaiting PUBACK.
+    private var inflight: [Int32: UInt64] = [:]
+    /// Final messages of a close, awaiting PUBACK.
+    private var finalMessageIDs = Set<Int32>()
+    private var closing: (deadline: ContinuousClock.Instant, completion: @Sendable () -> Void)?
+    private var fatalError: MQTTError?
+    private var lastSpoolSync = ContinuousClock.now
+
+    init(configuration: MQTTClientConfiguration, logger: Logger,
+         events: AsyncStream<ConnectionEvent>.Continuation,
+         incoming: AsyncStream<IncomingMessage>.Continuation) throws(MQTTError) {
+        _ = mosquittoLibraryReady
+        self.configuration = configuration
+        self.logger = logger
+        self.events = events
+        self.incoming = incoming
+        self.backoff = configuration.reconnect
+        self.ring = OfflineRing(capacity: configuration.offlineQueueCapacity)
+        self.spool = try DurableSpool(directory: configuration.spoolDirectory,
+                                      maximumBytes: configuration.spoolMaximumBytes)
+        if spool.recoveredCorruptions > 0 {
+            logger.warning("durable spool had a torn record from an earlier crash; it was cut off",
+                           metadata: ["directory": "\(configuration.spoolDirectory)"])
+        }
+        var fds: [Int32] = [-1, -1]
+        guard pipe(&fds) == 0 else { throw .invalidSetting("pipe failed: \(String(cString: strerror(errno)))") }
+        for fd in fds {
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        }
+        wakePipe = (fds[0], fds[1])
+        try makeHandle()
+        updateStatistics()
+    }
+
+    deinit {
+        if let handle { mosquitto_destroy(handle) }
+        close(wakePipe.read)
+        close(wakePipe.write)
+    }
+
+    func start() {
+        let thread = Thread { [self] in runLoop() }
+        thread.name = "mqtt-loop"
+        thread.start()
+    }
+
+    func send(_ command: ConnectionCommand) {
+        let wasEmpty = inbox.withLock { queue in
+            queue.append(command)
+            return queue.count == 1
+        }
+        if wasEmpty {
+            var byte: UInt8 = 1
+            _ = write(wakePipe.write, &byte, 1)
+        }
+    }
+
+    // MARK: Handle setup
+
+    private func makeHandle() throws(MQTTError) {
+        let clean = configuration.sessionExpirySeconds == 0
+        guard let handle = mosquitto_new(configuration.clientID, clean, Unmanaged.passUnretained(self).toOpaque())
+        else { throw .invalidSetting("mosquitto_new failed for client id \"\(configuration.clientID)\"") }
+        self.handle = handle
+        let version = configuration.protocolVersion == .v5 ? MQTT_PROTOCOL_V5 : MQTT_PROTOCOL_V311
+        try check(mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, version), "protocol")
+        _ = mosquitto_int_option(handle, MOSQ_OPT_TCP_NODELAY, 1)
+        if let username = configuration.username {
+            try check(mosquitto_username_pw_set(handle, username, configuration.password), "username")
+        }
+        if let tls = configuration.tls {
+            try check(mosquitto_tls_set(handle, tls.caFile, tls.caDirectory, tls.certificateFile, tls.keyFile, nil),
+                      "tls (check ca_file, ca_dir, cert_file and key_file exist and are readable)")
+            let version = tls.minimumVersion == .v1_3 ? "tlsv1.3" : "tlsv1.2"
+            try check(mosquitto_tls_opts_set(handle, 1, version, nil), "tls.min_version")
+            try check(mosquitto_tls_insecure_set(handle, tls.insecure), "tls.insecure")
+        }
+        if let will = configuration.will {
+            let properties = makeProperties(will.properties)
+            defer { freeProperties(properties) }
+            try check(will.payload.withUnsafeBytes { bytes in
+                mosquitto_will_set_v5(handle, will.topic, Int32(bytes.count), bytes.baseAddress,
+                                      Int32(will.qos.rawValue), will.retain, properties)
+            }, "will")
+        }
+        mosquitto_connect_v5_callback_set(handle) { _, context, reason, flags, _ in
+            MosquittoConnection.from(context).didReceiveConnack(reason: reason, flags: flags)
+        }
+        mosquitto_disconnect_v5_callback_set(handle) { _, context, reason, _ in
+            MosquittoConnection.from(context).didDisconnect(reason: reason)
+        }
+        mosquitto_publish_v5_callback_set(handle) { _, context, messageID, reason, _ in
+            MosquittoConnection.from(context).didCompletePublish(messageID: messageID, reason: reason)
+        }
+        mosquitto_message_v5_callback_set(handle) { _, context, message, properties in
+            guard let message else { return }
+            MosquittoConnection.from(context).didReceive(message.pointee, properties: properties)
+        }
+        mosquitto_log_callback_set(handle) { _, context, level, text in
+            guard let text else { return }
+            MosquittoConnection.from(context).libraryLog(level: level, text: String(cString: text))
+        }
+    }
+
+    private static func from(_ context: UnsafeMutableRawPointer?) -> MosquittoConnection {
+        Unmanaged<MosquittoConnection>.fromOpaque(context!).takeUnretainedValue()
+    }
+
+    private func check(_ result: Int32, _ what: String) throws(MQTTError) {
+        guard result == MOSQ_ERR_SUCCESS.rawValue else {
+            throw .invalidSetting("\(what): \(MosquittoText.error(result))")
+        }
+    }
+
+    // MARK: The loop
+
+    private func runLoop() {
+        while true {
+            for command in inbox.withLock({ queue in defer { queue.removeAll(keepingCapacity: true) }; return queue }) {
+                handle(command)
+            }
+            if let error = fatalError {
+                stop(with: .fatal(error))
+                return
+            }
+            let now = ContinuousClock.now
+            if let closing, isDrained || now >= closing.deadline {
+                finishClose()
+                return
+            }
+            switch link {
+            case .down:
+                if now >= nextAttempt && closing == nil { attemptConnection() }
+            case .connecting(let since):
+                if now - since > configuration.connectTimeout {
+                    logger.warning("no answer from the MQTT broker; abandoning this connection attempt")
+                    abortSocket()
+                }
+            case .up:
+                pump()
+            }
+            if now - lastSpoolSync > .milliseconds(100) {
+                spool.sync()
+                lastSpoolSync = now
+            }
+            updateStatistics()
+            waitForActivity()
+        }
+    }
+
+    private var isDrained: Bool {
+        guard case .up = link else { return true }
+        return inflight.isEmpty && finalMessageIDs.isEmpty && !spool.hasUnsent && ring.isEmpty
+            && !mosquitto_want_write(handle)
+    }
+
+    private func waitForActivity() {
+        let socket = handle.map { mosquitto_socket($0) } ?? -1
+        var descriptors = [pollfd(fd: wakePipe.read, events: Int16(POLLIN), revents: 0)]
+        if socket >= 0 {
+            let wantWrite = mosquitto_want_write(handle)
+            descriptors.append(pollfd(fd: socket, events: Int16(POLLIN) | (wantWrite ? Int16(POLLOUT) : 0), revents: 0))
+        }
+        var timeout: Int32 = 100
+        if case .down = link, closing == nil {
+            let wait = nextAttempt - ContinuousClock.now
+            timeout = Int32(clamping: max(0, min(100, wait.components.seconds * 1000 + wait.components.attoseconds / 1_000_000_000_000_000)))
+        }
+        if closing != nil { timeout = min(timeout, 20) }
+        _ = poll(&descriptors, nfds_t(descriptors.count), timeout)
+        if descriptors[0].revents & Int16(POLLIN) != 0 {
+            var drain = [UInt8](repeating: 0, count: 64)
+            while read(wakePipe.read, &drain, drain.count) > 0 {}
+        }
+        guard let handle, descriptors.count > 1 else { return }
+        let ready = descriptors[1].revents
+        if ready & Int16(POLLIN | POLLERR | POLLHUP) != 0 { _ = mosquitto_loop_read(handle, 1) }
+        if ready & Int16(POLLOUT) != 0, mosquitto_socket(handle) >= 0 { _ = mosquitto_loop_write(handle, 1) }
+        if mosquitto_socket(handle) >= 0 { _ = mosquitto_loop_misc(handle) }
+        if mosquitto_socket(handle) < 0 { linkLost(reason: lastLibraryError ?? "connection closed") }
+    }
+
+    private func attemptConnection() {
+        guard let handle else { return }
+        lastLibraryError = nil
+        var properties: OpaquePointer? = nil
+        if configuration.protocolVersion == .v5, configuration.sessionExpirySeconds > 0 {
+            mosquitto_property_add_int32(&properties, Int32(MQTT_PROP_SESSION_EXPIRY_INTERVAL.rawValue),
+                                         configuration.sessionExpirySeconds)
+        }
+        defer { freeProperties(properties) }
+        logger.debug("connecting to the MQTT broker",
+                     metadata: ["host": "\(configuration.host)", "port": "\(configuration.port)"])
+        let result = mosquitto_connect_bind_v5(handle, configuration.host, Int32(configuration.port),
+                                               Int32(configuration.keepAliveSeconds), nil, properties)
+        if result == MOSQ_ERR_SUCCESS.rawValue {
+            link = .connecting(since: .now)
+            return
+        }
+        let reason = lastLibraryError ?? MosquittoText.error(result)
+        if result == MOSQ_ERR_TLS.rawValue && !everConnected {
+            fatalError = .tlsFailure(reason)
+            return
+        }
+        link = .connecting(since: .now)
+        linkLost(reason: reason)
+    }
+
+    private func abortSocket() {
+        guard let handle else { return }
+        let socket = mosquitto_socket(handle)
+        if socket >= 0 { shutdown(socket, Int32(SHUT_RDWR)) }
+        linkLost(reason: "connect timeout")
+    }
+
+    private func linkLost(reason: String) {
+        if case .down = link { return }
+        let wasUp: Bool
+        if case .up = link { wasUp = true } else { wasUp = false }
+        link = .down
+        let delay = backoff.nextDelay()
+        nextAttempt = .now + delay
+        statistics.withLock { $0.connected = false }
+        if wasUp {
+            logger.warning("lost the MQTT broker; reconnecting", metadata: ["reason": "\(reason)", "retry_in": "\(delay)"])
+            events.yield(.disconnected(reason: reason))
+        } else {
+            logger.info("MQTT broker not reachable", metadata: ["reason": "\(reason)", "retry_in": "\(delay)"])
+        }
+    }
+
+    // MARK: Commands
+
+    private func handle(_ command: ConnectionCommand) {
+        switch command {
+        case .publish(let message):
+            if case .up = link { publishNow(message) } else { ring.append(message) }
+        case .publishDurable(let message, let completion):
+            do {
+                try spool.append(message, enqueuedAtMilliseconds: UInt64(Date().timeIntervalSince1970 * 1000))
+                completion(.success(()))
+            } catch {
+                logger.error("durable message not stored", metadata: ["topic": "\(message.topic)", "error": "\(error)"])
+                completion(.failure(error))
+            }
+        case .subscribe(let filter, let qos):
+            subscriptions.removeAll { $0.filter == filter }
+            subscriptions.append((filter, qos))
+            if case .up = link { subscribeNow(filter: filter, qos: qos) }
+        case .unsubscribe(let filter):
+            subscriptions.removeAll { $0.filter == filter }
+            if case .up = link, let handle { mosquitto_unsubscribe_v5(handle, nil, filter, nil) }
+        case .close(let finalMessages, let timeout, let completion):
+            closing = (.now + timeout, completion)
+            if case .up = link {
+                for message in finalMessages {
+                    if let id = publishNow(message), message.qos > .atMostOnce { finalMessageIDs.insert(id) }
+                }
+            }
+        }
+    }
+
+    /// Replays the offline ring, then feeds spooled durable messages to the broker within the window.
+    private func pump() {
+        while case .up = link, let message = ring.popFirst() { publishNow(message) }
+        while case .up = link, inflight.count < configuration.durableWindow, spool.hasUnsent {
+            let record: SpooledRecord?
+            do { record = try spool.nextUnsent() } catch {
+                logger.error("durable spool unreadable; stopping its replay", metadata: ["error": "\(error)"])
+                return
+            }
+            guard let record else { return }
+            var message = record.message
+            message.qos = max(message.qos, .atLeastOnce)
+            if let expiry = message.properties.messageExpiryInterval {
+                let ageSeconds = (UInt64(Date().timeIntervalSince1970 * 1000) &- record.enqueuedAtMilliseconds) / 1000
+                guard ageSeconds < expiry else {
+                    spool.acknowledge(record.sequence)
+                    continue
+                }
+                message.properties.messageExpiryInterval = expiry - UInt32(ageSeconds)
+            }
+            if let id = publishNow(message) {
+                inflight[id] = record.sequence
+            } else {
+                spool.acknowledge(record.sequence)
+            }
+        }
+    }
+
+    /// Hands one message to libmosquitto. Returns its message id when libmosquitto accepted or queued it.
+    @discardableResult
+    private func publishNow(_ message: OutgoingMessage) -> Int32? {
+        guard let handle else { return nil }
+        let properties = configuration.protocolVersion == .v5 ? makeProperties(message.properties) : nil
+        defer { freeProperties(properties) }
+        var messageID: Int32 = 0
+        let result = message.payload.withUnsafeBytes { bytes in
+            mosquitto_publish_v5(handle, &messageID, message.topic, Int32(bytes.count), bytes.baseAddress,
+                                 Int32(message.qos.rawValue), message.retain, properties)
+        }
+        switch result {
+        case MOSQ_ERR_SUCCESS.rawValue:
+            statistics.withLock { $0.published += 1 }
+            return messageID
+        case MOSQ_ERR_NO_CONN.rawValue, MOSQ_ERR_CONN_LOST.rawValue:
+            // QoS > 0 stays in libmosquitto's queue and is resent after the reconnect; QoS 0 is ours to keep.
+            if message.qos == .atMostOnce {
+                ring.append(message)
+                return nil
+            }
+            return messageID
+        default:
+            logger.error("MQTT publish refused", metadata: ["topic": "\(message.topic)", "error": "\(MosquittoText.error(result))"])
+            return nil
+        }
+    }
+
+    private func subscribeNow(filter: String, qos: QoS) {
+        guard let handle else { return }
+        let result = mosquitto_subscribe_v5(handle, nil, filter, Int32(qos.rawValue), 0, nil)
+        if result != MOSQ_ERR_SUCCESS.rawValue {
+            logger.error("MQTT subscribe failed", metadata: ["filter": "\(filter)", "error": "\(MosquittoText.error(result))"])
+        }
+    }
+
+    // MARK: libmosquitto callbacks (loop thread, inside mosquitto_loop_read)
+
+    private func didReceiveConnack(reason: Int32, flags: Int32) {
+        guard reason == 0 else {
+            let text = configuration.protocolVersion == .v5 ? MosquittoText.reason(reason) : MosquittoText.connack(reason)
+            lastLibraryError = "broker refused the connection: \(text)"
+            let authentication: Set<Int32> = configuration.protocolVersion == .v5 ? [0x86, 0x87, 0x8C] : [4, 5]
+            if authentication.contains(reason) {
+                if !everConnected {
+                    fatalError = .authenticationRefused(reason: text)
+                } else {
+                    logger.error("the MQTT broker now refuses our credentials; retrying", metadata: ["reason": "\(text)"])
+                }
+            }
+            return
+        }
+        link = .up
+        everConnected = true
+        backoff.reset()
+        statistics.withLock {
+            $0.connected = true
+            $0.connections += 1
+        }
+        logger.info("connected to the MQTT broker",
+                    metadata: ["host": "\(configuration.host)", "port": "\(configuration.port)",
+                               "protocol": "\(configuration.protocolVersion.rawValue)"])
+        for subscription in subscriptions { subscribeNow(filter: subscription.filter, qos: subscription.qos) }
+        events.yield(.connected(sessionPresent: flags & 1 != 0))
+    }
+
+    private func didDisconnect(reason: Int32) {
+        linkLost(reason: lastLibraryError ?? (reason == 0 ? "disconnected" : MosquittoText.error(reason)))
+    }
+
+    private func didCompletePublish(messageID: Int32, reason: Int32) {
+        finalMessageIDs.remove(messageID)
+        guard let sequence = inflight.removeValue(forKey: messageID) else { return }
+        if reason >= 0x80 {
+            logger.error("the MQTT broker rejected a durable message; it is dropped",
+                         metadata: ["reason": "\(MosquittoText.reason(reason))"])
+            statistics.withLock { $0.durableRejectedByBroker += 1 }
+        }
+        spool.acknowledge(sequence)
+    }
+
+    private func didReceive(_ message: mosquitto_message, properties: OpaquePointer?) {
+        let topic = String(cString: message.topic)
+        let payload = message.payloadlen > 0
+            ? Array(UnsafeRawBufferPointer(start: message.payload, count: Int(message.payloadlen)))
+            : []
+        let copy = IncomingMessage(topic: topic, payload: payload, qos: QoS(rawValue: Int(message.qos)) ?? .atMostOnce,
+                                   retain: message.retain, properties: readProperties(properties))
+        if case .dropped = incoming.yield(copy) {
+            statistics.withLock { $0.incomingDropped += 1 }
+        }
+    }
+
+    private func libraryLog(level: Int32, text: String) {
+        if level & (MOSQ_LOG_ERR | MOSQ_LOG_WARNING) != 0 {
+            lastLibraryError = text
+            logger.debug("libmosquitto", metadata: ["message": "\(text)"])
+        } else {
+            logger.trace("libmosquitto", metadata: ["message": "\(text)"])
+        }
+    }
+
+    // MARK: Shutdown
+
+    private func finishClose() {
+        if case .up = link, let handle {
+            mosquitto_disconnect_v5(handle, 0, nil)
+            if mosquitto_socket(handle) >= 0 { _ = mosquitto_loop_write(handle, 1) }
+        }
+        stop(with: .closed)
+    }
+
+    private func stop(with event: ConnectionEvent) {
+        spool.sync()
+        updateStatistics()
+        statistics.withLock { $0.connected = false }
+        if let handle {
+            mosquitto_destroy(handle)
+            self.handle = nil
+        }
+        closing?.completion()
+        closing = nil
+        // Commands that arrive after the end are answered so no caller waits forever.
+        for command in inbox.withLock({ queue in defer { queue.removeAll() }; return queue }) {
+            if case .publishDurable(_, let completion) = command { completion(.failure(.closed)) }
+            if case .close(_, _, let completion) = command { completion() }
+        }
+        events.yield(event)
+        events.finish()
+        incoming.finish()
+    }
+
+    private func updateStatistics() {
+        let queued = ring.count, dropped = ring.dropped, pending = spool.pendingCount, bytes = spool.totalBytes
+        statistics.withLock {
+            $0.offlineQueued = queued
+            $0.offlineDropped = dropped
+            $0.spoolPending = pending
+            $0.spoolBytes = bytes
+        }
+    }
+}
+
+// MARK: MQTT 5 properties
+
+private func makeProperties(_ properties: MQTTProperties) -> OpaquePointer? {
+    guard !properties.isEmpty else { return nil }
+    var list: OpaquePointer? = nil
+    if let topic = properties.responseTopic {
+        mosquitto_property_add_string(&list, Int32(MQTT_PROP_RESPONSE_TOPIC.rawValue), topic)
+    }
+    if let data = properties.correlationData {
+        data.withUnsafeBytes { bytes in
+            _ = mosquitto_property_add_binary(&list, Int32(MQTT_PROP_CORRELATION_DATA.rawValue), bytes.baseAddress,
+                                              UInt16(clamping: bytes.count))
+        }
+    }
+    if let type = properties.contentType {
+        mosquitto_property_add_string(&list, Int32(MQTT_PROP_CONTENT_TYPE.rawValue), type)
+    }
+    if let expiry = properties.messageExpiryInterval {
+        mosquitto_property_add_int32(&list, Int32(MQTT_PROP_MESSAGE_EXPIRY_INTERVAL.rawValue), expiry)
+    }
+    for pair in properties.userProperties {
+        mosquitto_property_add_string_pair(&list, Int32(MQTT_PROP_USER_PROPERTY.rawValue), pair.name, pair.value)
+    }
+    return list
+}
+
+private func freeProperties(_ list: OpaquePointer?) {
+    var list = list
+    if list != nil { mosquitto_property_free_all(&list) }
+}
+
+private func readProperties(_ list: OpaquePointer?) -> MQTTProperties {
+    var result = MQTTProperties()
+    guard let list else { return result }
+    var text: UnsafeMutablePointer<CChar>? = nil
+    if mosquitto_property_read_string(list, Int32(MQTT_PROP_RESPONSE_TOPIC.rawValue), &text, false) != nil, let text {
+        result.responseTopic = String(cString: text)
+        free(text)
+    }
+    var contentType: UnsafeMutablePointer<CChar>? = nil
+    if mosquitto_property_read_string(list, Int32(MQTT_PROP_CONTENT_TYPE.rawValue), &contentType, false) != nil,
+       let contentType {
+        result.contentType = String(cString: contentType)
+        free(contentType)
+    }
+    var binary: UnsafeMutableRawPointer? = nil
+    var length: UInt16 = 0
+    if mosquitto_property_read_binary(list, Int32(MQTT_PROP_CORRELATION_DATA.rawValue), &binary, &length, false) != nil {
+        result.correlationData = binary.map { Array(UnsafeRawBufferPointer(start: $0, count: Int(length))) } ?? []
+        free(binary)
+    }
+    var expiry: UInt32 = 0
+    if mosquitto_property_read_int32(list, Int32(MQTT_PROP_MESSAGE_EXPIRY_INTERVAL.rawValue), &expiry, false) != nil {
+        result.messageExpiryInterval = expiry
+    }
+    var cursor: OpaquePointer? = list
+    var skipFirst = false
+    while true {
+        var name: UnsafeMutablePointer<CChar>? = nil
+        var value: UnsafeMutablePointer<CChar>? = nil
+        guard let found = mosquitto_property_read_string_pair(cursor, Int32(MQTT_PROP_USER_PROPERTY.rawValue),
+                                                                &name, &value, skipFirst) else { break }
+        if let name, let value { result.userProperties.append((String(cString: name), String(cString: value))) }
+        free(name)
+        free(value)
+        cursor = found
+        skipFirst = true
+    }
+    return result
+}

@@ -1,0 +1,70 @@
+import Foundation
+
+/// A process a test started, with its output captured to files, stopped by pid in `terminate` / `kill`.
+/// Waiting polls with `Task.sleep` so no cooperative thread is blocked.
+public final class ChildProcess: @unchecked Sendable {
+    // @unchecked: Foundation.Process is not Sendable; this wrapper only reads its pid and status.
+    public let process: Process
+    public let outputPath: String
+    public let errorPath: String
+
+    public init(executable: String, arguments: [String], environment: [String: String]? = nil,
+                outputPath: String, errorPath: String) throws {
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        if let environment { process.environment = environment }
+        _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: errorPath, contents: nil)
+        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errorPath))
+        process.standardInput = FileHandle.nullDevice
+        self.outputPath = outputPath
+        self.errorPath = errorPath
+        try process.run()
+    }
+
+    public var pid: Int32 { process.processIdentifier }
+    public var isRunning: Bool { process.isRunning }
+    public var output: String { (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "" }
+    public var errorOutput: String { (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? "" }
+
+    /// Waits for the exit and returns the status, or nil if it is still running after `timeout`.
+    @discardableResult
+    public func waitForExit(timeout: Duration = .seconds(10)) async -> Int32? {
+        let deadline = ContinuousClock.now + timeout
+        while process.isRunning {
+            if ContinuousClock.now >= deadline { return nil }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return process.terminationStatus
+    }
+
+    public func signal(_ signal: Int32) {
+        if process.isRunning { Foundation.kill(pid, signal) }
+    }
+
+    /// SIGTERM, then SIGKILL if it has not gone within `grace`.
+    public func stop(grace: Duration = .seconds(5)) async {
+        signal(SIGTERM)
+        if await waitForExit(timeout: grace) == nil {
+            signal(SIGKILL)
+            await waitForExit(timeout: .seconds(5))
+        }
+    }
+
+    deinit {
+        if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
+    }
+}
+
+/// Polls `condition` until it holds or `timeout` passes.
+public func eventually(timeout: Duration = .seconds(10), interval: Duration = .milliseconds(50),
+                       _ condition: () async throws -> Bool) async rethrows -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if try await condition() { return true }
+        try? await Task.sleep(for: interval)
+    }
+    return try await condition()
+}

@@ -1,0 +1,148 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+
+/// A real mosquitto broker on a free loopback port, for one test or suite. `stop()` and `start()` again keep
+/// the port, so a client can be tested across a broker restart. Killed by pid when stopped or released.
+public final class MosquittoBroker: @unchecked Sendable {
+    // @unchecked: the mutable `child` is only touched by the test that owns the broker, one step at a time.
+    public struct TLSFiles: Sendable {
+        public var caFile: String
+        public var certificateFile: String
+        public var keyFile: String
+        public var requireClientCertificate: Bool
+
+        public init(caFile: String, certificateFile: String, keyFile: String, requireClientCertificate: Bool) {
+            self.caFile = caFile
+            self.certificateFile = certificateFile
+            self.keyFile = keyFile
+            self.requireClientCertificate = requireClientCertificate
+        }
+    }
+
+    public let port: Int
+    public let directory: TemporaryDirectory
+    private let configurationPath: String
+    private var child: ChildProcess?
+    private var starts = 0
+
+    /// - Parameters:
+    ///   - passwordFile: a file made by `mosquitto_passwd`; anonymous clients are refused when set.
+    ///   - persistence: keep retained messages and sessions across `stop()` / `start()`.
+    public init(passwordFile: String? = nil, tls: TLSFiles? = nil, persistence: Bool = false) throws {
+        directory = try TemporaryDirectory(prefix: "mosquitto")
+        port = try FreePort.loopback()
+        var lines = ["listener \(port) 127.0.0.1", "log_dest stderr", "log_type error", "log_type warning",
+                     "max_queued_messages 100000",
+                     // Run as whoever runs the test: as root, mosquitto would otherwise switch to the
+                     // `mosquitto` user, which cannot read the test's keys or write its persistence file.
+                     "user \(String(cString: getpwuid(getuid()).pointee.pw_name))"]
+        if let passwordFile {
+            lines += ["allow_anonymous false", "password_file \(passwordFile)"]
+        } else {
+            lines += ["allow_anonymous true"]
+        }
+        if let tls {
+            lines += ["cafile \(tls.caFile)", "certfile \(tls.certificateFile)", "keyfile \(tls.keyFile)",
+                      "require_certificate \(tls.requireClientCertificate)"]
+        }
+        if persistence {
+            lines += ["persistence true", "persistence_location \(directory.path)/", "autosave_interval 1"]
+        }
+        configurationPath = try directory.write("mosquitto.conf", lines.joined(separator: "\n") + "\n")
+    }
+
+    public var pid: Int32? { child?.pid }
+    public var isRunning: Bool { child?.isRunning ?? false }
+
+    /// Starts mosquitto and waits until it accepts connections.
+    public func start() async throws {
+        starts += 1
+        child = try ChildProcess(executable: try Self.executable(), arguments: ["-c", configurationPath],
+                                 outputPath: directory.file("out-\(starts).log"),
+                                 errorPath: directory.file("err-\(starts).log"))
+        let ready = await eventually(timeout: .seconds(10)) { FreePort.isListening(port: port) }
+        guard ready else {
+            throw BrokerError.didNotStart(child?.errorOutput ?? "")
+        }
+    }
+
+    /// SIGTERM and wait: mosquitto writes its persistence file on the way out.
+    public func stop() async {
+        await child?.stop()
+        child = nil
+    }
+
+    /// SIGKILL: a broker that vanishes without a goodbye.
+    public func kill() async {
+        child?.signal(SIGKILL)
+        await child?.waitForExit()
+        child = nil
+    }
+
+    public func remove() async {
+        await stop()
+        directory.remove()
+    }
+
+    public enum BrokerError: Error, CustomStringConvertible {
+        case didNotStart(String)
+        case notInstalled
+
+        public var description: String {
+            switch self {
+            case .didNotStart(let log): "mosquitto did not start: \(log)"
+            case .notInstalled: "mosquitto is not installed (apt-get install mosquitto mosquitto-clients)"
+            }
+        }
+    }
+
+    static func executable() throws -> String {
+        for candidate in ["/usr/sbin/mosquitto", "/usr/bin/mosquitto", "/usr/local/sbin/mosquitto"]
+        where FileManager.default.isExecutableFile(atPath: candidate) {
+            return candidate
+        }
+        throw BrokerError.notInstalled
+    }
+
+    deinit {
+        if let child, child.isRunning { child.signal(SIGKILL) }
+    }
+}
+
+/// Loopback ports for test servers.
+public enum FreePort {
+    /// A port the kernel reports free on 127.0.0.1 right now.
+    public static func loopback() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw POSIXError(.EMFILE) }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0
+                && getsockname(fd, $0, &length) == 0 }
+        }
+        guard bound else { throw POSIXError(.EADDRINUSE) }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    public static func isListening(port: Int) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        return withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
+        }
+    }
+}

@@ -1,0 +1,52 @@
+@testable import MQTT
+import Testing
+
+@Suite struct SpoolRecordCodecTests {
+    let record = SpooledRecord(
+        sequence: 42, enqueuedAtMilliseconds: 1_763_000_000_123,
+        message: OutgoingMessage(
+            topic: "wear2mqtt/band/fitness/steps", payload: Array(#"{"id":"s-1","steps":120}"#.utf8),
+            qos: .atLeastOnce, retain: false,
+            properties: MQTTProperties(responseTopic: "r/t", correlationData: [0, 1, 255], contentType: "application/json",
+                                       messageExpiryInterval: 3600, userProperties: [("k", "v"), ("k", "w")])))
+
+    @Test func roundTripsEveryField() throws {
+        let bytes = SpoolRecordCodec.encode(record)
+        #expect(try SpoolRecordCodec.decode(bytes[...]) == record)
+    }
+
+    @Test func headerIsLengthThenCRCLittleEndian() {
+        let bytes = SpoolRecordCodec.encode(record)
+        let length = Int(bytes[0]) | Int(bytes[1]) << 8 | Int(bytes[2]) << 16 | Int(bytes[3]) << 24
+        #expect(length == bytes.count - 8)
+        let crc = UInt32(bytes[4]) | UInt32(bytes[5]) << 8 | UInt32(bytes[6]) << 16 | UInt32(bytes[7]) << 24
+        #expect(crc == CRC32.checksum(bytes[8...]))
+    }
+
+    @Test func crc32MatchesZlibCheckValue() {
+        #expect(CRC32.checksum(Array("123456789".utf8)) == 0xCBF4_3926)
+    }
+
+    @Test func everyTruncationIsATypedError() {
+        let bytes = SpoolRecordCodec.encode(record)
+        for cut in 0..<bytes.count {
+            #expect(throws: SpoolRecordCodec.DecodeError.self) { try SpoolRecordCodec.decode(bytes[..<cut]) }
+        }
+    }
+
+    @Test func aFlippedBitFailsTheChecksum() {
+        var bytes = SpoolRecordCodec.encode(record)
+        bytes[bytes.count - 3] ^= 0x10
+        #expect(throws: SpoolRecordCodec.DecodeError.checksumMismatch) { try SpoolRecordCodec.decode(bytes[...]) }
+    }
+
+    @Test func anUnknownQoSIsMalformed() {
+        var body = Array(SpoolRecordCodec.encode(record).dropFirst(8))
+        body[16] = 7
+        var bytes: [UInt8] = []
+        bytes.appendLittleEndian(UInt32(body.count))
+        bytes.appendLittleEndian(CRC32.checksum(body))
+        bytes += body
+        #expect(throws: SpoolRecordCodec.DecodeError.malformed("qos")) { try SpoolRecordCodec.decode(bytes[...]) }
+    }
+}
