@@ -139,12 +139,14 @@ final class MosquittoConnection: @unchecked Sendable {
             try check(mosquitto_tls_insecure_set(handle, tls.insecure), "tls.insecure")
         }
         if let will = configuration.will {
-            let properties = makeProperties(will.properties)
-            defer { freeProperties(properties) }
-            try check(will.payload.withUnsafeBytes { bytes in
+            // On success libmosquitto owns (and frees) the will's property list; on failure we do.
+            let properties = configuration.protocolVersion == .v5 ? makeProperties(will.properties) : nil
+            let result = will.payload.withUnsafeBytes { bytes in
                 mosquitto_will_set_v5(handle, will.topic, Int32(bytes.count), bytes.baseAddress,
                                       Int32(will.qos.rawValue), will.retain, properties)
-            }, "will")
+            }
+            if result != MOSQ_ERR_SUCCESS.rawValue { freeProperties(properties) }
+            try check(result, "will")
         }
         mosquitto_connect_v5_callback_set(handle) { _, context, reason, flags, _ in
             MosquittoConnection.from(context).didReceiveConnack(reason: reason, flags: flags)
@@ -237,8 +239,13 @@ final class MosquittoConnection: @unchecked Sendable {
         }
         guard let handle, descriptors.count > 1 else { return }
         let ready = descriptors[1].revents
-        if ready & Int16(POLLIN | POLLERR | POLLHUP) != 0 { _ = mosquitto_loop_read(handle, 1) }
-        if ready & Int16(POLLOUT) != 0, mosquitto_socket(handle) >= 0 { _ = mosquitto_loop_write(handle, 1) }
+        var result = MOSQ_ERR_SUCCESS.rawValue
+        if ready & Int16(POLLIN | POLLERR | POLLHUP) != 0 { result = mosquitto_loop_read(handle, 1) }
+        if ready & Int16(POLLOUT) != 0, mosquitto_socket(handle) >= 0 { result = mosquitto_loop_write(handle, 1) }
+        if result == MOSQ_ERR_TLS.rawValue && !everConnected {
+            // The handshake failed: a wrong CA or certificate will not fix itself by retrying.
+            fatalError = .tlsFailure(lastLibraryError ?? MosquittoText.error(result))
+        }
         if mosquitto_socket(handle) >= 0 { _ = mosquitto_loop_misc(handle) }
         if mosquitto_socket(handle) < 0 { linkLost(reason: lastLibraryError ?? "connection closed") }
     }
@@ -418,6 +425,10 @@ final class MosquittoConnection: @unchecked Sendable {
     }
 
     private func didDisconnect(reason: Int32) {
+        if closing != nil, reason == 0 {
+            link = .down  // our own clean DISCONNECT at the end of a close
+            return
+        }
         linkLost(reason: lastLibraryError ?? (reason == 0 ? "disconnected" : MosquittoText.error(reason)))
     }
 

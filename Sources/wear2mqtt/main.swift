@@ -1,2 +1,118 @@
+import ArgumentParser
+import Foundation
 import Gateway
-print("hi")
+import Logging
+import MQTT
+import ServiceLifecycle
+
+/// Exit codes a service manager or a script can act on; each comes with a one-line explanation on stderr.
+enum ExitStatus {
+    static let configurationError: Int32 = 1
+    static let brokerAuthenticationRefused: Int32 = 3
+    static let brokerTLSFailure: Int32 = 4
+}
+
+@main
+struct Wear2MQTT: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "wear2mqtt",
+        abstract: "Bridges Bluetooth LE wearables to MQTT.",
+        version: Wear2MQTTVersion.current,
+        subcommands: [Run.self, ConfigCommand.self],
+        defaultSubcommand: Run.self
+    )
+}
+
+struct GlobalOptions: ParsableArguments {
+    @Option(name: .long, help: "Path of the YAML configuration file (default: $WEAR2MQTT_CONFIG, else /etc/wear2mqtt/config.yaml).")
+    var config = ProcessInfo.processInfo.environment["WEAR2MQTT_CONFIG"] ?? "/etc/wear2mqtt/config.yaml"
+
+    @Option(name: .long, help: "Overrides gateway.log_level: trace, debug, info, notice, warning, error, critical.")
+    var logLevel: String?
+
+    /// Loads the configuration or exits 1 with the error's one line.
+    func loadConfiguration() throws -> Configuration {
+        do {
+            var configuration = try Configuration.load(path: config, environment: ProcessInfo.processInfo.environment)
+            if let logLevel {
+                guard let level = Logger.Level(rawValue: logLevel) else {
+                    throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
+                }
+                configuration.gateway.logLevel = level
+            }
+            return configuration
+        } catch let error as ConfigurationError {
+            fail(ExitStatus.configurationError, "configuration error: \(error)")
+        }
+    }
+}
+
+/// Prints `wear2mqtt: <message>` to stderr and exits with `status`.
+func fail(_ status: Int32, _ message: String) -> Never {
+    FileHandle.standardError.write(Data("wear2mqtt: \(message)\n".utf8))
+    exit(status)
+}
+
+struct Run: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Run the gateway until SIGTERM or SIGINT.")
+
+    @OptionGroup var options: GlobalOptions
+
+    func run() async throws {
+        let configuration = try options.loadConfiguration()
+        LoggingSetup.bootstrap(format: configuration.gateway.logFormat, level: configuration.gateway.logLevel)
+        let logger = Logger(label: "wear2mqtt")
+        do {
+            try FileManager.default.createDirectory(atPath: configuration.gateway.stateDirectory,
+                                                    withIntermediateDirectories: true)
+        } catch {
+            fail(ExitStatus.configurationError,
+                 "configuration error: gateway.state_dir: cannot create \(configuration.gateway.stateDirectory): \(error.localizedDescription)")
+        }
+        let client: MQTTClient
+        do {
+            client = try MQTTClient(configuration: configuration.mqttClientConfiguration(), logger: Logger(label: "mqtt"))
+        } catch {
+            fail(ExitStatus.configurationError, "configuration error: mqtt: \(error)")
+        }
+        logger.info("starting", metadata: ["version": "\(Wear2MQTTVersion.current)", "gateway_id": "\(configuration.gateway.id)"])
+        let bridge = BridgeService(configuration: configuration, client: client, logger: logger)
+        let group = ServiceGroup(configuration: .init(
+            services: [.init(service: bridge)],
+            gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: logger))
+        do {
+            try await group.run()
+        } catch let error as MQTTError {
+            switch error {
+            case .authenticationRefused:
+                fail(ExitStatus.brokerAuthenticationRefused,
+                     "\(error). Check mqtt.username and the password (mqtt.password_file or WEAR2MQTT_MQTT_PASSWORD).")
+            case .tlsFailure:
+                fail(ExitStatus.brokerTLSFailure,
+                     "\(error). Check mqtt.tls.ca_file / ca_dir, the client certificate and mqtt.host against the broker's certificate.")
+            default:
+                fail(1, "\(error)")
+            }
+        }
+        logger.info("stopped")
+    }
+}
+
+struct ConfigCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "config", abstract: "Configuration tools.", subcommands: [Check.self])
+
+    struct Check: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Load and validate the configuration; print it resolved, secrets masked. Exit 0 if valid, 1 if not.")
+
+        @OptionGroup var options: GlobalOptions
+
+        func run() async throws {
+            let configuration = try options.loadConfiguration()
+            print(configuration.resolvedSummary(maskSecrets: true), terminator: "")
+            FileHandle.standardError.write(Data("wear2mqtt: configuration \(options.config) is valid\n".utf8))
+        }
+    }
+}

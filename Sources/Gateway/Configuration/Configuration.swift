@@ -1,0 +1,123 @@
+import Yams
+
+/// Everything wear2mqtt reads at start-up, resolved and validated.
+///
+/// A `Configuration` comes from ``load(path:environment:)``: the YAML file, then `WEAR2MQTT_…` environment
+/// overrides, then the password. Every key is optional and has a default, so `Configuration()` is the
+/// configuration of an empty file. Loading rejects unknown keys, bad values and contradictions with a
+/// ``ConfigurationError`` that names the key and the line (or the environment variable); a value that
+/// passed loading is within its documented range. Mutating a loaded value does not re-validate it.
+///
+/// `Codable` is how the sections read and write themselves; decoding one directly (not through `load` or
+/// `parse`) still checks values but skips the unknown-key check, the environment and the password.
+public struct Configuration: Sendable, Equatable, Codable, ConfigurationSection {
+    public var gateway = GatewaySection() {
+        didSet { mqtt.gatewayID = gateway.id }
+    }
+    public var mqtt = MQTTSection() {
+        didSet { mqtt.gatewayID = gateway.id }
+    }
+    public var bluez = BlueZSection()
+    /// Wearables to connect to at start-up; more can be added over MQTT (`bridge/request/device/add`).
+    public var devices: [DeviceEntry] = []
+    public var allow = AllowSection()
+
+    public init() {}
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case gateway
+        case mqtt
+        case bluez
+        case devices
+        case allow
+    }
+
+    static var nestedSchemas: [String: ConfigurationSchema] {
+        [
+            CodingKeys.gateway.stringValue: GatewaySection.schema,
+            CodingKeys.mqtt.stringValue: MQTTSection.schema,
+            CodingKeys.bluez.stringValue: BlueZSection.schema,
+            CodingKeys.devices.stringValue: .list(of: DeviceEntry.schema),
+            CodingKeys.allow.stringValue: AllowSection.schema,
+        ]
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        gateway = try container.value(.gateway, default: GatewaySection())
+        mqtt = try container.value(.mqtt, default: MQTTSection())
+        mqtt.gatewayID = gateway.id
+        bluez = try container.value(.bluez, default: BlueZSection())
+        devices = try container.value(.devices, default: [])
+        allow = try container.value(.allow, default: AllowSection())
+
+        var seenAddresses: [String: Int] = [:]
+        var seenNames: [String: Int] = [:]
+        for (index, device) in devices.enumerated() {
+            let path = container.keyPath(.devices).appending(.index(index))
+            if let first = seenAddresses.updateValue(index, forKey: device.address) {
+                throw InvalidConfigurationValue(
+                    keyPath: path.appending(DeviceEntry.CodingKeys.address.stringValue),
+                    message: "\(device.address) is already listed as devices[\(first)]"
+                )
+            }
+            if let name = device.name, let first = seenNames.updateValue(index, forKey: name) {
+                throw InvalidConfigurationValue(
+                    keyPath: path.appending(DeviceEntry.CodingKeys.name.stringValue),
+                    message: "\"\(name)\" is already the name of devices[\(first)]"
+                )
+            }
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(gateway, forKey: .gateway)
+        try container.encode(mqtt, forKey: .mqtt)
+        try container.encode(bluez, forKey: .bluez)
+        try container.encode(devices, forKey: .devices)
+        try container.encode(allow, forKey: .allow)
+    }
+
+    /// Set to `true` in an encoder's `userInfo` to encode the MQTT password in clear text instead of `***`.
+    public static let revealSecretsKey = CodingUserInfoKey(rawValue: "wear2mqtt.revealSecrets")!
+}
+
+extension Configuration {
+    /// The fully resolved configuration as YAML, for `wear2mqtt config check`: every key, defaults and
+    /// derived values (such as `mqtt.client_id`) included. The password shows as `"***"` when set and `null`
+    /// when not, unless `maskSecrets` is `false`.
+    ///
+    /// The summary is for reading; it is not meant to be loaded back (a file must not contain `password`).
+    public func resolvedSummary(maskSecrets: Bool = true) -> String {
+        let encoder = YAMLEncoder()
+        encoder.options.indent = 2
+        do {
+            return try encoder.encode(self, userInfo: [Self.revealSecretsKey: !maskSecrets])
+        } catch {
+            // Encoding plain strings and numbers does not fail; say so rather than crash if it ever does.
+            return "# cannot render the configuration: \(error)\n"
+        }
+    }
+
+    /// The non-secret settings worth showing in `<base>/bridge/info`, keyed by dotted key path. Leaves out
+    /// credentials, user names and file paths.
+    public var bridgeInfoSummary: [String: String] {
+        [
+            "gateway.id": gateway.id,
+            "gateway.log_level": gateway.logLevel.rawValue,
+            "mqtt.base_topic": mqtt.baseTopic,
+            "mqtt.client_id": mqtt.effectiveClientID,
+            "mqtt.protocol": mqtt.protocolVersion.rawValue,
+            "mqtt.keepalive_s": String(mqtt.keepaliveSeconds),
+            "mqtt.tls.enabled": String(mqtt.tls.enabled),
+            "mqtt.spool.max_mb": String(mqtt.spool.maxMegabytes),
+            "mqtt.spool.memory_messages": String(mqtt.spool.memoryMessages),
+            "bluez.adapter": bluez.adapter ?? "auto",
+            "devices": String(devices.count),
+            "allow.clear_data": String(allow.clearData),
+            "allow.factory_reset": String(allow.factoryReset),
+            "allow.dfu": String(allow.dfu),
+        ]
+    }
+}

@@ -1,0 +1,138 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Yams
+
+extension Configuration {
+    /// Reads the configuration file at `path`, applies `WEAR2MQTT_…` overrides from `environment`, reads the
+    /// password, and validates everything.
+    ///
+    /// - Throws: ``ConfigurationError`` for a missing or unreadable file, a YAML syntax error, an unknown
+    ///   key or variable, a bad value, or an unreadable `mqtt.password_file`.
+    public static func load(path: String, environment: [String: String]) throws(ConfigurationError) -> Configuration {
+        let text: String
+        do {
+            text = try readTextFile(path)
+        } catch {
+            throw ConfigurationError(source: path, keyPath: "", message: "cannot read the configuration file: \(error.reason)")
+        }
+        return try parse(yaml: text, source: path, environment: environment)
+    }
+
+    /// Like ``load(path:environment:)`` for YAML text already in memory; `source` names it in errors.
+    /// A relative `mqtt.password_file` is still read relative to the working directory.
+    public static func parse(
+        yaml: String,
+        source: String = "<string>",
+        environment: [String: String] = [:]
+    ) throws(ConfigurationError) -> Configuration {
+        let schema = Configuration.sectionSchema
+        let root: Node?
+        do {
+            root = try Yams.compose(yaml: yaml)
+        } catch {
+            throw syntaxError(error, source: source)
+        }
+        let document = ConfigurationDocument(source: source)
+        var tree = try document.checked(root, against: .section(schema), at: ConfigurationKeyPath())
+        let environmentOverrides = try EnvironmentOverrides(environment: environment, schema: schema)
+        for override in environmentOverrides.overrides {
+            tree = ConfigurationDocument.setting(override.value, at: override.keys[...], in: tree)
+        }
+
+        var configuration: Configuration
+        do {
+            configuration = try YAMLDecoder().decode(Configuration.self, from: tree)
+        } catch {
+            throw document.located(error, in: tree, overrides: environmentOverrides)
+        }
+
+        if let password = environmentOverrides.password {
+            configuration.mqtt.password = password
+        } else if let file = configuration.mqtt.passwordFile {
+            configuration.mqtt.password = try readPassword(
+                file,
+                location: document.location(
+                    of: ConfigurationKeyPath(keys: ["mqtt", "password_file"]),
+                    in: tree, overrides: environmentOverrides)
+            )
+        }
+        return configuration
+    }
+
+    private static func syntaxError(_ error: any Error, source: String) -> ConfigurationError {
+        let (line, problem) = yamlProblem(error)
+        return ConfigurationError(source: source, line: line, keyPath: "", message: "invalid YAML: \(problem)")
+    }
+
+    /// The line and the one-line problem of a Yams parse error (its description adds a source snippet).
+    static func yamlProblem(_ error: any Error) -> (line: Int?, problem: String) {
+        switch error as? YamlError {
+        case .scanner(let context, let text, let mark, _), .parser(let context, let text, let mark, _),
+            .composer(let context, let text, let mark, _):
+            return (mark.line, text + (context.map { " (\($0.text) at line \($0.mark.line))" } ?? ""))
+        case .duplicatedKeysInMapping(let duplicates, let context):
+            let keys = duplicates.sorted().joined(separator: ", ")
+            return (context.mark.line, "the section starting on this line has the key \(keys) more than once")
+        default:
+            return (nil, firstLine(of: error))
+        }
+    }
+
+    private static func readPassword(
+        _ path: String,
+        location: (source: String, line: Int?)
+    ) throws(ConfigurationError) -> Secret {
+        let keyPath = "mqtt.password_file"
+        let text: String
+        do {
+            text = try readTextFile(path)
+        } catch {
+            throw ConfigurationError(
+                source: location.source, line: location.line, keyPath: keyPath,
+                message: "cannot read the password file \(path): \(error.reason)")
+        }
+        var password = Substring(text)
+        while let last = password.last, last == "\n" || last == "\r" || last == "\r\n" {
+            password = password.dropLast()
+        }
+        if password.isEmpty {
+            throw ConfigurationError(
+                source: location.source, line: location.line, keyPath: keyPath,
+                message: "the password file \(path) is empty")
+        }
+        return Secret(String(password))
+    }
+}
+
+/// Why a file could not be read, as `strerror` says it.
+struct FileReadError: Error {
+    var reason: String
+}
+
+/// Reads a whole UTF-8 file with plain POSIX calls, so the error says exactly what the system said.
+func readTextFile(_ path: String) throws(FileReadError) -> String {
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    guard descriptor >= 0 else { throw FileReadError(reason: String(cString: strerror(errno))) }
+    defer { close(descriptor) }
+    var bytes: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+    while true {
+        let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+        if count == 0 { break }
+        if count < 0 {
+            if errno == EINTR { continue }
+            throw FileReadError(reason: String(cString: strerror(errno)))
+        }
+        bytes += buffer[..<count]
+        if bytes.count > 16 * 1024 * 1024 { throw FileReadError(reason: "larger than 16 MiB") }
+    }
+    guard let text = String(validating: bytes, as: UTF8.self) else {
+        throw FileReadError(reason: "not valid UTF-8 text")
+    }
+    return text
+}

@@ -1,0 +1,57 @@
+extension Configuration {
+    /// One entry of `devices:` — a wearable the gateway connects to without being asked.
+    public struct DeviceEntry: Sendable, Equatable, Codable, ConfigurationSection {
+        /// Bluetooth address, upper case.
+        public var address: String
+        /// Friendly name used as the device id in topics; one topic segment, not `bridge`.
+        public var name: String?
+        /// Driver to use instead of detecting one from advertised services; one topic segment.
+        public var driver: String?
+
+        public init(address: String, name: String? = nil, driver: String? = nil) {
+            self.address = address
+            self.name = name
+            self.driver = driver
+        }
+
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case address
+            case name
+            case driver
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            guard let text = try container.decodeIfPresent(String.self, forKey: .address) else {
+                throw InvalidConfigurationValue(
+                    keyPath: ConfigurationKeyPath(codingPath: container.codingPath),
+                    message: "needs an address (AA:BB:CC:DD:EE:FF)"
+                )
+            }
+            guard let address = ConfigurationRules.normalisedBluetoothAddress(text) else {
+                throw container.invalid(.address, "must be a Bluetooth address like AA:BB:CC:DD:EE:FF, got \"\(text)\"")
+            }
+            self.address = address
+            name = try container.decodeIfPresent(String.self, forKey: .name)
+            if let name {
+                if let problem = ConfigurationRules.segmentProblem(name) {
+                    throw container.invalid(.name, problem)
+                }
+                if name == "bridge" {
+                    throw container.invalid(.name, "\"bridge\" is reserved for the gateway's own topics")
+                }
+            }
+            driver = try container.decodeIfPresent(String.self, forKey: .driver)
+            if let driver, let problem = ConfigurationRules.segmentProblem(driver) {
+                throw container.invalid(.driver, problem)
+            }
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(address, forKey: .address)
+            try container.encode(name, forKey: .name)
+            try container.encode(driver, forKey: .driver)
+        }
+    }
+}

@@ -1,0 +1,46 @@
+import Logging
+
+extension Configuration {
+    /// `gateway:` — who this gateway is, where it keeps state, and how it logs.
+    public struct GatewaySection: Sendable, Equatable, Codable, ConfigurationSection {
+        /// Names this gateway in `bridge/info` and in the derived MQTT client id. One topic segment, 1…64
+        /// characters.
+        public var id: String = "wear2mqtt"
+        /// Directory for the durable spool and the device registry. Created by the daemon, not by loading.
+        public var stateDirectory: String = "/var/lib/wear2mqtt"
+        public var logLevel: Logger.Level = .info
+        public var logFormat: LogFormat = .logfmt
+
+        public init() {}
+
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case id
+            case stateDirectory = "state_dir"
+            case logLevel = "log_level"
+            case logFormat = "log_format"
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            let defaults = Self()
+            id = try container.value(.id, default: defaults.id)
+            if let problem = ConfigurationRules.segmentProblem(id, maxLength: 64) {
+                throw container.invalid(.id, problem)
+            }
+            stateDirectory = try container.value(.stateDirectory, default: defaults.stateDirectory)
+            if stateDirectory.isEmpty {
+                throw container.invalid(.stateDirectory, "must not be empty")
+            }
+            logLevel = try container.choice(.logLevel, default: defaults.logLevel)
+            logFormat = try container.choice(.logFormat, default: defaults.logFormat)
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(id, forKey: .id)
+            try container.encode(stateDirectory, forKey: .stateDirectory)
+            try container.encode(logLevel.rawValue, forKey: .logLevel)
+            try container.encode(logFormat.rawValue, forKey: .logFormat)
+        }
+    }
+}
