@@ -4,7 +4,7 @@ import PackageDescription
 /// Targets follow the data path of ../shared/STYLE.md: C shims → transports → gateway → thin executables.
 let package = Package(
     name: "wear2mqtt",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "wear2mqtt", targets: ["wear2mqtt"]),
     ],

@@ -21,71 +21,69 @@ struct BridgeLifecycleTests {
         try await MosquittoClients.receive(port: broker.port, topic: "\(base)/bridge/state", timeoutSeconds: 2).first
     }
 
-    @Test func bridgeStateIsOnlineAndRetainedAfterStartAndBridgeInfoNamesTheGateway() async throws {
+    /// A broker and a gateway that has announced itself online.
+    struct OnlineGateway {
+        let broker: MosquittoBroker
+        let directory: TemporaryDirectory
+        let gateway: GatewayProcess
+
+        func tearDown() async {
+            await gateway.child.stop()
+            await broker.remove()
+            directory.remove()
+        }
+    }
+
+    func onlineGateway() async throws -> OnlineGateway {
         let broker = try MosquittoBroker()
         try await broker.start()
         let directory = try TemporaryDirectory()
-        defer { directory.remove() }
         let gateway = try startGateway(broker: broker, directory: directory)
+        let said = try await eventually { try await retainedState(broker) == online }
+        try #require(said, "the gateway never said online; its log: \(gateway.child.errorOutput)")
+        return OnlineGateway(broker: broker, directory: directory, gateway: gateway)
+    }
 
-        // A subscriber that connects afterwards still sees it: it is retained.
-        #expect(try await eventually { try await retainedState(broker) == "\(base)/bridge/state {\"state\":\"online\"}" })
-        let info = try #require(try await MosquittoClients.receive(port: broker.port, topic: "\(base)/bridge/info").first)
+    var online: String { "\(base)/bridge/state {\"state\":\"online\"}" }
+    var offline: String { "\(base)/bridge/state {\"state\":\"offline\"}" }
+
+    @Test func bridgeStateIsOnlineAndRetainedAfterStartAndBridgeInfoNamesTheGateway() async throws {
+        // onlineGateway() reads bridge/state with a subscriber that connects afterwards: it is retained.
+        let scene = try await onlineGateway()
+        let info = try #require(try await MosquittoClients.receive(port: scene.broker.port, topic: "\(base)/bridge/info").first)
         let json = try #require(try JSONSerialization.jsonObject(with: Data(info.dropFirst("\(base)/bridge/info ".count).utf8)) as? [String: Any])
         #expect(json["gateway_id"] as? String == "e2e")
         #expect(json["version"] as? String != nil)
-
-        await gateway.child.stop()
-        await broker.remove()
+        await scene.tearDown()
     }
 
     @Test func killedWithSIGKILLTheWillSaysOffline() async throws {
-        let broker = try MosquittoBroker()
-        try await broker.start()
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        let gateway = try startGateway(broker: broker, directory: directory)
-        #expect(try await eventually { try await retainedState(broker)?.hasSuffix(#"{"state":"online"}"#) == true })
-
-        gateway.child.signal(SIGKILL)
-        await gateway.child.waitForExit()
-        #expect(try await eventually { try await retainedState(broker) == "\(base)/bridge/state {\"state\":\"offline\"}" })
-        await broker.remove()
+        let scene = try await onlineGateway()
+        scene.gateway.child.signal(SIGKILL)
+        await scene.gateway.child.waitForExit()
+        #expect(try await eventually { try await retainedState(scene.broker) == offline })
+        await scene.tearDown()
     }
 
     @Test func sigtermPublishesOfflineAndExitsCleanlyWithinFiveSeconds() async throws {
-        let broker = try MosquittoBroker()
-        try await broker.start()
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        let gateway = try startGateway(broker: broker, directory: directory)
-        #expect(try await eventually { try await retainedState(broker)?.hasSuffix(#"{"state":"online"}"#) == true })
-
+        let scene = try await onlineGateway()
         let stopping = ContinuousClock.now
-        gateway.child.signal(SIGTERM)
-        let status = await gateway.child.waitForExit(timeout: .seconds(5))
+        scene.gateway.child.signal(SIGTERM)
+        let status = await scene.gateway.child.waitForExit(timeout: .seconds(5))
         #expect(status == 0)
         #expect(ContinuousClock.now - stopping < .seconds(5))
-        #expect(try await retainedState(broker) == "\(base)/bridge/state {\"state\":\"offline\"}")
-        await broker.remove()
+        #expect(try await retainedState(scene.broker) == offline)
+        await scene.tearDown()
     }
 
     @Test func afterABrokerRestartTheGatewayReconnectsAndRepublishesItsRetainedState() async throws {
-        let broker = try MosquittoBroker() // no persistence: the restarted broker has forgotten everything
-        try await broker.start()
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        let gateway = try startGateway(broker: broker, directory: directory)
-        #expect(try await eventually { try await retainedState(broker)?.hasSuffix(#"{"state":"online"}"#) == true })
-
-        await broker.kill()
-        try await broker.start()
-        #expect(try await eventually(timeout: .seconds(5)) {
-            try await retainedState(broker) == "\(base)/bridge/state {\"state\":\"online\"}"
-        })
-        #expect(gateway.child.isRunning)
-        await gateway.child.stop()
-        await broker.remove()
+        let scene = try await onlineGateway()
+        // No persistence: the restarted broker has forgotten every retained message.
+        await scene.broker.kill()
+        try await scene.broker.start()
+        #expect(try await eventually(timeout: .seconds(5)) { try await retainedState(scene.broker) == online })
+        #expect(scene.gateway.child.isRunning)
+        await scene.tearDown()
     }
 
     @Test func theRightPasswordConnectsAndAWrongOneExitsWithTheAuthenticationCode() async throws {

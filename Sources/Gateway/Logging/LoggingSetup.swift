@@ -1,10 +1,10 @@
+import Synchronization
 import Logging
 
 /// Installs ``StderrLogHandler`` as the process-wide swift-log backend.
 public enum LoggingSetup {
-    private static let lock = WriteLock()
-    /// Guarded by `lock`. swift-log traps on a second `LoggingSystem.bootstrap`, so we remember the first.
-    nonisolated(unsafe) private static var isBootstrapped = false
+    /// swift-log traps on a second `LoggingSystem.bootstrap`, so we remember the first.
+    private static let isBootstrapped = Mutex(false)
 
     /// Makes every `Logger` write `format` lines to stderr at `level` and above. Only the first call has an
     /// effect (swift-log allows one bootstrap per process); it returns whether this call was that one.
@@ -14,7 +14,7 @@ public enum LoggingSetup {
         level: Logger.Level,
         metadataProvider: Logger.MetadataProvider? = nil
     ) -> Bool {
-        lock.withLock {
+        isBootstrapped.withLock { isBootstrapped in
             guard !isBootstrapped else { return false }
             isBootstrapped = true
             LoggingSystem.bootstrap(

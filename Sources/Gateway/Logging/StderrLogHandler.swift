@@ -1,3 +1,4 @@
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -75,7 +76,7 @@ final class LineWriter: Sendable {
     static let standardError = LineWriter(fileDescriptor: STDERR_FILENO)
 
     private let fileDescriptor: CInt
-    private let lock = WriteLock()
+    private let lock = Mutex(())
 
     init(fileDescriptor: CInt) {
         self.fileDescriptor = fileDescriptor
@@ -84,7 +85,7 @@ final class LineWriter: Sendable {
     func write(line: String) {
         var bytes = Array(line.utf8)
         bytes.append(UInt8(ascii: "\n"))
-        lock.withLock {
+        lock.withLock { _ in
             var offset = 0
             while offset < bytes.count {
                 let written = bytes.withUnsafeBytes { buffer in
@@ -105,27 +106,5 @@ final class LineWriter: Sendable {
                 }
             }
         }
-    }
-}
-
-/// A pthread mutex. `@unchecked Sendable` because it wraps the C handle that provides the safety.
-final class WriteLock: @unchecked Sendable {
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-
-    init() {
-        mutex = .allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
-        pthread_mutex_init(mutex, nil)
-    }
-
-    deinit {
-        pthread_mutex_destroy(mutex)
-        mutex.deallocate()
-    }
-
-    func withLock<T>(_ body: () throws -> T) rethrows -> T {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return try body()
     }
 }
