@@ -54,6 +54,10 @@ struct BridgeLifecycleTests {
         let json = try #require(try JSONSerialization.jsonObject(with: Data(info.dropFirst("\(base)/bridge/info ".count).utf8)) as? [String: Any])
         #expect(json["gateway_id"] as? String == "e2e")
         #expect(json["version"] as? String != nil)
+        let config = try #require(json["config"] as? [String: Any])
+        #expect(config["mqtt.tls.enabled"] as? Bool == false)
+        #expect(config["mqtt.keepalive_s"] as? Int == 5)
+        #expect(config["mqtt.base_topic"] as? String == base)
         await scene.tearDown()
     }
 

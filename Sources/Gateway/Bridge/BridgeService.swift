@@ -46,7 +46,7 @@ public struct BridgeService: Service {
             "version": Wear2MQTTVersion.current,
             "gateway_id": configuration.gateway.id,
             "adapters": [Any](),
-            "config": configuration.bridgeInfoSummary,
+            "config": configuration.bridgeInfoSummary.mapValues(\.jsonValue),
         ]
         guard let data = try? JSONSerialization.data(withJSONObject: document, options: [.sortedKeys, .withoutEscapingSlashes]) else {
             return #"{"version":"\#(Wear2MQTTVersion.current)"}"#

@@ -102,22 +102,44 @@ extension Configuration {
 
     /// The non-secret settings worth showing in `<base>/bridge/info`, keyed by dotted key path. Leaves out
     /// credentials, user names and file paths.
-    public var bridgeInfoSummary: [String: String] {
+    public var bridgeInfoSummary: [String: SummaryValue] {
         [
-            "gateway.id": gateway.id,
-            "gateway.log_level": gateway.logLevel.rawValue,
-            "mqtt.base_topic": mqtt.baseTopic,
-            "mqtt.client_id": mqtt.effectiveClientID,
-            "mqtt.protocol": mqtt.protocolVersion.rawValue,
-            "mqtt.keepalive_s": String(mqtt.keepaliveSeconds),
-            "mqtt.tls.enabled": String(mqtt.tls.enabled),
-            "mqtt.spool.max_mb": String(mqtt.spool.maxMegabytes),
-            "mqtt.spool.memory_messages": String(mqtt.spool.memoryMessages),
-            "bluez.adapter": bluez.adapter ?? "auto",
-            "devices": String(devices.count),
-            "allow.clear_data": String(allow.clearData),
-            "allow.factory_reset": String(allow.factoryReset),
-            "allow.dfu": String(allow.dfu),
+            "gateway.id": .text(gateway.id),
+            "gateway.log_level": .text(gateway.logLevel.rawValue),
+            "mqtt.base_topic": .text(mqtt.baseTopic),
+            "mqtt.client_id": .text(mqtt.effectiveClientID),
+            "mqtt.protocol": .text(mqtt.protocolVersion.rawValue),
+            "mqtt.keepalive_s": .integer(mqtt.keepaliveSeconds),
+            "mqtt.tls.enabled": .flag(mqtt.tls.enabled),
+            "mqtt.spool.max_mb": .number(mqtt.spool.maxMegabytes),
+            "mqtt.spool.memory_messages": .integer(mqtt.spool.memoryMessages),
+            "bluez.adapter": .text(bluez.adapter ?? "auto"),
+            "devices": .integer(devices.count),
+            "allow.clear_data": .flag(allow.clearData),
+            "allow.factory_reset": .flag(allow.factoryReset),
+            "allow.dfu": .flag(allow.dfu),
         ]
+    }
+
+    /// One value of ``bridgeInfoSummary``, typed so it becomes a JSON string, number or boolean.
+    public enum SummaryValue: Sendable, Equatable, ExpressibleByStringLiteral, CustomStringConvertible {
+        case text(String)
+        case integer(Int)
+        case number(Double)
+        case flag(Bool)
+
+        public init(stringLiteral value: String) { self = .text(value) }
+
+        /// The value for `JSONSerialization`.
+        public var jsonValue: Any {
+            switch self {
+            case .text(let value): value
+            case .integer(let value): value
+            case .number(let value): value
+            case .flag(let value): value
+            }
+        }
+
+        public var description: String { "\(jsonValue)" }
     }
 }
