@@ -7,6 +7,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "wear2mqtt", targets: ["wear2mqtt"]),
+        .executable(name: "wear2mqtt-sim", targets: ["wear2mqtt-sim"]),
     ],
     dependencies: [
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
@@ -20,6 +21,53 @@ let package = Package(
             name: "CMosquitto",
             pkgConfig: "libmosquitto",
             providers: [.apt(["libmosquitto-dev"])]
+        ),
+        .systemLibrary(
+            name: "CDBus",
+            pkgConfig: "dbus-1",
+            providers: [.apt(["libdbus-1-dev"])]
+        ),
+        /// Typed D-Bus over libdbus-1: values, one owning thread per connection, calls, signals, exported objects.
+        .target(
+            name: "DBus",
+            dependencies: [
+                "CDBus",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        /// BlueZ client: adapters, devices, GATT, notification streams, pairing agent.
+        .target(
+            name: "BlueZ",
+            dependencies: [
+                "DBus",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        /// Device model and drivers; each driver's pure codec sits in its own folder.
+        .target(
+            name: "Wearables",
+            dependencies: [
+                "BlueZ",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        /// A BlueZ-compatible D-Bus service with simulated wearables, for tests and the demo.
+        .target(
+            name: "Simulator",
+            dependencies: [
+                "DBus",
+                "Wearables",
+                .product(name: "Yams", package: "Yams"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "wear2mqtt-sim",
+            dependencies: [
+                "Simulator",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .target(
             name: "MQTT",
@@ -54,6 +102,10 @@ let package = Package(
             dependencies: ["MQTT"]
         ),
         .testTarget(name: "MQTTTests", dependencies: ["MQTT", "Wear2MQTTTesting"]),
+        .testTarget(name: "DBusTests", dependencies: ["DBus", "Wear2MQTTTesting"]),
+        .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "Simulator", "wear2mqtt-sim", "Wear2MQTTTesting"]),
+        .testTarget(name: "WearablesTests", dependencies: ["Wearables"]),
+        .testTarget(name: "SimulatorTests", dependencies: ["Simulator", "DBus", "Wear2MQTTTesting"]),
         .testTarget(name: "GatewayTests", dependencies: ["Gateway", "Wear2MQTTTesting"]),
         .testTarget(
             name: "EndToEndTests",

@@ -1,0 +1,2 @@
+import Simulator
+print("sim")
