@@ -1,0 +1,178 @@
+import Logging
+import Synchronization
+
+/// Which bus to connect to.
+public enum BusAddress: Sendable, Equatable, CustomStringConvertible {
+    /// `DBUS_SYSTEM_BUS_ADDRESS`, else the system bus socket: where BlueZ lives.
+    case system
+    /// `DBUS_SESSION_BUS_ADDRESS`.
+    case session
+    /// An explicit address such as `unix:path=/tmp/test-bus`; tests use their own dbus-daemon.
+    case address(String)
+
+    public var description: String {
+        switch self {
+        case .system: "system"
+        case .session: "session"
+        case .address(let address): address
+        }
+    }
+}
+
+/// A private connection to a D-Bus bus: method calls with timeouts, signal subscriptions as AsyncStreams,
+/// and objects this process exports (`objects`).
+///
+/// Each connection has its own thread (see `ConnectionLoop`); every method here only queues work for it and
+/// never blocks. A connection lost to the bus fails pending calls with `BusError.disconnected`, finishes every
+/// signal stream and finishes `disconnection`.
+public final class BusConnection: Sendable {
+    public let address: BusAddress
+    /// Our unique name on the bus, such as `:1.42`.
+    public let uniqueName: String
+    /// Whether the bus lets this connection pass Unix file descriptors (AcquireNotify needs it).
+    public let canPassFileDescriptors: Bool
+    /// The objects this connection exports.
+    public let objects: ObjectRegistry
+    /// Finishes when the connection is gone, by `close()` or because the bus went away.
+    public let disconnection: AsyncStream<Void>
+
+    private let loop: ConnectionLoop
+    private let nextSubscription = Atomic<UInt64>(1)
+    private let trackedOwners = Mutex<Set<String>>([])
+    private let logger: Logger
+
+    public init(_ address: BusAddress, logger: Logger = Logger(label: "dbus")) throws(BusError) {
+        self.address = address
+        self.logger = logger
+        let registry = ObjectRegistry()
+        let (disconnection, disconnected) = AsyncStream.makeStream(of: Void.self)
+        self.disconnection = disconnection
+        let loop = try ConnectionLoop(
+            address: address, logger: logger,
+            onMethodCall: { message in registry.dispatch(message) },
+            onDisconnect: { disconnected.finish() })
+        self.loop = loop
+        objects = registry
+        uniqueName = loop.uniqueName
+        canPassFileDescriptors = loop.canPassFileDescriptors
+        registry.attach(send: { message in loop.send(.send(message, timeout: nil, reply: nil)) })
+        loop.start(name: "dbus-\(uniqueName)")
+    }
+
+    // MARK: Calls
+
+    /// Calls a method and returns the reply's body. Throws `BusError.remote` with the peer's error name,
+    /// `.timeout` when no reply came within `timeout`, `.disconnected` when the connection went away.
+    @discardableResult
+    public func call(destination: String, path: ObjectPath, interface: String, member: String,
+                     arguments: [DBusValue] = [], timeout: Duration = .seconds(25)) async throws(BusError) -> [DBusValue] {
+        guard path.isValid else { throw .invalidArguments("\"\(path.rawValue)\" is not a valid object path") }
+        for argument in arguments { try MessageCoding.validate(argument) }
+        let message = OutgoingBusMessage(kind: .methodCall(destination: destination, path: path, interface: interface,
+                                                           member: member), body: arguments)
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<BusMessage, BusError>, Never>) in
+            loop.send(.send(message, timeout: timeout, reply: { continuation.resume(returning: $0) }))
+        }
+        return try result.get().body
+    }
+
+    /// Sends a method call without waiting for (or wanting) a reply.
+    public func callWithoutReply(destination: String, path: ObjectPath, interface: String, member: String,
+                                 arguments: [DBusValue] = []) throws(BusError) {
+        guard path.isValid else { throw .invalidArguments("\"\(path.rawValue)\" is not a valid object path") }
+        for argument in arguments { try MessageCoding.validate(argument) }
+        loop.send(.send(OutgoingBusMessage(kind: .methodCall(destination: destination, path: path, interface: interface,
+                                                             member: member), body: arguments),
+                        timeout: nil, reply: nil))
+    }
+
+    /// Emits a signal from one of our objects; to everyone, or to one `destination`.
+    public func emitSignal(path: ObjectPath, interface: String, member: String, arguments: [DBusValue] = [],
+                           destination: String? = nil) throws(BusError) {
+        for argument in arguments { try MessageCoding.validate(argument) }
+        loop.send(.send(OutgoingBusMessage(kind: .signal(path: path, interface: interface, member: member,
+                                                         destination: destination), body: arguments),
+                        timeout: nil, reply: nil))
+    }
+
+    // MARK: Signals
+
+    /// The signals matching `rule`, from the moment this returns (the match is active at the bus by then).
+    /// Stopping the iteration (or dropping the stream) removes the match rule. The stream also ends when the
+    /// connection does. Buffering is unbounded, because a dropped PropertiesChanged would leave a model stale.
+    public func signals(_ rule: MatchRule) async throws(BusError) -> AsyncStream<BusSignal> {
+        if let sender = rule.sender, !sender.hasPrefix(":"), sender != "org.freedesktop.DBus" {
+            try await trackOwner(of: sender)
+        }
+        let id = nextSubscription.wrappingAdd(1, ordering: .relaxed).oldValue
+        let (stream, continuation) = AsyncStream.makeStream(of: BusSignal.self)
+        loop.send(.subscribe(id: id, rule: rule, continuation: continuation))
+        do {
+            try await callBus("AddMatch", [.string(rule.description)])
+        } catch {
+            loop.send(.unsubscribe(id: id))
+            throw error
+        }
+        let loop = loop
+        continuation.onTermination = { _ in
+            loop.send(.unsubscribe(id: id))
+            loop.send(.send(OutgoingBusMessage(
+                kind: .methodCall(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                                  interface: "org.freedesktop.DBus", member: "RemoveMatch"),
+                body: [.string(rule.description)]), timeout: nil, reply: nil))
+        }
+        return stream
+    }
+
+    /// Signals carry the sender's unique name; to match a rule that names a well-known name, the loop keeps
+    /// that name's current owner, fed by NameOwnerChanged.
+    private func trackOwner(of name: String) async throws(BusError) {
+        let isNew = trackedOwners.withLock { $0.insert(name).inserted }
+        guard isNew else { return }
+        loop.send(.setOwner(name: name, owner: ""))
+        try await callBus("AddMatch", [.string(MatchRule(sender: "org.freedesktop.DBus", interface: "org.freedesktop.DBus",
+                                                         member: "NameOwnerChanged", arg0: name).description)])
+        let owner = try? await nameOwner(name)
+        loop.send(.setOwner(name: name, owner: owner ?? ""))
+    }
+
+    // MARK: The bus daemon
+
+    /// The unique name that owns `name` now, or nil when nobody does.
+    public func nameOwner(_ name: String) async throws(BusError) -> String? {
+        do {
+            return try await callBus("GetNameOwner", [.string(name)]).first?.stringValue
+        } catch .remote(let errorName, _) where errorName == "org.freedesktop.DBus.Error.NameHasNoOwner" {
+            return nil
+        }
+    }
+
+    public enum NameRequestReply: UInt32, Sendable {
+        case primaryOwner = 1, inQueue = 2, exists = 3, alreadyOwner = 4
+    }
+
+    /// Asks the bus for a well-known name, such as `org.bluez` for the simulator.
+    public func requestName(_ name: String, replaceExisting: Bool = false, doNotQueue: Bool = true) async throws(BusError) -> NameRequestReply {
+        var flags: UInt32 = 0
+        if replaceExisting { flags |= 0x2 }
+        if doNotQueue { flags |= 0x4 }
+        let reply = try await callBus("RequestName", [.string(name), .uint32(flags)])
+        guard let code = reply.first?.integerValue, let result = NameRequestReply(rawValue: UInt32(code)) else {
+            throw .unexpectedReply("RequestName answered \(reply)")
+        }
+        return result
+    }
+
+    @discardableResult
+    private func callBus(_ member: String, _ arguments: [DBusValue]) async throws(BusError) -> [DBusValue] {
+        try await call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                       interface: "org.freedesktop.DBus", member: member, arguments: arguments)
+    }
+
+    // MARK: End
+
+    /// Closes the connection: pending calls fail with `.disconnected`, signal streams finish.
+    public func close() {
+        loop.send(.close)
+    }
+}

@@ -1,0 +1,366 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CDBus
+import Foundation
+import Logging
+import Synchronization
+
+/// libdbus's global thread support; libdbus needs it once before connections are shared with other threads.
+private let libdbusThreadsReady: UInt32 = dbus_threads_init_default()
+
+/// One libdbus connection and the thread that owns it.
+///
+/// The thread polls the connection's watches (libdbus tells us which fds and events it wants), runs its
+/// timeouts, dispatches incoming messages to a filter, and drains an inbox of commands that other threads
+/// append to (waking it through a self-pipe). libdbus is touched from this thread only. Method-call replies
+/// are matched by serial with our own deadlines, so a call's timeout never blocks anything.
+///
+/// `@unchecked Sendable`: it wraps a C handle; the inbox is behind a mutex and all other state is confined
+/// to the loop thread.
+final class ConnectionLoop: @unchecked Sendable {
+    enum Command: Sendable {
+        case send(OutgoingBusMessage, timeout: Duration?, reply: (@Sendable (Result<BusMessage, BusError>) -> Void)?)
+        case subscribe(id: UInt64, rule: MatchRule, continuation: AsyncStream<BusSignal>.Continuation)
+        case unsubscribe(id: UInt64)
+        case setOwner(name: String, owner: String?)
+        case close
+    }
+
+    private let connection: OpaquePointer
+    private let logger: Logger
+    private let inbox = Mutex<[Command]>([])
+    private let wakePipe: (read: Int32, write: Int32)
+    let uniqueName: String
+    let canPassFileDescriptors: Bool
+    /// Incoming method calls go here (the object registry), on the loop thread.
+    private let onMethodCall: @Sendable (BusMessage) -> Void
+    private let onDisconnect: @Sendable () -> Void
+
+    // Loop-thread state.
+    private var watches: [OpaquePointer] = []
+    private var timeouts: [(timeout: OpaquePointer, deadline: ContinuousClock.Instant)] = []
+    private var pending: [UInt32: (deadline: ContinuousClock.Instant?, member: String,
+                                   reply: @Sendable (Result<BusMessage, BusError>) -> Void)] = [:]
+    private var subscribers: [UInt64: (rule: MatchRule, continuation: AsyncStream<BusSignal>.Continuation)] = [:]
+    private var owners: [String: String] = [:]
+    private var isClosed = false
+
+    /// Opens a private connection (never exits the process when the bus goes away) and registers with the bus.
+    init(address: BusAddress, logger: Logger, onMethodCall: @escaping @Sendable (BusMessage) -> Void,
+         onDisconnect: @escaping @Sendable () -> Void) throws(BusError) {
+        _ = libdbusThreadsReady
+        self.logger = logger
+        self.onMethodCall = onMethodCall
+        self.onDisconnect = onDisconnect
+        var error = CDBus.DBusError()
+        dbus_error_init(&error)
+        defer { dbus_error_free(&error) }
+        let opened: OpaquePointer?
+        switch address {
+        case .system: opened = dbus_bus_get_private(DBUS_BUS_SYSTEM, &error)
+        case .session: opened = dbus_bus_get_private(DBUS_BUS_SESSION, &error)
+        case .address(let text):
+            let connection = dbus_connection_open_private(text, &error)
+            if let connection, dbus_bus_register(connection, &error) == 0 {
+                dbus_connection_close(connection)
+                dbus_connection_unref(connection)
+                opened = nil
+            } else {
+                opened = connection
+            }
+        }
+        guard let opened else {
+            let message = dbus_error_is_set(&error) != 0 && error.message != nil ? String(cString: error.message) : "unknown error"
+            throw .connectionFailed(message)
+        }
+        connection = opened
+        dbus_connection_set_exit_on_disconnect(connection, 0)
+        uniqueName = dbus_bus_get_unique_name(connection).map { String(cString: $0) } ?? ""
+        canPassFileDescriptors = dbus_connection_can_send_type(connection, TypeCode.unixFD) != 0
+        var fds: [Int32] = [-1, -1]
+        guard pipe(&fds) == 0 else {
+            dbus_connection_close(connection)
+            dbus_connection_unref(connection)
+            throw .connectionFailed("pipe: \(String(cString: strerror(errno)))")
+        }
+        for fd in fds {
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        }
+        wakePipe = (fds[0], fds[1])
+        installCallbacks()
+    }
+
+    deinit {
+        close(wakePipe.read)
+        close(wakePipe.write)
+    }
+
+    func start(name: String) {
+        let thread = Thread { [self] in run() }
+        thread.name = name
+        thread.start()
+    }
+
+    func send(_ command: Command) {
+        let wasEmpty = inbox.withLock { queue in
+            queue.append(command)
+            return queue.count == 1
+        }
+        if wasEmpty { wake() }
+    }
+
+    private func wake() {
+        var byte: UInt8 = 1
+        _ = write(wakePipe.write, &byte, 1)
+    }
+
+    // MARK: libdbus callbacks
+
+    private static func loop(_ data: UnsafeMutableRawPointer?) -> ConnectionLoop {
+        Unmanaged<ConnectionLoop>.fromOpaque(data!).takeUnretainedValue()
+    }
+
+    private func installCallbacks() {
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        dbus_connection_set_watch_functions(connection, { watch, data in
+            guard let watch else { return 0 }
+            ConnectionLoop.loop(data).watches.append(watch)
+            return 1
+        }, { watch, data in
+            ConnectionLoop.loop(data).watches.removeAll { $0 == watch }
+        }, { _, _ in }, context, nil)
+        dbus_connection_set_timeout_functions(connection, { timeout, data in
+            guard let timeout else { return 0 }
+            let interval = Duration.milliseconds(Int64(dbus_timeout_get_interval(timeout)))
+            ConnectionLoop.loop(data).timeouts.append((timeout, .now + interval))
+            return 1
+        }, { timeout, data in
+            ConnectionLoop.loop(data).timeouts.removeAll { $0.timeout == timeout }
+        }, { timeout, data in
+            guard let timeout else { return }
+            let loop = ConnectionLoop.loop(data)
+            let interval = Duration.milliseconds(Int64(dbus_timeout_get_interval(timeout)))
+            if let index = loop.timeouts.firstIndex(where: { $0.timeout == timeout }) {
+                loop.timeouts[index].deadline = .now + interval
+            }
+        }, context, nil)
+        dbus_connection_set_wakeup_main_function(connection, { data in
+            ConnectionLoop.loop(data).wake()
+        }, context, nil)
+        dbus_connection_add_filter(connection, { _, message, data in
+            guard let message else { return DBUS_HANDLER_RESULT_NOT_YET_HANDLED }
+            ConnectionLoop.loop(data).received(message)
+            return DBUS_HANDLER_RESULT_HANDLED
+        }, context, nil)
+    }
+
+    // MARK: The loop
+
+    private func run() {
+        while !isClosed {
+            for command in inbox.withLock({ queue in defer { queue.removeAll(keepingCapacity: true) }; return queue }) {
+                handle(command)
+                if isClosed { break }
+            }
+            if isClosed { break }
+            dispatchAll()
+            expirePendingCalls()
+            if isClosed { break }
+            pollOnce()
+        }
+        finish()
+    }
+
+    private func pollOnce() {
+        let now = ContinuousClock.now
+        var nearest = now + .milliseconds(500)
+        for entry in timeouts where dbus_timeout_get_enabled(entry.timeout) != 0 { nearest = min(nearest, entry.deadline) }
+        for call in pending.values { if let deadline = call.deadline { nearest = min(nearest, deadline) } }
+        let wait = max(.zero, nearest - now)
+        let milliseconds = Int32(clamping: wait.components.seconds * 1000 + wait.components.attoseconds / 1_000_000_000_000_000 + 1)
+
+        let active = watches.filter { dbus_watch_get_enabled($0) != 0 }
+        var descriptors = [pollfd(fd: wakePipe.read, events: Int16(POLLIN), revents: 0)]
+        for watch in active {
+            let flags = dbus_watch_get_flags(watch)
+            var events: Int16 = 0
+            if flags & DBUS_WATCH_READABLE.rawValue != 0 { events |= Int16(POLLIN) }
+            if flags & DBUS_WATCH_WRITABLE.rawValue != 0 { events |= Int16(POLLOUT) }
+            descriptors.append(pollfd(fd: dbus_watch_get_unix_fd(watch), events: events, revents: 0))
+        }
+        _ = poll(&descriptors, nfds_t(descriptors.count), milliseconds)
+        if descriptors[0].revents != 0 {
+            var drain = [UInt8](repeating: 0, count: 64)
+            while read(wakePipe.read, &drain, drain.count) > 0 {}
+        }
+        for (index, watch) in active.enumerated() {
+            let revents = descriptors[index + 1].revents
+            guard revents != 0, watches.contains(watch) else { continue }
+            var flags: UInt32 = 0
+            if revents & Int16(POLLIN) != 0 { flags |= DBUS_WATCH_READABLE.rawValue }
+            if revents & Int16(POLLOUT) != 0 { flags |= DBUS_WATCH_WRITABLE.rawValue }
+            if revents & Int16(POLLERR) != 0 { flags |= DBUS_WATCH_ERROR.rawValue }
+            if revents & Int16(POLLHUP) != 0 { flags |= DBUS_WATCH_HANGUP.rawValue }
+            dbus_watch_handle(watch, flags)
+        }
+        let after = ContinuousClock.now
+        for entry in timeouts where entry.deadline <= after && dbus_timeout_get_enabled(entry.timeout) != 0 {
+            guard timeouts.contains(where: { $0.timeout == entry.timeout }) else { continue }
+            dbus_timeout_handle(entry.timeout)
+            if let index = timeouts.firstIndex(where: { $0.timeout == entry.timeout }) {
+                timeouts[index].deadline = after + .milliseconds(Int64(dbus_timeout_get_interval(entry.timeout)))
+            }
+        }
+    }
+
+    private func dispatchAll() {
+        while !isClosed && dbus_connection_dispatch(connection) == DBUS_DISPATCH_DATA_REMAINS {}
+    }
+
+    private func expirePendingCalls() {
+        let now = ContinuousClock.now
+        for (serial, call) in pending {
+            if let deadline = call.deadline, deadline <= now {
+                pending[serial] = nil
+                call.reply(.failure(.timeout(member: call.member)))
+            }
+        }
+    }
+
+    private func handle(_ command: Command) {
+        switch command {
+        case .send(let message, let timeout, let reply):
+            sendNow(message, timeout: timeout, reply: reply)
+        case .subscribe(let id, let rule, let continuation):
+            subscribers[id] = (rule, continuation)
+        case .unsubscribe(let id):
+            subscribers[id]?.continuation.finish()
+            subscribers[id] = nil
+        case .setOwner(let name, let owner):
+            owners[name] = owner
+        case .close:
+            isClosed = true
+        }
+    }
+
+    private func sendNow(_ outgoing: OutgoingBusMessage, timeout: Duration?,
+                         reply: (@Sendable (Result<BusMessage, BusError>) -> Void)?) {
+        guard let message = Self.makeMessage(outgoing) else {
+            reply?(.failure(.invalidArguments("cannot build \(outgoing.memberDescription)")))
+            return
+        }
+        defer { dbus_message_unref(message) }
+        guard MessageCoding.append(outgoing.body, to: message) else {
+            reply?(.failure(.invalidArguments("cannot encode the arguments of \(outgoing.memberDescription)")))
+            return
+        }
+        if reply == nil, case .methodCall = outgoing.kind { dbus_message_set_no_reply(message, 1) }
+        var serial: UInt32 = 0
+        guard dbus_connection_send(connection, message, &serial) != 0 else {
+            reply?(.failure(.disconnected))
+            return
+        }
+        if let reply {
+            pending[serial] = (timeout.map { .now + $0 }, outgoing.memberDescription, reply)
+        }
+    }
+
+    private static func makeMessage(_ outgoing: OutgoingBusMessage) -> OpaquePointer? {
+        switch outgoing.kind {
+        case .methodCall(let destination, let path, let interface, let member):
+            return dbus_message_new_method_call(destination, path.rawValue, interface, member)
+        case .signal(let path, let interface, let member, let destination):
+            let message = dbus_message_new_signal(path.rawValue, interface, member)
+            if let message, let destination { dbus_message_set_destination(message, destination) }
+            return message
+        case .methodReturn(let replySerial, let destination):
+            guard let message = dbus_message_new(DBUS_MESSAGE_TYPE_METHOD_RETURN) else { return nil }
+            dbus_message_set_reply_serial(message, replySerial)
+            if let destination { dbus_message_set_destination(message, destination) }
+            dbus_message_set_no_reply(message, 1)
+            return message
+        case .error(let replySerial, let destination, let name, let text):
+            guard let message = dbus_message_new(DBUS_MESSAGE_TYPE_ERROR) else { return nil }
+            dbus_message_set_reply_serial(message, replySerial)
+            if let destination { dbus_message_set_destination(message, destination) }
+            dbus_message_set_error_name(message, name)
+            dbus_message_set_no_reply(message, 1)
+            _ = MessageCoding.append([.string(text)], to: message)
+            return message
+        }
+    }
+
+    // MARK: Incoming
+
+    private func received(_ raw: OpaquePointer) {
+        let message = Self.copy(raw)
+        switch message.kind {
+        case .methodReturn, .error:
+            guard let call = pending.removeValue(forKey: message.replySerial) else { return }
+            if message.kind == .error {
+                call.reply(.failure(.remote(name: message.errorName ?? "org.freedesktop.DBus.Error.Failed",
+                                            message: message.body.first?.stringValue ?? "")))
+            } else {
+                call.reply(.success(message))
+            }
+        case .signal:
+            if message.interface == "org.freedesktop.DBus.Local" && message.member == "Disconnected" {
+                logger.warning("the D-Bus connection was closed by the bus")
+                isClosed = true
+                return
+            }
+            if message.interface == "org.freedesktop.DBus", message.member == "NameOwnerChanged",
+               message.sender == "org.freedesktop.DBus", let name = message.body.first?.stringValue,
+               owners.keys.contains(name) {
+                let newOwner = message.body.count > 2 ? message.body[2].stringValue ?? "" : ""
+                owners[name] = newOwner.isEmpty ? "" : newOwner
+            }
+            for subscriber in subscribers.values {
+                let owner = subscriber.rule.sender.flatMap { owners[$0] }
+                if subscriber.rule.matches(message, senderOwner: owner) {
+                    subscriber.continuation.yield(message)
+                }
+            }
+        case .methodCall:
+            onMethodCall(message)
+        }
+    }
+
+    private static func copy(_ raw: OpaquePointer) -> BusMessage {
+        func text(_ pointer: UnsafePointer<CChar>?) -> String? { pointer.map { String(cString: $0) } }
+        let kind: BusMessage.Kind
+        switch dbus_message_get_type(raw) {
+        case DBUS_MESSAGE_TYPE_METHOD_CALL: kind = .methodCall
+        case DBUS_MESSAGE_TYPE_METHOD_RETURN: kind = .methodReturn
+        case DBUS_MESSAGE_TYPE_ERROR: kind = .error
+        default: kind = .signal
+        }
+        return BusMessage(
+            kind: kind, serial: dbus_message_get_serial(raw), replySerial: dbus_message_get_reply_serial(raw),
+            sender: text(dbus_message_get_sender(raw)), destination: text(dbus_message_get_destination(raw)),
+            path: text(dbus_message_get_path(raw)).map { ObjectPath($0) }, interface: text(dbus_message_get_interface(raw)),
+            member: text(dbus_message_get_member(raw)), errorName: text(dbus_message_get_error_name(raw)),
+            noReplyExpected: dbus_message_get_no_reply(raw) != 0, body: MessageCoding.read(raw))
+    }
+
+    // MARK: End
+
+    private func finish() {
+        for call in pending.values { call.reply(.failure(.disconnected)) }
+        pending.removeAll()
+        for subscriber in subscribers.values { subscriber.continuation.finish() }
+        subscribers.removeAll()
+        for command in inbox.withLock({ queue in defer { queue.removeAll() }; return queue }) {
+            switch command {
+            case .send(_, _, let reply): reply?(.failure(.disconnected))
+            case .subscribe(_, _, let continuation): continuation.finish()
+            default: break
+            }
+        }
+        dbus_connection_close(connection)
+        dbus_connection_unref(connection)
+        onDisconnect()
+    }
+}
