@@ -1,0 +1,219 @@
+import DBus
+import Logging
+import Synchronization
+
+/// Which adapter to use. hciN numbering changes across reboots, so configuration should name the address.
+public enum AdapterSelector: Sendable, Equatable, CustomStringConvertible {
+    case address(BluetoothAddress)
+    /// `hci0`, or the adapter's name or alias.
+    case name(String)
+
+    /// Parses a configuration value: an address, else a name.
+    public init(_ text: String) {
+        if let address = BluetoothAddress(text) { self = .address(address) } else { self = .name(text) }
+    }
+
+    public var description: String {
+        switch self {
+        case .address(let address): address.rawValue
+        case .name(let name): name
+        }
+    }
+}
+
+/// The client side of BlueZ: a live model of adapters, devices and GATT objects, and the operations the
+/// gateway needs on them.
+///
+/// `start()` subscribes to every signal from `org.bluez` (one ordered stream, so an InterfacesAdded is never
+/// overtaken by a PropertiesChanged for the same object) before loading GetManagedObjects, and watches
+/// NameOwnerChanged: when bluetoothd restarts, the model is rebuilt and `.reset` is announced, so device
+/// sessions reconnect and resubscribe.
+public final class BlueZClient: Sendable {
+    public let connection: BusConnection
+    let logger: Logger
+    private let state = Mutex(State())
+    let notifyReader = NotifyDescriptorReader()
+    private let nextID = Atomic<UInt64>(1)
+
+    struct State {
+        var model = BlueZModel()
+        var available = false
+        var listeners: [UInt64: AsyncStream<BlueZModelEvent>.Continuation] = [:]
+        var valueRoutes: [ObjectPath: [UInt64: AsyncStream<[UInt8]>.Continuation]] = [:]
+        var started = false
+    }
+
+    public init(connection: BusConnection, logger: Logger = Logger(label: "bluez")) {
+        self.connection = connection
+        self.logger = logger
+    }
+
+    /// A snapshot of the model.
+    public var model: BlueZModel { state.withLock { $0.model } }
+
+    /// Whether `org.bluez` is on the bus now.
+    public var isServiceAvailable: Bool { state.withLock { $0.available } }
+
+    /// Subscribes to BlueZ's signals and loads the object tree. Succeeds while bluetoothd is not running
+    /// (the model stays empty until it appears).
+    public func start() async throws(BlueZError) {
+        let first = state.withLock { state in defer { state.started = true }; return !state.started }
+        guard first else { return }
+        let signals: AsyncStream<BusSignal>
+        let owners: AsyncStream<BusSignal>
+        do {
+            signals = try await connection.signals(MatchRule(sender: BlueZNames.service))
+            owners = try await connection.signals(MatchRule(sender: "org.freedesktop.DBus", interface: "org.freedesktop.DBus",
+                                                            member: "NameOwnerChanged", arg0: BlueZNames.service))
+        } catch {
+            throw BlueZError(error)
+        }
+        await reload()
+        Task { [self] in
+            for await signal in signals { apply(signal) }
+        }
+        Task { [self] in
+            for await change in owners {
+                let newOwner = change.body.count > 2 ? change.body[2].stringValue ?? "" : ""
+                if newOwner.isEmpty {
+                    logger.warning("bluetoothd left the bus")
+                    publish(state.withLock { state in
+                        state.available = false
+                        state.model = BlueZModel()
+                        return [.reset]
+                    })
+                } else {
+                    logger.info("bluetoothd is on the bus; reloading its objects", metadata: ["owner": "\(newOwner)"])
+                    await reload()
+                }
+            }
+        }
+    }
+
+    /// Loads GetManagedObjects into a fresh model.
+    private func reload() async {
+        do {
+            let reply = try await connection.call(destination: BlueZNames.service, path: BlueZNames.root,
+                                                  interface: BlueZNames.objectManager, member: "GetManagedObjects",
+                                                  timeout: .seconds(10))
+            let objects = reply.first ?? .stringVariantDictionary([:])
+            publish(state.withLock { state in
+                state.available = true
+                return state.model.reset(managedObjects: objects)
+            })
+        } catch {
+            logger.info("BlueZ is not available", metadata: ["reason": "\(error)"])
+            publish(state.withLock { state in
+                state.available = false
+                state.model = BlueZModel()
+                return [.reset]
+            })
+        }
+    }
+
+    private func apply(_ signal: BusSignal) {
+        guard let path = signal.path else { return }
+        let events: [BlueZModelEvent] = state.withLock { state in
+            switch (signal.interface, signal.member) {
+            case (BlueZNames.objectManager, "InterfacesAdded"):
+                guard signal.body.count == 2, let added = signal.body[0].objectPathValue else { return [] }
+                return state.model.interfacesAdded(path: added, interfaces: BlueZModel.interfaces(signal.body[1]))
+            case (BlueZNames.objectManager, "InterfacesRemoved"):
+                guard signal.body.count == 2, let removed = signal.body[0].objectPathValue else { return [] }
+                return state.model.interfacesRemoved(path: removed, interfaces: signal.body[1].stringArrayValue ?? [])
+            case (BlueZNames.properties, "PropertiesChanged"):
+                guard signal.body.count >= 2, let interface = signal.body[0].stringValue else { return [] }
+                return state.model.propertiesChanged(path: path, interface: interface,
+                                                     changed: signal.body[1].stringKeyedDictionary ?? [:],
+                                                     invalidated: signal.body.count > 2 ? signal.body[2].stringArrayValue ?? [] : [])
+            default:
+                return []
+            }
+        }
+        publish(events)
+    }
+
+    private func publish(_ events: [BlueZModelEvent]) {
+        guard !events.isEmpty else { return }
+        for event in events {
+            if case .characteristicValue(let path, let value) = event {
+                for route in state.withLock({ Array(($0.valueRoutes[path] ?? [:]).values) }) { route.yield(value) }
+                continue
+            }
+            for listener in state.withLock({ Array($0.listeners.values) }) { listener.yield(event) }
+        }
+    }
+
+    /// Model changes from now on (characteristic values excepted: those go to `notifications`).
+    public func events() -> AsyncStream<BlueZModelEvent> {
+        let id = nextID.wrappingAdd(1, ordering: .relaxed).oldValue
+        let (stream, continuation) = AsyncStream.makeStream(of: BlueZModelEvent.self)
+        state.withLock { $0.listeners[id] = continuation }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.state.withLock { $0.listeners.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    /// Characteristic `Value` changes of `path` (notifications delivered through StartNotify).
+    func valueChanges(of path: ObjectPath) -> AsyncStream<[UInt8]> {
+        let id = nextID.wrappingAdd(1, ordering: .relaxed).oldValue
+        let (stream, continuation) = AsyncStream.makeStream(of: [UInt8].self, bufferingPolicy: .bufferingNewest(4096))
+        state.withLock { $0.valueRoutes[path, default: [:]][id] = continuation }
+        continuation.onTermination = { [weak self] _ in
+            self?.state.withLock { state in
+                state.valueRoutes[path]?[id] = nil
+                if state.valueRoutes[path]?.isEmpty == true { state.valueRoutes[path] = nil }
+            }
+        }
+        return stream
+    }
+
+    /// Waits until `condition` holds for the model, or `timeout` passes (false then).
+    func wait(timeout: Duration, until condition: @escaping @Sendable (BlueZModel) -> Bool) async -> Bool {
+        let updates = events()
+        if condition(model) { return true }
+        return await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                for await _ in updates where condition(self.model) { return true }
+                return false
+            }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return condition(self.model)
+            }
+            let result = await group.next() ?? false
+            group.cancelAll()
+            return result
+        }
+    }
+
+    // MARK: Calls
+
+    func call(_ path: ObjectPath, _ interface: String, _ member: String, _ arguments: [DBusValue] = [],
+              timeout: Duration = .seconds(25)) async throws(BlueZError) -> [DBusValue] {
+        do {
+            return try await connection.call(destination: BlueZNames.service, path: path, interface: interface,
+                                             member: member, arguments: arguments, timeout: timeout)
+        } catch {
+            throw BlueZError(error)
+        }
+    }
+}
+
+/// Retries an operation that failed with a retryable BlueZ error (InProgress, no free connection slot,
+/// a timeout, bluetoothd away), with exponential backoff. Other errors are thrown at once.
+public func retryingBlueZ<T: Sendable>(attempts: Int = 5, initialDelay: Duration = .milliseconds(250),
+                                       _ operation: () async throws(BlueZError) -> T) async throws(BlueZError) -> T {
+    var delay = initialDelay
+    var attempt = 1
+    while true {
+        do {
+            return try await operation()
+        } catch where error.isRetryable && attempt < attempts {
+            try? await Task.sleep(for: delay)
+            delay = delay * 2
+            attempt += 1
+        }
+    }
+}
