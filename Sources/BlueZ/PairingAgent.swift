@@ -50,6 +50,20 @@ public final class PairingAgent: Sendable {
                                   [.objectPath(Self.path)])
     }
 
+    /// Registers now and again each time bluetoothd comes back (a restarted bluetoothd has forgotten every
+    /// agent). Runs until the surrounding task is cancelled.
+    public func keepRegistered(capability: String = "KeyboardDisplay") async {
+        let updates = client.events()
+        if client.isServiceAvailable { try? await register(capability: capability) }
+        for await event in updates where event == .reset && client.isServiceAvailable {
+            do {
+                try await register(capability: capability)
+            } catch {
+                client.logger.warning("could not register the pairing agent", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+
     private var definition: InterfaceDefinition {
         let handler = handler
         let ask = handler
