@@ -81,6 +81,9 @@ let package = Package(
             name: "Gateway",
             dependencies: [
                 "MQTT",
+                "DBus",
+                "BlueZ",
+                "Wearables",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -46,3 +46,12 @@ extension BlueZClient {
                            [.string(BlueZNames.device), "Trusted", .variant(.boolean(trusted))])
     }
 }
+
+extension BlueZClient {
+    /// Returns when `device` is no longer connected (or has gone from BlueZ), or the task is cancelled.
+    public func waitForDisconnection(_ device: ObjectPath) async {
+        while !Task.isCancelled {
+            if await wait(timeout: .seconds(3600), until: { !($0.devices[device]?.connected ?? false) }) { return }
+        }
+    }
+}

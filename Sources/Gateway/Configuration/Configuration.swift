@@ -21,6 +21,7 @@ public struct Configuration: Sendable, Equatable, Codable, ConfigurationSection 
     /// Wearables to connect to at start-up; more can be added over MQTT (`bridge/request/device/add`).
     public var devices: [DeviceEntry] = []
     public var allow = AllowSection()
+    public var filter = FilterSection()
 
     public init() {}
 
@@ -30,6 +31,7 @@ public struct Configuration: Sendable, Equatable, Codable, ConfigurationSection 
         case bluez
         case devices
         case allow
+        case filter
     }
 
     static var nestedSchemas: [String: ConfigurationSchema] {
@@ -39,6 +41,7 @@ public struct Configuration: Sendable, Equatable, Codable, ConfigurationSection 
             CodingKeys.bluez.stringValue: BlueZSection.schema,
             CodingKeys.devices.stringValue: .list(of: DeviceEntry.schema),
             CodingKeys.allow.stringValue: AllowSection.schema,
+            CodingKeys.filter.stringValue: FilterSection.schema,
         ]
     }
 
@@ -50,6 +53,7 @@ public struct Configuration: Sendable, Equatable, Codable, ConfigurationSection 
         bluez = try container.value(.bluez, default: BlueZSection())
         devices = try container.value(.devices, default: [])
         allow = try container.value(.allow, default: AllowSection())
+        filter = try container.value(.filter, default: FilterSection())
 
         var seenAddresses: [String: Int] = [:]
         var seenNames: [String: Int] = [:]
@@ -77,6 +81,7 @@ public struct Configuration: Sendable, Equatable, Codable, ConfigurationSection 
         try container.encode(bluez, forKey: .bluez)
         try container.encode(devices, forKey: .devices)
         try container.encode(allow, forKey: .allow)
+        try container.encode(filter, forKey: .filter)
     }
 
     /// Set to `true` in an encoder's `userInfo` to encode the MQTT password in clear text instead of `***`.

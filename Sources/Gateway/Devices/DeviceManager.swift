@@ -1,0 +1,382 @@
+import BlueZ
+import DBus
+import Foundation
+import Logging
+import Wearables
+
+/// What the device side tells the gateway's MQTT side.
+public enum ManagerOutput: Sendable {
+    case device(id: String, SessionOutput)
+    /// The device list changed (added, removed, renamed, options): republish `bridge/devices`.
+    case deviceListChanged
+    /// A device's topics must be cleared (removed or renamed away from this id).
+    case deviceRetired(id: String)
+    /// A `bridge/event`.
+    case bridgeEvent(type: String, data: [String: DeviceValue])
+}
+
+/// Which devices the gateway may manage, by address and driver. Deny wins over allow; an empty allow list
+/// allows everything.
+public struct DeviceFilter: Sendable, Equatable {
+    public var allowAddresses: Set<BluetoothAddress> = []
+    public var denyAddresses: Set<BluetoothAddress> = []
+    public var allowDrivers: Set<String> = []
+    public var denyDrivers: Set<String> = []
+
+    public init(allowAddresses: Set<BluetoothAddress> = [], denyAddresses: Set<BluetoothAddress> = [],
+                allowDrivers: Set<String> = [], denyDrivers: Set<String> = []) {
+        self.allowAddresses = allowAddresses
+        self.denyAddresses = denyAddresses
+        self.allowDrivers = allowDrivers
+        self.denyDrivers = denyDrivers
+    }
+
+    public func permits(address: BluetoothAddress, driver: String) -> Bool {
+        if denyAddresses.contains(address) || denyDrivers.contains(driver) { return false }
+        if !allowAddresses.isEmpty && !allowAddresses.contains(address) { return false }
+        if !allowDrivers.isEmpty && !allowDrivers.contains(driver) { return false }
+        return true
+    }
+}
+
+/// The managed devices: their sessions, the persistent list, scanning, adding, removing, renaming, options
+/// and pairing. Commands for a device go to its session.
+public actor DeviceManager {
+    private let bluez: BlueZClient
+    private let registry: DriverRegistry
+    private let store: DeviceStore
+    private let filter: DeviceFilter
+    private let adapterSelector: AdapterSelector?
+    private let output: @Sendable (ManagerOutput) -> Void
+    private let logger: Logger
+    public let discovery: DiscoveryCoordinator
+    private var devices: [String: ManagedDevice] = [:]
+    private var sessions: [String: DeviceSession] = [:]
+    private var scan: (lease: DiscoveryCoordinator.Lease, task: Task<Void, Never>, found: [String: [String: DeviceValue]])?
+    private var pairings: [String: PairingFlow] = [:]
+
+    public init(bluez: BlueZClient, registry: DriverRegistry, store: DeviceStore, filter: DeviceFilter,
+                adapter: AdapterSelector?, output: @escaping @Sendable (ManagerOutput) -> Void, logger: Logger) {
+        self.bluez = bluez
+        self.registry = registry
+        self.store = store
+        self.filter = filter
+        self.adapterSelector = adapter
+        self.output = output
+        self.logger = logger
+        discovery = DiscoveryCoordinator(bluez: bluez, logger: logger)
+    }
+
+    public var adapter: AdapterInfo? { try? bluez.adapter(adapterSelector) }
+
+    // MARK: The device list
+
+    /// Starts sessions for the configured devices and those added earlier over MQTT.
+    public func start(configured: [ManagedDevice]) {
+        var all: [String: ManagedDevice] = [:]
+        let stored = (try? store.load()) ?? []
+        for device in configured { all[device.id] = device }
+        for device in stored where !all.values.contains(where: { $0.address == device.address }) { all[device.id] = device }
+        for device in stored {
+            // A rename or options given over MQTT to a configured device outlive a restart.
+            if let key = all.first(where: { $0.value.address == device.address && $0.value.fromConfiguration })?.key {
+                var merged = all.removeValue(forKey: key)!
+                merged.id = device.id
+                merged.name = device.name ?? merged.name
+                merged.options = device.options
+                all[merged.id] = merged
+            }
+        }
+        for device in all.values { startSession(device) }
+        output(.deviceListChanged)
+    }
+
+    public var managedDevices: [ManagedDevice] { devices.values.sorted { $0.id < $1.id } }
+
+    public func session(id: String) -> DeviceSession? { sessions[id] }
+
+    public func connectionState(id: String) async -> ConnectionState { await sessions[id]?.state ?? .disconnected }
+
+    private func startSession(_ device: ManagedDevice) {
+        guard let address = BluetoothAddress(device.address),
+              let driverType = registry.driver(named: device.driver) else {
+            logger.error("cannot manage device", metadata: ["id": "\(device.id)", "driver": "\(device.driver)"])
+            return
+        }
+        guard filter.permits(address: address, driver: device.driver) else {
+            logger.warning("device refused by the allow/deny lists", metadata: ["id": "\(device.id)", "address": "\(address)"])
+            return
+        }
+        devices[device.id] = device
+        let id = device.id
+        let output = output
+        let driver = driverType.init(configuration: DriverConfiguration(
+            address: address, notifyMethod: device.options.notify == "start_notify" ? .startNotify : .acquire))
+        let bluez = bluez
+        let selector = adapterSelector
+        let session = DeviceSession(
+            device: device, address: address, driver: driver, bluez: bluez,
+            adapter: { try? bluez.adapter(selector) }, discovery: discovery,
+            output: { output(.device(id: id, $0)) },
+            logger: logger)
+        sessions[id] = session
+        Task { await session.start() }
+    }
+
+    private func persist() {
+        do {
+            try store.save(Array(devices.values))
+        } catch {
+            logger.error("cannot save the device list", metadata: ["path": "\(store.path)", "error": "\(error)"])
+        }
+    }
+
+    // MARK: Bridge requests
+
+    /// `device/add`: manage a device by address, with a driver chosen from its advertisement if not given.
+    public func add(address text: String, driver requested: String?, name: String?) async throws(CommandError) -> ManagedDevice {
+        guard let address = BluetoothAddress(text) else {
+            throw .invalidValue(field: "address", "\"\(text)\" is not a Bluetooth address (AA:BB:CC:DD:EE:FF)")
+        }
+        if let existing = devices.values.first(where: { $0.address == address.rawValue }) {
+            throw CommandError(.invalidValue, "address: \(address) is already managed as \(existing.id)")
+        }
+        let driver: String
+        if let requested {
+            guard registry.driver(named: requested) != nil else {
+                throw .invalidValue(field: "driver", "no driver named \(requested); known: \(registry.drivers.map { $0.name }.joined(separator: ", "))")
+            }
+            driver = requested
+        } else if let seen = bluez.model.device(address: address), let match = registry.bestMatch(for: seen) {
+            driver = match.name
+        } else {
+            driver = StandardGATTDriver.name
+        }
+        guard filter.permits(address: address, driver: driver) else {
+            throw CommandError(.forbidden, "\(address) with driver \(driver) is not allowed by the configuration's allow/deny lists")
+        }
+        let id = name ?? "\(driver)_\(address.compactLowercase)"
+        guard devices[id] == nil else { throw .invalidValue(field: "name", "\(id) is already the id of another device") }
+        let device = ManagedDevice(id: id, address: address.rawValue, driver: driver, name: name)
+        startSession(device)
+        persist()
+        output(.deviceListChanged)
+        output(.bridgeEvent(type: "device_added", data: ["id": .text(id), "address": .text(address.rawValue), "driver": .text(driver)]))
+        return device
+    }
+
+    public func remove(id: String) async throws(CommandError) {
+        guard let device = devices.removeValue(forKey: id) else { throw notFound(id) }
+        await sessions.removeValue(forKey: id)?.stop()
+        if let address = BluetoothAddress(device.address), let adapter, let seen = bluez.model.device(address: address, adapter: adapter.path) {
+            try? await bluez.removeDevice(seen.path, adapter: adapter.path)
+        }
+        persist()
+        output(.deviceRetired(id: id))
+        output(.deviceListChanged)
+        output(.bridgeEvent(type: "device_removed", data: ["id": .text(id), "address": .text(device.address)]))
+    }
+
+    public func rename(id: String, to name: String) async throws(CommandError) {
+        guard var device = devices[id] else { throw notFound(id) }
+        guard devices[name] == nil || name == id else { throw .invalidValue(field: "name", "\(name) is already the id of another device") }
+        await sessions.removeValue(forKey: id)?.stop()
+        devices[id] = nil
+        device.id = name
+        device.name = name
+        startSession(device)
+        persist()
+        output(.deviceRetired(id: id))
+        output(.deviceListChanged)
+    }
+
+    public func setOptions(id: String, options: DeviceOptions) async throws(CommandError) {
+        guard var device = devices[id] else { throw notFound(id) }
+        device.options = options
+        await sessions.removeValue(forKey: id)?.stop()
+        startSession(device)
+        persist()
+        output(.deviceListChanged)
+    }
+
+    public func options(id: String) throws(CommandError) -> DeviceOptions {
+        guard let device = devices[id] else { throw notFound(id) }
+        return device.options
+    }
+
+    private func notFound(_ id: String) -> CommandError {
+        CommandError(.deviceNotFound, "no device with id \(id)")
+    }
+
+    public func execute(_ command: DeviceCommand, id: String) async throws(CommandError) -> DeviceValue {
+        guard let session = sessions[id] else { throw notFound(id) }
+        return try await session.execute(command)
+    }
+
+    // MARK: Scanning
+
+    /// Scans for `duration`, reporting each device once as `device_found` (and again when its RSSI moves by
+    /// 10 dB or more); the answer lists everything found.
+    public func scan(duration: Duration, filter scanFilter: DiscoveryFilter) async throws(CommandError) -> [[String: DeviceValue]] {
+        guard let adapter else { throw CommandError(.adapterUnavailable, "no Bluetooth adapter") }
+        guard adapter.powered else { throw CommandError(.adapterUnavailable, "adapter \(adapter.id) is powered off") }
+        stopScan()
+        let lease = await discovery.acquire(adapter: adapter.path, filter: scanFilter)
+        let updates = bluez.events()
+        let task = Task { [weak self] in
+            for await event in updates {
+                switch event {
+                case .deviceAdded(let info), .deviceChanged(let info, _):
+                    await self?.found(info)
+                default: break
+                }
+            }
+        }
+        scan = (lease, task, [:])
+        for info in bluez.model.devices.values where info.adapter == adapter.path && info.rssi != nil { found(info) }
+        try? await Task.sleep(for: duration)
+        let result = scan.map { Array($0.found.values) } ?? []
+        stopScan()
+        return result.sorted { ($0["address"]?.text ?? "") < ($1["address"]?.text ?? "") }
+    }
+
+    public func stopScan() {
+        guard let current = scan else { return }
+        scan = nil
+        current.task.cancel()
+        let discovery = discovery
+        Task { await discovery.release(current.lease) }
+    }
+
+    private func found(_ info: DeviceInfo) {
+        guard scan != nil, let address = info.address else { return }
+        let driver = registry.bestMatch(for: info)?.name
+        var entry: [String: DeviceValue] = [
+            "address": .text(address.rawValue),
+            "uuids": .list(info.serviceUUIDs.map(DeviceValue.text)),
+            "managed": .flag(devices.values.contains { $0.address == address.rawValue }),
+        ]
+        if let name = info.name ?? info.alias { entry["name"] = .text(name) }
+        if let rssi = info.rssi { entry["rssi"] = .integer(Int64(rssi)) }
+        if let driver { entry["driver"] = .text(driver) }
+        let previous = scan?.found[address.rawValue]
+        scan?.found[address.rawValue] = entry
+        let moved = abs((previous?["rssi"]?.integer ?? 0) - (entry["rssi"]?.integer ?? 0)) >= 10
+        if previous == nil || moved {
+            output(.bridgeEvent(type: "device_found", data: entry))
+        }
+    }
+
+    // MARK: Pairing
+
+    /// `device/pair`: starts BlueZ pairing; answers `code_required` when the device wants a passkey typed in
+    /// (then `device/pair/confirm` continues), `paired` when it needed none.
+    public func pair(id: String) async throws(CommandError) -> DeviceValue {
+        guard let device = devices[id], let address = BluetoothAddress(device.address) else { throw notFound(id) }
+        guard let adapter, let info = bluez.model.device(address: address, adapter: adapter.path) else {
+            throw CommandError(.deviceDisconnected, "BlueZ has not seen \(id) yet; bring it in range and try again")
+        }
+        if info.paired { return .object(["state": "paired"]) }
+        let flow = PairingFlow()
+        pairings[info.path.rawValue] = flow
+        let bluez = bluez
+        let path = info.path
+        Task {
+            do throws(BlueZError) {
+                try await bluez.pair(path)
+                await flow.finish(.success(()))
+            } catch {
+                await flow.finish(.failure(CommandError(.pairingFailed, "pairing failed: \(error)")))
+            }
+        }
+        let first = await flow.firstOutcome()
+        switch first {
+        case .codeRequired: return .object(["state": "code_required"])
+        case .finished(.success): pairings[path.rawValue] = nil; output(.bridgeEvent(type: "device_paired", data: ["id": .text(id)])); return .object(["state": "paired"])
+        case .finished(.failure(let error)): pairings[path.rawValue] = nil; throw error
+        }
+    }
+
+    /// `device/pair/confirm`: the code the user read on the device.
+    public func confirmPairing(id: String, code: String) async throws(CommandError) -> DeviceValue {
+        guard let device = devices[id], let address = BluetoothAddress(device.address),
+              let info = bluez.model.device(address: address), let flow = pairings[info.path.rawValue] else {
+            throw CommandError(.invalidValue, "id: no pairing of \(id) is waiting for a code; send device/pair first")
+        }
+        guard let passkey = UInt32(code), code.count <= 6 else {
+            throw .invalidValue(field: "code", "must be the digits shown on the device")
+        }
+        await flow.provide(passkey)
+        let outcome = await flow.completion()
+        pairings[info.path.rawValue] = nil
+        switch outcome {
+        case .success:
+            output(.bridgeEvent(type: "device_paired", data: ["id": .text(id)]))
+            return .object(["state": "paired"])
+        case .failure(let error): throw error
+        }
+    }
+
+    /// The agent's handler: BlueZ asks while a `device/pair` is running.
+    public func answer(_ request: PairingRequest) async -> PairingAnswer {
+        switch request {
+        case .passkey(let device):
+            guard let flow = pairings[device.rawValue] else { return .reject }
+            return await flow.waitForPasskey().map(PairingAnswer.passkey) ?? .reject
+        case .confirmation(let device, _), .authorization(let device):
+            return pairings[device.rawValue] != nil ? .accept : .reject
+        case .serviceAuthorization(let device, _):
+            return devices.values.contains { BluetoothAddress($0.address).map { bluez.model.device(address: $0)?.path == device } ?? false } ? .accept : .reject
+        case .pinCode, .displayPasskey, .displayPinCode:
+            return .reject
+        }
+    }
+}
+
+/// One pairing in progress: BlueZ's Pair call on one side, the MQTT requests on the other.
+actor PairingFlow {
+    enum Outcome { case codeRequired, finished(Result<Void, CommandError>) }
+
+    private var result: Result<Void, CommandError>?
+    private var passkey: UInt32?
+    private var passkeyWanted = false
+    private var outcomeWaiters: [CheckedContinuation<Outcome, Never>] = []
+    private var completionWaiters: [CheckedContinuation<Result<Void, CommandError>, Never>] = []
+    private var passkeyWaiters: [CheckedContinuation<UInt32?, Never>] = []
+
+    func firstOutcome() async -> Outcome {
+        if let result { return .finished(result) }
+        if passkeyWanted { return .codeRequired }
+        return await withCheckedContinuation { outcomeWaiters.append($0) }
+    }
+
+    func completion() async -> Result<Void, CommandError> {
+        if let result { return result }
+        return await withCheckedContinuation { completionWaiters.append($0) }
+    }
+
+    /// BlueZ's agent asks: wait (up to two minutes) for the user's code.
+    func waitForPasskey() async -> UInt32? {
+        if let passkey { return passkey }
+        passkeyWanted = true
+        for waiter in outcomeWaiters { waiter.resume(returning: .codeRequired) }
+        outcomeWaiters.removeAll()
+        return await withCheckedContinuation { passkeyWaiters.append($0) }
+    }
+
+    func provide(_ code: UInt32) {
+        passkey = code
+        for waiter in passkeyWaiters { waiter.resume(returning: code) }
+        passkeyWaiters.removeAll()
+    }
+
+    func finish(_ outcome: Result<Void, CommandError>) {
+        result = outcome
+        for waiter in outcomeWaiters { waiter.resume(returning: .finished(outcome)) }
+        outcomeWaiters.removeAll()
+        for waiter in completionWaiters { waiter.resume(returning: outcome) }
+        completionWaiters.removeAll()
+        for waiter in passkeyWaiters { waiter.resume(returning: nil) }
+        passkeyWaiters.removeAll()
+    }
+}

@@ -1,0 +1,77 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+
+/// A device the gateway manages: from the configuration or added over MQTT.
+public struct ManagedDevice: Sendable, Equatable, Codable {
+    /// The topic segment: the friendly name, else `<driver>_<address without colons>`.
+    public var id: String
+    public var address: String
+    public var driver: String
+    /// The name given in the configuration or by `device/rename`.
+    public var name: String?
+    /// Per-device options (`device/options`): batch_ms, qos, retain, notify.
+    public var options: DeviceOptions
+    /// Listed in config.yaml (cannot be removed over MQTT for good: it comes back at the next start).
+    public var fromConfiguration: Bool
+
+    public init(id: String, address: String, driver: String, name: String? = nil,
+                options: DeviceOptions = DeviceOptions(), fromConfiguration: Bool = false) {
+        self.id = id
+        self.address = address
+        self.driver = driver
+        self.name = name
+        self.options = options
+        self.fromConfiguration = fromConfiguration
+    }
+}
+
+/// Per-device publishing options.
+public struct DeviceOptions: Sendable, Equatable, Codable {
+    /// Collect samples for this long and publish them as one `{"samples":[…]}` message; 0 publishes each.
+    public var batchMilliseconds: Int = 0
+    /// QoS of sample messages (0 by contract).
+    public var sampleQoS: Int = 0
+    /// Retain sample messages (off by contract).
+    public var retainSamples: Bool = false
+    /// "acquire" (AcquireNotify, default) or "start_notify" for peripherals that misbehave with AcquireNotify.
+    public var notify: String = "acquire"
+
+    public init() {}
+
+    enum CodingKeys: String, CodingKey {
+        case batchMilliseconds = "batch_ms", sampleQoS = "qos", retainSamples = "retain", notify
+    }
+}
+
+/// Keeps the devices added over MQTT and the names given to them in `<state_dir>/devices.json`, written
+/// atomically (temporary file, fsync, rename) so a crash leaves the old or the new list, never half of one.
+public struct DeviceStore: Sendable {
+    public let path: String
+
+    public init(stateDirectory: String) {
+        path = stateDirectory + "/devices.json"
+    }
+
+    public func load() throws -> [ManagedDevice] {
+        guard let data = FileManager.default.contents(atPath: path) else { return [] }
+        return try JSONDecoder().decode([ManagedDevice].self, from: data)
+    }
+
+    public func save(_ devices: [ManagedDevice]) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        let data = try encoder.encode(devices.sorted { $0.id < $1.id })
+        let temporary = path + ".tmp"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        let written = data.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        let synced = fsync(fd) == 0
+        close(fd)
+        guard written == data.count, synced, rename(temporary, path) == 0 else {
+            unlink(temporary)
+            throw POSIXError(.EIO)
+        }
+    }
+}

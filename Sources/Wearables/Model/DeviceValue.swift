@@ -1,0 +1,49 @@
+/// A structured value in the device model: settings, command arguments and results, state fields.
+///
+/// It has JSON's shape so the gateway can map it one to one, but it is not JSON: drivers never see text,
+/// and the gateway alone decides how it is written on MQTT.
+public indirect enum DeviceValue: Sendable, Equatable, Hashable {
+    case null
+    case flag(Bool)
+    case integer(Int64)
+    case number(Double)
+    case text(String)
+    case list([DeviceValue])
+    case object([String: DeviceValue])
+
+    public var integer: Int64? {
+        switch self {
+        case .integer(let value): value
+        case .number(let value) where value.rounded() == value && abs(value) < 9e15: Int64(value)
+        default: nil
+        }
+    }
+
+    public var number: Double? {
+        switch self {
+        case .integer(let value): Double(value)
+        case .number(let value): value
+        default: nil
+        }
+    }
+
+    public var text: String? { if case .text(let value) = self { value } else { nil } }
+    public var flag: Bool? { if case .flag(let value) = self { value } else { nil } }
+    public var list: [DeviceValue]? { if case .list(let value) = self { value } else { nil } }
+    public var object: [String: DeviceValue]? { if case .object(let value) = self { value } else { nil } }
+
+    public subscript(key: String) -> DeviceValue? { object?[key] }
+}
+
+extension DeviceValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral,
+    ExpressibleByBooleanLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral, ExpressibleByNilLiteral {
+    public init(stringLiteral value: String) { self = .text(value) }
+    public init(integerLiteral value: Int64) { self = .integer(value) }
+    public init(floatLiteral value: Double) { self = .number(value) }
+    public init(booleanLiteral value: Bool) { self = .flag(value) }
+    public init(arrayLiteral elements: DeviceValue...) { self = .list(elements) }
+    public init(dictionaryLiteral elements: (String, DeviceValue)...) {
+        self = .object(Dictionary(elements) { $1 })
+    }
+    public init(nilLiteral: ()) { self = .null }
+}

@@ -1,0 +1,46 @@
+/// The sensors of the MQTT contract; the raw value is the topic segment (`sensor/<name>`).
+public enum SensorKind: String, Sendable, Hashable, CaseIterable, Codable {
+    case accelerometer, gyroscope, magnetometer, orientation
+    case rotation
+    case gameRotation = "game_rotation"
+    case uncalibratedMagnetometer = "uncalibrated_magnetometer"
+    case heartRate = "heart_rate"
+    case eda, bvp, ibi
+    case skinTemperature = "skin_temperature"
+    case temperature, spo2, running, cycling
+}
+
+/// How much a motion sensor trusts its reading.
+public enum SensorAccuracy: String, Sendable, Equatable {
+    case unreliable, low, medium, high
+}
+
+/// One reading, in SI units or units named in the contract's keys.
+public enum SensorReading: Sendable, Equatable {
+    case vector(x: Double, y: Double, z: Double, accuracy: SensorAccuracy?)
+    case quaternion(x: Double, y: Double, z: Double, w: Double, accuracy: Double?)
+    case uncalibratedVector(x: Double, y: Double, z: Double, biasX: Double, biasY: Double, biasZ: Double)
+    case heartRate(bpm: Int, contact: Bool?, energyExpendedKJ: Int?, rrIntervalsMilliseconds: [Double])
+    case eda(microsiemens: Double)
+    case bvp(value: Double)
+    case ibi(seconds: Double)
+    case celsius(Double)
+    case spo2(percent: Double, pulseBPM: Double?)
+    case running(speedMetresPerSecond: Double, cadenceStepsPerMinute: Int, strideMetres: Double?,
+                 totalDistanceMetres: Double?, isRunning: Bool?)
+    case cycling(wheelRevolutions: UInt32?, crankRevolutions: UInt16?, speedMetresPerSecond: Double?,
+                 cadenceRPM: Double?)
+}
+
+/// A timestamped reading of one sensor. `timestamp` is Unix time in milliseconds, as the contract's `ts`.
+public struct SensorSample: Sendable, Equatable {
+    public var sensor: SensorKind
+    public var timestamp: Int64
+    public var reading: SensorReading
+
+    public init(sensor: SensorKind, timestamp: Int64, reading: SensorReading) {
+        self.sensor = sensor
+        self.timestamp = timestamp
+        self.reading = reading
+    }
+}
