@@ -76,9 +76,9 @@ struct Run: AsyncParsableCommand {
             fail(ExitStatus.configurationError, "configuration error: mqtt: \(error)")
         }
         logger.info("starting", metadata: ["version": "\(Wear2MQTTVersion.current)", "gateway_id": "\(configuration.gateway.id)"])
-        let bridge = BridgeService(configuration: configuration, client: client, logger: logger)
+        let gateway = GatewayService(configuration: configuration, client: client, logger: logger)
         let group = ServiceGroup(configuration: .init(
-            services: [.init(service: bridge)],
+            services: [.init(service: gateway)],
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger))
         do {
