@@ -5,7 +5,7 @@ public struct BluetoothAddress: Sendable, Hashable, Comparable, CustomStringConv
     /// Accepts `aa:bb:cc:dd:ee:ff`, `AA-BB-…` and `aabbccddeeff`.
     public init?(_ text: String) {
         let hex = text.uppercased().filter { $0 != ":" && $0 != "-" }
-        guard hex.count == 12, hex.allSatisfy({ $0.isHexDigit }) else { return nil }
+        guard hex.count == 12, hex.allSatisfy({ $0.isASCII && $0.isHexDigit }) else { return nil }
         var pairs: [String] = []
         var index = hex.startIndex
         while index < hex.endIndex {

@@ -7,7 +7,7 @@ extension Configuration {
     /// The MQTT client's settings from the `mqtt:` section, with the bridge's will
     /// (`bridge/state` offline, retained, QoS 1).
     public func mqttClientConfiguration() -> MQTTClientConfiguration {
-        let topics = BridgeTopics(base: mqtt.baseTopic)
+        let topics = TopicLayout(base: mqtt.baseTopic)
         let will = BridgeState.offline.message(topics: topics)
         var tls: MQTTClientConfiguration.TLS?
         if mqtt.tls.enabled {

@@ -56,7 +56,7 @@ public final class GatewayService: Service, Sendable {
             }
         } onGracefulShutdown: { [self] in
             logger.info("shutting down: publishing offline state and flushing the durable spool")
-            var finals = [OutgoingMessage(retainedJSON: BridgeState.offline.message(topics: BridgeTopics(base: topics.base)))]
+            var finals = [OutgoingMessage(retainedJSON: BridgeState.offline.message(topics: topics))]
             for id in state.withLock({ Array($0.documents.keys) }) { finals.append(messages.availability(id, online: false)) }
             client.requestClose(finalMessages: finals, timeout: shutdownTimeout)
             recordQueue.finish()
@@ -233,7 +233,7 @@ public final class GatewayService: Service, Sendable {
 
     /// After every (re)connect: the broker may have restarted without persistence.
     private func republishAll() {
-        publish(OutgoingMessage(retainedJSON: BridgeState.online.message(topics: BridgeTopics(base: topics.base))))
+        publish(OutgoingMessage(retainedJSON: BridgeState.online.message(topics: topics)))
         publishBridgeInfo()
         publishDeviceList()
         let documents = state.withLock { $0.documents }
