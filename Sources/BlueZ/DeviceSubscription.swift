@@ -51,6 +51,9 @@ extension BlueZClient {
                     for await value in values { continuation.yield(.value(value)) }
                     if Task.isCancelled { break }
                     continuation.yield(.interrupted)
+                    // The socket closes a moment before BlueZ reports Connected=false: let the link settle
+                    // rather than resubscribe on a connection that is going away.
+                    _ = await wait(timeout: .seconds(2)) { model in !(model.devices[device]?.connected ?? false) }
                 } catch {
                     continuation.yield(.failed(error))
                     // Wait for this connection to end before trying again, unless it already did.

@@ -32,9 +32,12 @@ public final class DBusDaemon: Sendable {
         </busconfig>
         """)
         child = try ChildProcess(executable: "/usr/bin/dbus-daemon",
-                                 arguments: ["--config-file=\(configuration)", "--nofork", "--nopidfile"],
+                                 arguments: ["--config-file=\(configuration)", "--nofork", "--nopidfile", "--print-address"],
                                  outputPath: directory.file("daemon.out"), errorPath: directory.file("daemon.err"))
-        let ready = await eventually(timeout: .seconds(10)) { FileManager.default.fileExists(atPath: socket) }
+        // The daemon prints its address once it accepts connections; the socket file alone appears earlier.
+        let ready = await eventually(timeout: .seconds(10)) { [child] in
+            FileManager.default.fileExists(atPath: socket) && child.output.contains("unix:")
+        }
         guard ready else { throw TestSetupError("dbus-daemon did not start: \(child.errorOutput)") }
     }
 
