@@ -108,11 +108,15 @@ let package = Package(
         .testTarget(name: "DBusTests", dependencies: ["DBus", "Wear2MQTTTesting"]),
         .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "Simulator", "wear2mqtt-sim", "Wear2MQTTTesting"]),
         .testTarget(name: "WearablesTests", dependencies: ["Wearables"]),
-        .testTarget(name: "SimulatorTests", dependencies: ["Simulator", "DBus", "Wear2MQTTTesting"]),
+        .testTarget(
+            name: "SimulatorTests",
+            dependencies: ["Simulator", "DBus", "Wearables", "wear2mqtt-sim", "Wear2MQTTTesting"],
+            exclude: ["bleak_interop.py"]
+        ),
         .testTarget(name: "GatewayTests", dependencies: ["Gateway", "Wear2MQTTTesting"]),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["wear2mqtt", "Gateway", "Wear2MQTTTesting"]
+            dependencies: ["wear2mqtt", "wear2mqtt-sim", "Gateway", "MQTT", "Simulator", "Wear2MQTTTesting"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -18,13 +18,14 @@ public enum MosquittoClients {
         return child.output.split(separator: "\n").map(String.init)
     }
 
-    /// Publishes one message with mosquitto_pub.
-    public static func publish(port: Int, topic: String, message: String, extraArguments: [String] = []) async throws {
+    /// Publishes one message with mosquitto_pub (the payload from `message`, or from `extraArguments` such
+    /// as `-f FILE` when `message` is nil).
+    public static func publish(port: Int, topic: String, message: String?, extraArguments: [String] = []) async throws {
         let directory = try TemporaryDirectory(prefix: "mosquitto-pub")
         defer { directory.remove() }
         let child = try ChildProcess(
             executable: "/usr/bin/mosquitto_pub",
-            arguments: ["-h", "127.0.0.1", "-p", String(port), "-t", topic, "-m", message] + extraArguments,
+            arguments: ["-h", "127.0.0.1", "-p", String(port), "-t", topic] + (message.map { ["-m", $0] } ?? []) + extraArguments,
             outputPath: directory.file("out"), errorPath: directory.file("err"))
         await child.waitForExit(timeout: .seconds(10))
     }

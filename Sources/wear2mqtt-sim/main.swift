@@ -1,2 +1,175 @@
+import ArgumentParser
+import DBus
+import Foundation
+import Logging
 import Simulator
-print("sim")
+import Wearables
+
+/// `wear2mqtt-sim`: a BlueZ-compatible simulator with simulated wearables (see docs/simulator.md).
+@main
+struct SimulatorCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "wear2mqtt-sim",
+        abstract: "Simulates bluetoothd 5.66 (org.bluez on D-Bus) with simulated BLE wearables.",
+        subcommands: [Run.self, Control.self])
+}
+
+/// `session`, `system`, or a D-Bus address such as `unix:path=/tmp/bus`.
+struct BusOption: ExpressibleByArgument {
+    let address: BusAddress
+
+    init?(argument: String) {
+        switch argument {
+        case "session": address = .session
+        case "system": address = .system
+        default:
+            guard argument.contains(":") else { return nil }
+            address = .address(argument)
+        }
+    }
+}
+
+struct Run: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Owns org.bluez on the bus and simulates the scenario until SIGTERM or SIGINT.")
+
+    @Option(help: "session, system, or a D-Bus address (unix:path=…).")
+    var bus: BusOption = BusOption(argument: "system")!
+
+    @Option(help: "The scenario YAML file.")
+    var scenario: String
+
+    @Option(help: "Log level: trace, debug, info, notice, warning, error.")
+    var logLevel: String = "info"
+
+    func run() async throws {
+        let level = Logger.Level(rawValue: logLevel) ?? .info
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "wear2mqtt-sim")
+        let loaded: Scenario
+        do {
+            loaded = try ScenarioLoader.load(contentsOf: scenario)
+        } catch {
+            FileHandle.standardError.write(Data("wear2mqtt-sim: \(error)\n".utf8))
+            throw ExitCode(1)
+        }
+        let simulator: BlueZSimulator
+        do {
+            simulator = try await BlueZSimulator.start(loaded, on: bus.address, logger: logger)
+        } catch {
+            FileHandle.standardError.write(Data("wear2mqtt-sim: \(error)\n".utf8))
+            throw ExitCode(2)
+        }
+        let reason = await ShutdownSignal.wait(orUntil: simulator.disconnection)
+        logger.info("stopping (\(reason))")
+        await simulator.stop()
+    }
+}
+
+/// Waits for SIGTERM or SIGINT, or for the bus to go away.
+enum ShutdownSignal {
+    static func wait(orUntil disconnection: AsyncStream<Void>) async -> String {
+        let (events, continuation) = AsyncStream.makeStream(of: String.self)
+        var sources: [DispatchSourceSignal] = []
+        for (number, name) in [(SIGTERM, "SIGTERM"), (SIGINT, "SIGINT")] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { continuation.yield(name) }
+            source.resume()
+            sources.append(source)
+        }
+        let watcher = Task {
+            for await _ in disconnection {}
+            continuation.yield("the bus connection closed")
+        }
+        var iterator = events.makeAsyncIterator()
+        let reason = await iterator.next() ?? "stopped"
+        watcher.cancel()
+        for source in sources { source.cancel() }
+        return reason
+    }
+}
+
+struct Control: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Injects a fault or device event into a running simulator, or reads back what a device received.",
+        discussion: """
+        Verbs: list; drop-link ADDRESS; refuse-connects ADDRESS COUNT [ERROR]; advertising ADDRESS on|off;
+        latency ADDRESS|adapter MILLISECONDS; fail-next-call ADDRESS|adapter METHOD [ERROR]; power on|off;
+        press-button ADDRESS; event ADDRESS button_press|find_my_phone|spot_check; rssi ADDRESS DBM;
+        received ADDRESS CHARACTERISTIC-UUID.
+        """)
+
+    @Option(help: "session, system, or a D-Bus address (unix:path=…).")
+    var bus: BusOption = BusOption(argument: "system")!
+
+    @Argument(help: "The verb and its arguments.")
+    var words: [String]
+
+    func run() async throws {
+        let connection: BusConnection
+        do {
+            connection = try BusConnection(bus.address)
+        } catch {
+            throw ValidationError("cannot connect to the bus: \(error)")
+        }
+        defer { connection.close() }
+        let client = SimulatorControlClient(bus: connection)
+        guard let verb = words.first else { throw ValidationError("name a verb (see --help)") }
+        let arguments = Array(words.dropFirst())
+        func argument(_ index: Int, _ what: String) throws -> String {
+            guard index < arguments.count else { throw ValidationError("\(verb) needs \(what)") }
+            return arguments[index]
+        }
+        func number(_ index: Int, _ what: String) throws -> Int {
+            guard let value = Int(try argument(index, what)) else { throw ValidationError("\(what) must be a number") }
+            return value
+        }
+        func onOff(_ index: Int) throws -> Bool {
+            switch try argument(index, "on or off") {
+            case "on": return true
+            case "off": return false
+            default: throw ValidationError("say on or off")
+            }
+        }
+        func target(_ index: Int) throws -> String {
+            let text = try argument(index, "an address or adapter")
+            return text == "adapter" ? "" : text
+        }
+        do {
+            switch verb {
+            case "list":
+                for device in try await client.listDevices() { print("\(device.address)  \(device.kind)  \(device.state)") }
+            case "drop-link": try await client.dropLink(try argument(0, "an address"))
+            case "refuse-connects":
+                try await client.refuseConnects(try argument(0, "an address"), count: try number(1, "a count"),
+                                                error: arguments.count > 2 ? arguments[2] : "")
+            case "advertising": try await client.setAdvertising(try argument(0, "an address"), try onOff(1))
+            case "latency": try await client.setLatency(try target(0), milliseconds: try number(1, "milliseconds"))
+            case "fail-next-call":
+                try await client.failNextCall(try target(0), method: try argument(1, "a method"),
+                                              error: arguments.count > 2 ? arguments[2] : "")
+            case "power": try await client.setPowered(try onOff(0))
+            case "press-button": try await client.raiseEvent(try argument(0, "an address"), .buttonPress)
+            case "event":
+                guard let event = DeviceEvent(rawValue: try argument(1, "an event")) else {
+                    throw ValidationError("events: \(DeviceEvent.allCases.map(\.rawValue).joined(separator: ", "))")
+                }
+                try await client.raiseEvent(try argument(0, "an address"), event)
+            case "rssi": try await client.setRSSI(try argument(0, "an address"), try number(1, "an RSSI in dBm"))
+            case "received":
+                let values = try await client.received(try argument(0, "an address"), characteristic: try argument(1, "a UUID"))
+                for value in values { print(value.map { String(format: "%02x", $0) }.joined()) }
+            default:
+                throw ValidationError("unknown verb \(verb) (see --help)")
+            }
+        } catch let error as BusError {
+            FileHandle.standardError.write(Data("wear2mqtt-sim control: \(error)\n".utf8))
+            throw ExitCode(1)
+        }
+    }
+}
+

@@ -204,6 +204,8 @@ public final class GatewayService: Service, Sendable {
                 }
             }
             if let document { publish(messages.state(id, document), device: id) }
+            // bridge/devices shows the vendor and model the device reports.
+            if case .state(let patch) = event, patch["manufacturer"] != nil || patch["model"] != nil { publishDeviceList() }
         }
     }
 

@@ -1,0 +1,61 @@
+import DBus
+import Wearables
+
+/// Faults and device-side events from the scenario's timeline and the control interface.
+extension SimulatedBluetoothDaemon {
+    func apply(_ action: SimulatorAction) async throws(BlueZErrorReply) {
+        logger.info("action: \(action)")
+        switch action {
+        case .dropLink(let address):
+            let device = try simulatedDevice(address)
+            guard device.link.currentLink != nil else { throw ControlError.notConnected(address) }
+            await linkDown(device, cause: .remote)
+        case .refuseConnects(let address, let count, let error):
+            try simulatedDevice(address).faults.refuseConnects(count, with: error)
+        case .setAdvertising(let address, let on):
+            let device = try simulatedDevice(address)
+            device.advertising = on
+            if on {
+                device.nextSighting = .now
+                if let attempt = device.attemptAwaitingAdvertising {
+                    schedule(after: device.settings.connectDelay) { daemon in daemon.attemptTimerFired(address, attempt: attempt) }
+                }
+            }
+        case .setLatency(let address, let latency):
+            if let address { try simulatedDevice(address).faults.latency = latency } else { adapterFaults.latency = latency }
+        case .failNextCall(let address, let method, let error):
+            if let address {
+                try simulatedDevice(address).faults.failNextCall(of: method, with: error)
+            } else {
+                adapterFaults.failNextCall(of: method, with: error)
+            }
+        case .setPowered(let on):
+            await setPowered(on)
+        case .deviceEvent(let address, let event):
+            let device = try simulatedDevice(address)
+            let handled = await device.peripheral.handle(event, link: device.linkObject)
+            guard handled else { throw ControlError.eventNotSupported(event, address) }
+        case .setRSSI(let address, let rssi):
+            try simulatedDevice(address).rssi = rssi
+        }
+    }
+
+    /// Every value written to `characteristic` that reached the device, oldest first.
+    func received(_ address: BluetoothAddress, characteristic: BluetoothUUID) throws(BlueZErrorReply) -> [[UInt8]] {
+        try simulatedDevice(address).received[characteristic] ?? []
+    }
+
+    /// Address, kind, and the link state of every simulated device, for `wear2mqtt-sim control list`.
+    func deviceSummaries() -> [(address: String, kind: String, state: String)] {
+        devices.values.sorted { $0.address < $1.address }.map { device in
+            let state: String
+            switch device.link.state {
+            case .disconnected: state = device.advertising ? "advertising" : "silent"
+            case .connecting: state = "connecting"
+            case .connected: state = device.servicesResolved ? "connected" : "resolving"
+            case .disconnecting: state = "disconnecting"
+            }
+            return (device.address.description, device.settings.kind.name, state)
+        }
+    }
+}

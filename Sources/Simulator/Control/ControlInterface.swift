@@ -1,0 +1,92 @@
+import DBus
+import Wearables
+
+/// `org.wear2mqtt.Simulator1` at `/org/wear2mqtt/simulator`, owned as `org.wear2mqtt.Simulator` on a connection
+/// of its own, so that the `org.bluez` object tree stays exactly what BlueZ exports. Tests and
+/// `wear2mqtt-sim control` use it to inject faults and device-side events and to read back what devices received.
+public enum SimulatorControl {
+    public static let busName = "org.wear2mqtt.Simulator"
+    public static let path: ObjectPath = "/org/wear2mqtt/simulator"
+    public static let interface = "org.wear2mqtt.Simulator1"
+
+    static func address(_ value: DBusValue) throws(BlueZErrorReply) -> BluetoothAddress {
+        guard let text = value.stringValue, let address = BluetoothAddress(text) else {
+            throw ControlError.invalidArgument("\(value) is not a Bluetooth address like AA:BB:CC:DD:EE:FF")
+        }
+        return address
+    }
+
+    /// An empty string is "the adapter".
+    static func optionalAddress(_ value: DBusValue) throws(BlueZErrorReply) -> BluetoothAddress? {
+        value.stringValue?.isEmpty ?? true ? nil : try address(value)
+    }
+
+    static func errorReply(_ value: DBusValue, default fallback: BlueZErrorReply) throws(BlueZErrorReply) -> BlueZErrorReply {
+        let text = value.stringValue ?? ""
+        if text.isEmpty { return fallback }
+        guard let reply = BlueZErrorReply(named: text) else {
+            throw ControlError.invalidArgument("\"\(text)\" is not a D-Bus error name such as org.bluez.Error.InProgress")
+        }
+        return reply
+    }
+
+    static func definition(_ daemon: SimulatedBluetoothDaemon) -> InterfaceDefinition {
+        func action(_ name: String, _ input: String,
+                    _ make: @escaping @Sendable ([DBusValue]) throws(BlueZErrorReply) -> SimulatorAction) -> MethodDefinition {
+            MethodDefinition(name, input: input) { call throws(BusError) in
+                try await BlueZInterfaces.answer { () throws(BlueZErrorReply) in
+                    try await daemon.apply(try make(call.arguments))
+                    return []
+                }
+            }
+        }
+        return InterfaceDefinition(interface, methods: [
+            action("DropLink", "s") { arguments throws(BlueZErrorReply) in .dropLink(try address(arguments[0])) },
+            action("RefuseConnects", "sus") { arguments throws(BlueZErrorReply) in
+                .refuseConnects(try address(arguments[0]), count: Int(arguments[1].integerValue ?? 1),
+                                error: try errorReply(arguments[2], default: .leConnectionAbortByLocal))
+            },
+            action("SetAdvertising", "sb") { arguments throws(BlueZErrorReply) in
+                .setAdvertising(try address(arguments[0]), arguments[1].boolValue ?? true)
+            },
+            action("SetLatency", "su") { arguments throws(BlueZErrorReply) in
+                .setLatency(try optionalAddress(arguments[0]), .milliseconds(arguments[1].integerValue ?? 0))
+            },
+            action("FailNextCall", "sss") { arguments throws(BlueZErrorReply) in
+                guard let method = arguments[1].stringValue, !method.isEmpty else {
+                    throw ControlError.invalidArgument("name the method, such as Connect or ReadValue")
+                }
+                return .failNextCall(try optionalAddress(arguments[0]), method: method,
+                                     error: try errorReply(arguments[2], default: .busy))
+            },
+            action("SetPowered", "b") { arguments throws(BlueZErrorReply) in .setPowered(arguments[0].boolValue ?? true) },
+            action("RaiseEvent", "ss") { arguments throws(BlueZErrorReply) in
+                guard let name = arguments[1].stringValue, let event = DeviceEvent(rawValue: name) else {
+                    let known = DeviceEvent.allCases.map(\.rawValue).joined(separator: ", ")
+                    throw ControlError.invalidArgument("\(arguments[1]) is not an event (\(known))")
+                }
+                return .deviceEvent(try address(arguments[0]), event)
+            },
+            action("PressButton", "s") { arguments throws(BlueZErrorReply) in .deviceEvent(try address(arguments[0]), .buttonPress) },
+            action("SetRSSI", "sn") { arguments throws(BlueZErrorReply) in
+                .setRSSI(try address(arguments[0]), Int(arguments[1].integerValue ?? -60))
+            },
+            MethodDefinition("GetReceived", input: "ss", output: "aay") { call throws(BusError) in
+                try await BlueZInterfaces.answer { () throws(BlueZErrorReply) in
+                    let device = try address(call.arguments[0])
+                    guard let text = call.arguments[1].stringValue, let uuid = BluetoothUUID(string: text) else {
+                        throw ControlError.invalidArgument("\(call.arguments[1]) is not a UUID")
+                    }
+                    let values = try await daemon.received(device, characteristic: uuid)
+                    return [.array(elementSignature: "ay", values.map(DBusValue.bytes))]
+                }
+            },
+            MethodDefinition("ListDevices", output: "a(sss)") { _ throws(BusError) in
+                let summaries = await daemon.deviceSummaries()
+                return [.array(elementSignature: "(sss)", summaries.map {
+                    .structure([.string($0.address), .string($0.kind), .string($0.state)])
+                })]
+            },
+        ])
+    }
+}

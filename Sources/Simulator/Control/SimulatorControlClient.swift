@@ -1,0 +1,59 @@
+import DBus
+import Wearables
+
+/// Calls the simulator's control interface from another process (the CLI's `control` verbs, tests).
+public struct SimulatorControlClient: Sendable {
+    public let bus: BusConnection
+
+    public init(bus: BusConnection) { self.bus = bus }
+
+    @discardableResult
+    private func call(_ member: String, _ arguments: [DBusValue] = []) async throws(BusError) -> [DBusValue] {
+        try await bus.call(destination: SimulatorControl.busName, path: SimulatorControl.path, interface: SimulatorControl.interface,
+                           member: member, arguments: arguments, timeout: .seconds(10))
+    }
+
+    public func dropLink(_ address: String) async throws(BusError) { try await call("DropLink", [.string(address)]) }
+
+    /// `error` empty: org.bluez.Error.Failed "le-connection-abort-by-local".
+    public func refuseConnects(_ address: String, count: Int, error: String = "") async throws(BusError) {
+        try await call("RefuseConnects", [.string(address), .uint32(UInt32(count)), .string(error)])
+    }
+
+    public func setAdvertising(_ address: String, _ on: Bool) async throws(BusError) {
+        try await call("SetAdvertising", [.string(address), .boolean(on)])
+    }
+
+    /// `address` empty: the adapter.
+    public func setLatency(_ address: String, milliseconds: Int) async throws(BusError) {
+        try await call("SetLatency", [.string(address), .uint32(UInt32(milliseconds))])
+    }
+
+    /// `address` empty: the adapter; `error` empty: org.bluez.Error.InProgress "Operation already in progress".
+    public func failNextCall(_ address: String, method: String, error: String = "") async throws(BusError) {
+        try await call("FailNextCall", [.string(address), .string(method), .string(error)])
+    }
+
+    public func setPowered(_ on: Bool) async throws(BusError) { try await call("SetPowered", [.boolean(on)]) }
+
+    public func raiseEvent(_ address: String, _ event: DeviceEvent) async throws(BusError) {
+        try await call("RaiseEvent", [.string(address), .string(event.rawValue)])
+    }
+
+    public func setRSSI(_ address: String, _ rssi: Int) async throws(BusError) {
+        try await call("SetRSSI", [.string(address), .int16(Int16(clamping: rssi))])
+    }
+
+    public func received(_ address: String, characteristic: String) async throws(BusError) -> [[UInt8]] {
+        let reply = try await call("GetReceived", [.string(address), .string(characteristic)])
+        return reply.first?.arrayValues?.compactMap(\.bytesValue) ?? []
+    }
+
+    public func listDevices() async throws(BusError) -> [(address: String, kind: String, state: String)] {
+        let reply = try await call("ListDevices")
+        return (reply.first?.arrayValues ?? []).compactMap { entry in
+            guard let items = entry.structureValues, items.count == 3 else { return nil }
+            return (items[0].stringValue ?? "", items[1].stringValue ?? "", items[2].stringValue ?? "")
+        }
+    }
+}

@@ -1,0 +1,193 @@
+import DBus
+import Foundation
+import MQTT
+import Simulator
+import Testing
+import Wear2MQTTTesting
+
+/// The whole product: a real mosquitto, a private D-Bus with the BlueZ simulator as a child process, and the
+/// gateway as a child process configured with a heart-rate strap and a key finder.
+@Suite(.timeLimit(.minutes(3)))
+struct SimulatedWearablesTests {
+    static let strap = "C0:FF:EE:00:00:01"
+    static let tag = "C0:FF:EE:00:00:04"
+
+    struct Stack {
+        let broker: MosquittoBroker
+        let daemon: DBusDaemon
+        let simulator: ChildProcess
+        let gateway: GatewayProcess
+        let control: SimulatorControlClient
+        let witness: ChildProcess
+        let base: String
+
+        static func start() async throws -> Stack {
+            let base = "sim/\(UUID().uuidString.prefix(8))"
+            let broker = try MosquittoBroker()
+            try await broker.start()
+            let daemon = try await DBusDaemon()
+            let scenario = try daemon.directory.write("scenario.yaml", """
+            seed: 11
+            adapter:
+              address: "00:1A:7D:DA:71:13"
+            devices:
+              - kind: heart_rate_strap
+                address: \(strap)
+                name: HRM-Sim
+                advertising_interval: 100ms
+                options: { rate_hz: 5, battery: 77, manufacturer: Polar Electro Oy, model: H10 }
+              - kind: key_finder
+                address: \(tag)
+                advertising_interval: 100ms
+            """)
+            let simulatorPath = URL(fileURLWithPath: GatewayProcess.executablePath).deletingLastPathComponent()
+                .appendingPathComponent("wear2mqtt-sim").path
+            let simulator = try ChildProcess(executable: simulatorPath,
+                                             arguments: ["run", "--bus", daemon.address, "--scenario", scenario],
+                                             outputPath: daemon.directory.file("sim.out"), errorPath: daemon.directory.file("sim.err"))
+            let control = SimulatorControlClient(bus: try BusConnection(.address(daemon.address)))
+            let witness = try MosquittoClients.subscriber(port: broker.port, topics: ["\(base)/#"], arguments: ["-V", "5"],
+                                                          directory: broker.directory, name: "witness")
+            let config = try broker.directory.write("gateway.yaml", GatewayProcess.configuration(
+                port: broker.port, stateDirectory: broker.directory.file("state"), baseTopic: base,
+                extra: """
+                bluez:
+                  bus: \(daemon.address)
+                devices:
+                  - address: \(strap)
+                    name: strap
+                  - address: \(tag)
+                    name: tag
+                """))
+            let gateway = try GatewayProcess.start(arguments: ["run", "--config", config], in: broker.directory)
+            return Stack(broker: broker, daemon: daemon, simulator: simulator, gateway: gateway, control: control,
+                         witness: witness, base: base)
+        }
+
+        /// Every message the witness saw on `topic`, payloads only, in order.
+        func payloads(_ topic: String) -> [String] {
+            let prefix = "\(base)/\(topic) "
+            return witness.output.split(separator: "\n").filter { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) }
+        }
+
+        func json(_ text: String) -> [String: Any]? {
+            (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any]
+        }
+
+        func request(_ topic: String, _ payload: String) async throws {
+            try await MosquittoClients.publish(port: broker.port, topic: "\(base)/\(topic)", message: payload)
+        }
+
+        func stop() async {
+            await gateway.child.stop()
+            await witness.stop()
+            control.bus.close()
+            await simulator.stop()
+            await daemon.stop()
+            await broker.remove()
+        }
+    }
+
+    @Test func samplesStateAvailabilityAndFindFlowThroughTheGateway() async throws {
+        let stack = try await Stack.start()
+        // Heart rate and RR intervals on sensor/heart_rate.
+        #expect(await eventually(timeout: .seconds(20)) { stack.payloads("strap/sensor/heart_rate").count >= 5 })
+        let samples = stack.payloads("strap/sensor/heart_rate").compactMap(stack.json)
+        #expect(samples.allSatisfy { ($0["bpm"] as? Int).map { (40...200).contains($0) } ?? false })
+        #expect(samples.contains { ($0["rr_ms"] as? [Double])?.isEmpty == false })
+        let timestamps = samples.compactMap { $0["ts"] as? Int64 }
+        #expect(timestamps == timestamps.sorted())
+
+        // Battery and firmware in the retained state.
+        let state = try #require(stack.payloads("strap").last.flatMap(stack.json))
+        #expect(state["battery"] as? Int == 77)
+        #expect(state["firmware"] as? String != nil)
+        #expect(state["manufacturer"] as? String == "Polar Electro Oy")
+        #expect(state["connection"] as? String == "connected")
+
+        // The link drops: offline; the gateway reconnects by itself: online again.
+        try await stack.control.dropLink(Self.strap)
+        #expect(await eventually { stack.payloads("strap/availability").last == #"{"state":"offline"}"# })
+        #expect(await eventually(timeout: .seconds(20)) { stack.payloads("strap/availability").last == #"{"state":"online"}"# })
+        let before = stack.payloads("strap/sensor/heart_rate").count
+        #expect(await eventually(timeout: .seconds(10)) { stack.payloads("strap/sensor/heart_rate").count >= before + 3 })
+
+        // find on the key finder writes a high alert level to it.
+        #expect(await eventually(timeout: .seconds(20)) { stack.payloads("tag/availability").last == #"{"state":"online"}"# })
+        try await stack.request("tag/request/find", #"{"level":"high","transaction":"t1"}"#)
+        #expect(await eventually { stack.payloads("tag/response/find").last == #"{"status":"ok","data":{"level":"high"},"transaction":"t1"}"# })
+        #expect(try await stack.control.received(Self.tag, characteristic: "2a06") == [[2]])
+        await stack.stop()
+    }
+
+    @Test func badRequestsAreAnsweredWithTheContractsErrorsWhileSamplesKeepFlowing() async throws {
+        let stack = try await Stack.start()
+        #expect(await eventually(timeout: .seconds(20)) { stack.payloads("strap/sensor/heart_rate").count >= 2 })
+        let cases: [(topic: String, payload: String, code: String)] = [
+            ("strap/request/find", "not json", "INVALID_PAYLOAD"),
+            ("strap/request/find", "[1,2]", "INVALID_PAYLOAD"),
+            ("tag/request/find", #"{"vibrations":"three"}"#, "INVALID_VALUE"),
+            ("tag/request/find", #"{"vibrations":99}"#, "INVALID_VALUE"),
+            ("strap/request/teleport", "{}", "UNKNOWN_COMMAND"),
+            ("ghost/request/refresh", "{}", "DEVICE_NOT_FOUND"),
+            ("strap/request/factory_reset", "{}", "FORBIDDEN"),
+        ]
+        for request in cases { try await stack.request(request.topic, request.payload) }
+        // A 1 MiB payload.
+        let huge = try stack.broker.directory.write("huge.json", "{\"x\":\"" + String(repeating: "a", count: 1 << 20) + "\"}")
+        try await MosquittoClients.publish(port: stack.broker.port, topic: "\(stack.base)/strap/request/refresh", message: nil,
+                                           extraArguments: ["-f", huge])
+        for request in cases {
+            let response = request.topic.replacingOccurrences(of: "/request/", with: "/response/")
+            #expect(await eventually {
+                stack.payloads(response).contains { $0.contains(#""code":"\#(request.code)""#) }
+            }, "\(request.topic) \(request.payload) → \(request.code)")
+        }
+        #expect(await eventually { stack.payloads("strap/response/refresh").contains { $0.contains("INVALID_PAYLOAD") } })
+        let before = stack.payloads("strap/sensor/heart_rate").count
+        #expect(await eventually { stack.payloads("strap/sensor/heart_rate").count >= before + 3 })
+        #expect(stack.gateway.child.isRunning)
+        await stack.stop()
+    }
+
+    @Test func anMQTT5RequestIsAnsweredOnItsResponseTopicWithItsCorrelationData() async throws {
+        let stack = try await Stack.start()
+        #expect(await eventually(timeout: .seconds(20)) { stack.payloads("tag/availability").last == #"{"state":"online"}"# })
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let client = try MQTTClient(configuration: MQTTClientConfiguration(
+            host: "127.0.0.1", port: stack.broker.port, clientID: "asker-\(UUID().uuidString.prefix(6))",
+            spoolDirectory: directory.file("spool")))
+        try client.subscribe("replies/\(stack.base)")
+        let running = Task { try await client.run() }
+        #expect(await eventually { client.statistics.connected })
+        try await Task.sleep(for: .milliseconds(200))
+        client.publish(OutgoingMessage(topic: "\(stack.base)/tag/request/refresh", text: "{}", qos: .atLeastOnce,
+                                       properties: MQTTProperties(responseTopic: "replies/\(stack.base)", correlationData: [7, 7, 7])))
+        var replies = client.messages.makeAsyncIterator()
+        let reply = try #require(await replies.next())
+        #expect(reply.properties.correlationData == [7, 7, 7])
+        #expect(reply.text.hasPrefix(#"{"status":"ok""#))
+        await client.close()
+        try await running.value
+        await stack.stop()
+    }
+
+    @Test func aSlowDeviceDelaysNeitherTheOtherDevicesSamplesNorItsCommands() async throws {
+        let stack = try await Stack.start()
+        #expect(await eventually(timeout: .seconds(20)) { stack.payloads("tag/availability").last == #"{"state":"online"}"# })
+        #expect(await eventually(timeout: .seconds(20)) { stack.payloads("strap/availability").last == #"{"state":"online"}"# })
+        try await stack.control.setLatency(Self.tag, milliseconds: 8000)
+        try await stack.request("tag/request/refresh", #"{"transaction":"slow"}"#)
+        try await Task.sleep(for: .milliseconds(300))
+        let asked = ContinuousClock.now
+        let samplesBefore = stack.payloads("strap/sensor/heart_rate").count
+        try await stack.request("strap/request/refresh", #"{"transaction":"fast"}"#)
+        #expect(await eventually(timeout: .seconds(5)) { stack.payloads("strap/response/refresh").contains { $0.contains(#""fast""#) } })
+        #expect(ContinuousClock.now - asked < .seconds(5))
+        #expect(await eventually(timeout: .seconds(4)) { stack.payloads("strap/sensor/heart_rate").count >= samplesBefore + 5 })
+        #expect(stack.payloads("tag/response/refresh").isEmpty, "the slow device's answer cannot be here yet")
+        #expect(await eventually(timeout: .seconds(30)) { !stack.payloads("tag/response/refresh").isEmpty })
+        await stack.stop()
+    }
+}

@@ -1,0 +1,185 @@
+import DBus
+import Foundation
+import Simulator
+import Testing
+import Wear2MQTTTesting
+import Wearables
+
+/// The built `wear2mqtt-sim` run as a child process, as the gateway's end-to-end tests and the demo run it.
+struct SimulatorProcess {
+    let child: ChildProcess
+    let scenarioPath: String
+
+    /// The executable sits next to the test bundle in SwiftPM's build folder.
+    static var executablePath: String {
+        let bundle = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        return URL(fileURLWithPath: bundle).deletingLastPathComponent().appendingPathComponent("wear2mqtt-sim").path
+    }
+
+    static func start(on daemon: DBusDaemon, scenario yaml: String, name: String = "sim") throws -> SimulatorProcess {
+        let path = try daemon.directory.write("\(name).yaml", yaml)
+        let child = try ChildProcess(executable: executablePath,
+                                     arguments: ["run", "--bus", daemon.address, "--scenario", path, "--log-level", "debug"],
+                                     outputPath: daemon.directory.file("\(name).out"), errorPath: daemon.directory.file("\(name).err"))
+        return SimulatorProcess(child: child, scenarioPath: path)
+    }
+
+    /// Waits until the simulator owns its control name, which it takes after org.bluez and its objects.
+    static func waitUntilReady(_ client: BusConnection) async -> Bool {
+        await eventually(timeout: .seconds(10)) { (try? await client.nameOwner(SimulatorControl.busName)) != nil }
+    }
+
+    /// Runs `wear2mqtt-sim` with `arguments` to completion.
+    static func run(_ arguments: [String], in daemon: DBusDaemon, name: String) async throws -> (status: Int32?, output: String, error: String) {
+        let child = try ChildProcess(executable: executablePath, arguments: arguments,
+                                     outputPath: daemon.directory.file("\(name).out"), errorPath: daemon.directory.file("\(name).err"))
+        let status = await child.waitForExit(timeout: .seconds(20))
+        if status == nil { child.signal(SIGKILL) }
+        return (status, child.output, child.errorOutput)
+    }
+}
+
+@Suite(.timeLimit(.minutes(2)))
+struct ChildProcessTests {
+    static let strapPath = SimulatorHarness.devicePath(SimulatorHarness.strap)
+
+    @Test func theExecutableStreamsAcquiredNotificationsAndStopsCleanlyOnSIGTERM() async throws {
+        let daemon = try await DBusDaemon()
+        let simulator = try SimulatorProcess.start(on: daemon, scenario: SimulatorHarness.scenario())
+        let client = try BusConnection(.address(daemon.address))
+        #expect(await SimulatorProcess.waitUntilReady(client), "\(simulator.child.errorOutput)")
+        let recorder = try await SignalRecorder(client, rule: MatchRule(sender: "org.bluez"))
+        let harness = ClientCalls(client: client, signals: recorder)
+        try await harness.connect(SimulatorHarness.strap)
+        let reply = try await client.call(destination: "org.bluez", path: Self.strapPath.appending("service000c/char000d"),
+                                          interface: "org.bluez.GattCharacteristic1", member: "AcquireNotify",
+                                          arguments: [.stringVariantDictionary([:])])
+        let fd = try #require(reply.first?.unixFDValue)
+        for _ in 0..<3 {
+            let datagram = try #require(try await readDatagram(fd, within: .seconds(2)))
+            #expect((40...110).contains(try HeartRateMeasurement.decode(datagram).bpm))
+        }
+        simulator.child.signal(SIGTERM)
+        #expect(await simulator.child.waitForExit(timeout: .seconds(5)) == 0)
+        #expect(simulator.child.errorOutput.contains("stopping (SIGTERM)"))
+        #expect(try await client.nameOwner("org.bluez") == nil)
+        #expect(await socketClosed(fd, within: .seconds(2)), "the notify socket closes with the simulator")
+        recorder.stop()
+        client.close()
+        await daemon.stop()
+    }
+
+    @Test func killedAndRestartedTheSimulatorComesBackWithItsPairedDevices() async throws {
+        let daemon = try await DBusDaemon()
+        let yaml = SimulatorHarness.scenario().replacingOccurrences(of: "    name: HRM-Sim\n", with: "    name: HRM-Sim\n    paired: true\n")
+        let first = try SimulatorProcess.start(on: daemon, scenario: yaml, name: "first")
+        let client = try BusConnection(.address(daemon.address))
+        #expect(await SimulatorProcess.waitUntilReady(client))
+        let owners = try await client.signals(MatchRule(sender: "org.freedesktop.DBus", interface: "org.freedesktop.DBus",
+                                                        member: "NameOwnerChanged", arg0: "org.bluez"))
+        first.child.signal(SIGKILL)
+        await first.child.waitForExit()
+        var iterator = owners.makeAsyncIterator()
+        let gone = try #require(await iterator.next())
+        #expect(gone.body.last == "", "org.bluez lost its owner")
+        let second = try SimulatorProcess.start(on: daemon, scenario: yaml, name: "second")
+        let back = try #require(await iterator.next())
+        #expect(back.body.last?.stringValue?.hasPrefix(":") == true)
+        #expect(await SimulatorProcess.waitUntilReady(client))
+        let tree = try await client.call(destination: "org.bluez", path: "/", interface: "org.freedesktop.DBus.ObjectManager",
+                                         member: "GetManagedObjects")
+        let paths = tree.first?.dictionaryEntries?.compactMap(\.key.objectPathValue) ?? []
+        #expect(paths.contains(Self.strapPath), "a paired device is known from the start, as bluetoothd loads it from storage")
+        #expect(!paths.contains(SimulatorHarness.devicePath(SimulatorHarness.tag)))
+        await second.child.stop()
+        client.close()
+        await daemon.stop()
+    }
+
+    @Test func aMalformedScenarioExitsWithStatusOneNamingTheKey() async throws {
+        let daemon = try await DBusDaemon()
+        let path = try daemon.directory.write("bad.yaml", "devices:\n  - kind: heart_rate_strap\n    address: C0:FF:EE:00:00:01\n    options: { rate_hz: 900 }\n")
+        let result = try await SimulatorProcess.run(["run", "--bus", daemon.address, "--scenario", path], in: daemon, name: "bad")
+        #expect(result.status == 1)
+        #expect(result.error.contains("devices[0].options.rate_hz"), "\(result.error)")
+        await daemon.stop()
+    }
+
+    @Test func controlVerbsDriveTheRunningSimulator() async throws {
+        let daemon = try await DBusDaemon()
+        let simulator = try SimulatorProcess.start(on: daemon, scenario: SimulatorHarness.scenario())
+        let client = try BusConnection(.address(daemon.address))
+        #expect(await SimulatorProcess.waitUntilReady(client))
+        let list = try await SimulatorProcess.run(["control", "--bus", daemon.address, "list"], in: daemon, name: "list")
+        #expect(list.status == 0)
+        #expect(list.output.contains("\(SimulatorHarness.tag)  key_finder  advertising"), "\(list.output)\(list.error)")
+        let silent = try await SimulatorProcess.run(["control", "--bus", daemon.address, "advertising", SimulatorHarness.tag, "off"],
+                                                    in: daemon, name: "silent")
+        #expect(silent.status == 0)
+        let devices = try await SimulatorControlClient(bus: client).listDevices()
+        #expect(devices.first { $0.address == SimulatorHarness.tag }?.state == "silent")
+        let wrong = try await SimulatorProcess.run(["control", "--bus", daemon.address, "drop-link", SimulatorHarness.tag],
+                                                   in: daemon, name: "wrong")
+        #expect(wrong.status == 1)
+        #expect(wrong.error.contains("org.wear2mqtt.Simulator.Error.NotConnected"))
+        await simulator.child.stop()
+        client.close()
+        await daemon.stop()
+    }
+
+    static let bleakIsInstalled: Bool = {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", "import bleak"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return false }
+        process.waitUntilExit()
+        return process.terminationStatus == 0
+    }()
+
+    static let bleakScript = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("bleak_interop.py").path
+
+    @Test(.enabled(if: bleakIsInstalled, "python3 -c 'import bleak' failed: install it with `pip install bleak`"),
+          arguments: [false, true])
+    func bleakDiscoversTheStrapConnectsAndReceivesHeartRateNotifications(acquire: Bool) async throws {
+        let daemon = try await DBusDaemon()
+        let simulator = try SimulatorProcess.start(on: daemon, scenario: SimulatorHarness.scenario())
+        let client = try BusConnection(.address(daemon.address))
+        #expect(await SimulatorProcess.waitUntilReady(client))
+        var environment = ProcessInfo.processInfo.environment
+        environment["DBUS_SYSTEM_BUS_ADDRESS"] = daemon.address
+        let name = acquire ? "bleak-acquire" : "bleak"
+        let bleak = try ChildProcess(executable: "/usr/bin/env",
+                                     arguments: ["python3", Self.bleakScript, SimulatorHarness.strap, "5"] + (acquire ? ["--acquire"] : []),
+                                     environment: environment,
+                                     outputPath: daemon.directory.file("\(name).out"), errorPath: daemon.directory.file("\(name).err"))
+        let status = await bleak.waitForExit(timeout: .seconds(60))
+        if status == nil { bleak.signal(SIGKILL) }
+        #expect(status == 0, "\(bleak.output)\(bleak.errorOutput)")
+        #expect(bleak.output.hasPrefix("PASS"), "\(bleak.output)\(bleak.errorOutput)")
+        await simulator.child.stop()
+        client.close()
+        await daemon.stop()
+    }
+}
+
+/// The harness's discovery and connection helpers for a simulator that runs in another process.
+struct ClientCalls {
+    let client: BusConnection
+    let signals: SignalRecorder
+
+    func connect(_ address: String) async throws {
+        let adapter = SimulatorHarness.adapter
+        let path = SimulatorHarness.devicePath(address)
+        func call(_ path: ObjectPath, _ interface: String, _ member: String, _ arguments: [DBusValue] = []) async throws {
+            try await client.call(destination: "org.bluez", path: path, interface: interface, member: member, arguments: arguments)
+        }
+        try await call(adapter, "org.bluez.Adapter1", "SetDiscoveryFilter", [.stringVariantDictionary(["Transport": "le"])])
+        try await call(adapter, "org.bluez.Adapter1", "StartDiscovery")
+        _ = try await signals.next { $0.isInterfacesAdded(at: path) }
+        try await call(adapter, "org.bluez.Adapter1", "StopDiscovery")
+        try await call(path, "org.bluez.Device1", "Connect")
+        _ = try await signals.next { $0.changes(path, "org.bluez.Device1")?["ServicesResolved"] == true }
+    }
+}
