@@ -59,7 +59,7 @@ public final class ChildProcess: @unchecked Sendable {
 }
 
 /// Polls `condition` until it holds or `timeout` passes.
-public func eventually(timeout: Duration = .seconds(10), interval: Duration = .milliseconds(50),
+public func eventually(timeout: Duration = .seconds(20), interval: Duration = .milliseconds(50),
                        _ condition: () async throws -> Bool) async rethrows -> Bool {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {

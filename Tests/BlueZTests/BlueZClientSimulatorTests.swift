@@ -219,8 +219,9 @@ struct BlueZRestartTests {
         try await client.start()
         #expect(await eventually { client.isServiceAvailable && !client.model.adapters.isEmpty })
         let resets = Mutex(0)
+        let events = client.events()
         let watcher = Task {
-            for await event in client.events() where event == .reset { resets.withLock { $0 += 1 } }
+            for await event in events where event == .reset { resets.withLock { $0 += 1 } }
         }
         let adapter = try client.adapter()
         try await client.startDiscovery(adapter: adapter.path)
@@ -235,10 +236,10 @@ struct BlueZRestartTests {
         #expect(client.model.devices.isEmpty)
 
         simulator = try startSimulator(daemon, scenario: scenario, name: "second")
-        #expect(await eventually { client.isServiceAvailable && !client.model.adapters.isEmpty })
-        #expect(resets.withLock { $0 } >= 2)
+        #expect(await eventually(timeout: .seconds(30)) { client.isServiceAvailable && !client.model.adapters.isEmpty })
+        #expect(await eventually { resets.withLock { $0 } >= 2 })
         try await client.startDiscovery(adapter: try client.adapter().path)
-        #expect(await eventually { client.model.device(address: strap) != nil })
+        #expect(await eventually(timeout: .seconds(30)) { client.model.device(address: strap) != nil })
         try await client.connect(path)
         #expect(client.model.devices[path]?.servicesResolved == true)
 

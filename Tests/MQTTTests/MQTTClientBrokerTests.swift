@@ -118,7 +118,7 @@ struct MQTTClientBrokerTests {
         for index in 500..<1000 {
             try await second.publishDurable(OutgoingMessage(topic: "test/durable/record", text: "\(index)", qos: .atLeastOnce))
         }
-        #expect(second.statistics.spoolPending == 1000)
+        #expect(await eventually { second.statistics.spoolPending == 1000 })
         try await broker.start()
 
         let delivered = await eventually(timeout: .seconds(30)) {
