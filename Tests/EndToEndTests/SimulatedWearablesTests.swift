@@ -21,7 +21,7 @@ struct SimulatedWearablesTests {
         let witness: ChildProcess
         let base: String
 
-        static func start() async throws -> Stack {
+        static func start(configuredDevices: Bool = true) async throws -> Stack {
             let base = "sim/\(UUID().uuidString.prefix(8))"
             let broker = try MosquittoBroker()
             try await broker.start()
@@ -36,6 +36,7 @@ struct SimulatedWearablesTests {
                 name: HRM-Sim
                 advertising_interval: 100ms
                 options: { rate_hz: 5, battery: 77, manufacturer: Polar Electro Oy, model: H10 }
+                pairing: { method: request_passkey, passkey: 246810 }
               - kind: key_finder
                 address: \(tag)
                 advertising_interval: 100ms
@@ -53,12 +54,14 @@ struct SimulatedWearablesTests {
                 extra: """
                 bluez:
                   bus: \(daemon.address)
+                """ + (configuredDevices ? """
+
                 devices:
                   - address: \(strap)
                     name: strap
                   - address: \(tag)
                     name: tag
-                """))
+                """ : "")))
             let gateway = try GatewayProcess.start(arguments: ["run", "--config", config], in: broker.directory)
             return Stack(broker: broker, daemon: daemon, simulator: simulator, gateway: gateway, control: control,
                          witness: witness, base: base)
@@ -69,6 +72,9 @@ struct SimulatedWearablesTests {
             let prefix = "\(base)/\(topic) "
             return witness.output.split(separator: "\n").filter { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) }
         }
+
+        /// A retained message removed by an empty payload (mosquitto_sub prints it as "(null)").
+        static func isCleared(_ payload: String?) -> Bool { payload == "" || payload == "(null)" }
 
         func json(_ text: String) -> [String: Any]? {
             (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any]
@@ -188,6 +194,50 @@ struct SimulatedWearablesTests {
         #expect(await eventually(timeout: .seconds(4)) { stack.payloads("strap/sensor/heart_rate").count >= samplesBefore + 5 })
         #expect(stack.payloads("tag/response/refresh").isEmpty, "the slow device's answer cannot be here yet")
         #expect(await eventually(timeout: .seconds(30)) { !stack.payloads("tag/response/refresh").isEmpty })
+        await stack.stop()
+    }
+
+    @Test func devicesAreFoundAddedPairedTunedRenamedAndRemovedOverMQTT() async throws {
+        let stack = try await Stack.start(configuredDevices: false)
+        // Requests sent before the gateway subscribed would be lost: wait until it has BlueZ.
+        #expect(await eventually(timeout: .seconds(45)) { stack.payloads("bridge/info").last?.contains(#""bluez_available":true"#) == true })
+        // scan streams device_found events and lists what it found.
+        try await stack.request("bridge/request/scan", #"{"duration_s":3,"filter":{"uuids":["180d"]}}"#)
+        #expect(await eventually { stack.payloads("bridge/event").contains { $0.contains("device_found") && $0.contains(Self.strap) } })
+        #expect(await eventually { stack.payloads("bridge/response/scan").last?.contains(Self.strap) == true })
+        #expect(stack.payloads("bridge/response/scan").last?.contains(Self.tag) == false, "the filter admits heart-rate devices only")
+
+        // device/add: the driver is chosen from the advertisement, the id derived from driver and address.
+        try await stack.request("bridge/request/device/add", #"{"address":"\#(Self.strap.lowercased())"}"#)
+        let id = "standard_c0ffee000001"
+        #expect(await eventually { stack.payloads("bridge/response/device/add").last?.contains(#""id":"\#(id)""#) == true })
+        #expect(await eventually(timeout: .seconds(45)) { stack.payloads("\(id)/availability").last == #"{"state":"online"}"# })
+        #expect(await eventually { stack.payloads("bridge/devices").last?.contains(id) == true })
+        try await stack.request("bridge/request/device/add", #"{"address":"\#(Self.strap)"}"#)
+        #expect(await eventually { stack.payloads("bridge/response/device/add").last?.contains("INVALID_VALUE") == true })
+
+        // Pairing with the passkey the device shows.
+        try await stack.request("bridge/request/device/pair", #"{"id":"\#(id)"}"#)
+        #expect(await eventually { stack.payloads("bridge/response/device/pair").last?.contains("code_required") == true })
+        try await stack.request("bridge/request/device/pair/confirm", #"{"id":"\#(id)","code":"246810"}"#)
+        #expect(await eventually { stack.payloads("bridge/response/device/pair/confirm").last?.contains(#""paired""#) == true })
+
+        // Batching: samples arrive as {"samples":[…]}.
+        try await stack.request("bridge/request/device/options", #"{"id":"\#(id)","options":{"batch_ms":1000}}"#)
+        #expect(await eventually(timeout: .seconds(45)) { stack.payloads("\(id)/sensor/heart_rate").last?.hasPrefix(#"{"samples":["#) == true })
+
+        // Rename: the old retained topics are cleared, the device goes on under its new id.
+        try await stack.request("bridge/request/device/rename", #"{"id":"\#(id)","name":"chest"}"#)
+        #expect(await eventually(timeout: .seconds(45)) { stack.payloads("chest/availability").last == #"{"state":"online"}"# })
+        #expect(await eventually { Stack.isCleared(stack.payloads("\(id)/availability").last) })
+
+        // Remove: gone from the list, its topics cleared; an unknown id is DEVICE_NOT_FOUND.
+        try await stack.request("bridge/request/device/remove", #"{"id":"chest"}"#)
+        #expect(await eventually { stack.payloads("bridge/response/device/remove").last?.contains(#""status":"ok""#) == true })
+        #expect(await eventually { Stack.isCleared(stack.payloads("chest/availability").last) })
+        #expect(await eventually { stack.payloads("bridge/devices").last == "[]" })
+        try await stack.request("bridge/request/device/remove", #"{"id":"chest"}"#)
+        #expect(await eventually { stack.payloads("bridge/response/device/remove").last?.contains("DEVICE_NOT_FOUND") == true })
         await stack.stop()
     }
 }

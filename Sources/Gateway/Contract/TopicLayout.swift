@@ -40,9 +40,10 @@ public struct TopicLayout: Sendable, Equatable {
     /// Accepted as `request/refresh`.
     public func deviceGet(_ id: String) -> String { "\(base)/\(id)/get" }
 
-    /// The filters that receive every request of the contract.
+    /// The filters that receive every request of the contract, each exactly once: `+` covers `bridge` too,
+    /// and overlapping filters would make the broker deliver (and the gateway execute) a request twice.
     public var requestSubscriptions: [String] {
-        ["\(base)/bridge/request/#", "\(base)/+/request/#", "\(base)/+/set", "\(base)/+/get"]
+        ["\(base)/+/request/#", "\(base)/+/set", "\(base)/+/get"]
     }
 
     // MARK: Incoming

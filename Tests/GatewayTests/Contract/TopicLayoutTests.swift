@@ -32,7 +32,7 @@ struct TopicLayoutTests {
         #expect(layout.deviceSet("band") == "wear2mqtt/band/set")
         #expect(layout.deviceGet("band") == "wear2mqtt/band/get")
         #expect(layout.requestSubscriptions == [
-            "wear2mqtt/bridge/request/#", "wear2mqtt/+/request/#", "wear2mqtt/+/set", "wear2mqtt/+/get",
+            "wear2mqtt/+/request/#", "wear2mqtt/+/set", "wear2mqtt/+/get",
         ])
     }
 
