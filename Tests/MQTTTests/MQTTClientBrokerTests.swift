@@ -73,8 +73,8 @@ struct MQTTClientBrokerTests {
         try await broker.start()
         let restartedAt = ContinuousClock.now
         #expect(await eventually(timeout: .seconds(5)) { client.statistics.connected })
-        // Backoff maximum is 0.5 s; allow for the broker's own start-up and scheduling.
-        #expect(ContinuousClock.now - restartedAt < .seconds(2))
+        // Backoff maximum is 0.5 s; the rest is slack for a loaded 2-core machine.
+        #expect(ContinuousClock.now - restartedAt < .seconds(3))
         #expect(await eventually { connects.withLock { $0 } == 2 })
 
         try await Task.sleep(for: .milliseconds(200))
