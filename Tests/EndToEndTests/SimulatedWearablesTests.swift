@@ -240,4 +240,17 @@ struct SimulatedWearablesTests {
         #expect(await eventually { stack.payloads("bridge/response/device/remove").last?.contains("DEVICE_NOT_FOUND") == true })
         await stack.stop()
     }
+
+    @Test func anAdapterPoweredOffAndOnIsSurvivedWithoutAnyRequest() async throws {
+        let stack = try await Stack.start()
+        #expect(await eventually(timeout: .seconds(45)) { stack.payloads("strap/availability").last == #"{"state":"online"}"# })
+        try await stack.control.setPowered(false)
+        #expect(await eventually(timeout: .seconds(30)) { stack.payloads("strap/availability").last == #"{"state":"offline"}"# })
+        #expect(await eventually { stack.payloads("bridge/event").contains { $0.contains("adapter_changed") && $0.contains(#""powered":false"#) } })
+        try await stack.control.setPowered(true)
+        #expect(await eventually(timeout: .seconds(60)) { stack.payloads("strap/availability").last == #"{"state":"online"}"# })
+        let before = stack.payloads("strap/sensor/heart_rate").count
+        #expect(await eventually(timeout: .seconds(30)) { stack.payloads("strap/sensor/heart_rate").count >= before + 3 })
+        await stack.stop()
+    }
 }
