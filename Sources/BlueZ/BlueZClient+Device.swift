@@ -18,6 +18,20 @@ extension BlueZClient {
             _ = try? await call(device, BlueZNames.device, "Disconnect", timeout: .seconds(5))
             throw .timeout("services of \(device) not resolved within \(timeout)")
         }
+        await waitForGATTToSettle(device)
+    }
+
+    /// Real bluetoothd sets ServicesResolved while it is still adding GATT objects (one InterfacesAdded
+    /// each); a driver that looked at once would miss services. Waits until none arrived for a moment.
+    func waitForGATTToSettle(_ device: ObjectPath, quiet: Duration = .milliseconds(300), limit: Duration = .seconds(3)) async {
+        let deadline = ContinuousClock.now + limit
+        var count = model.characteristics.values.filter { model.device(owning: $0.path) == device }.count
+        while ContinuousClock.now < deadline {
+            try? await Task.sleep(for: quiet)
+            let now = model.characteristics.values.filter { model.device(owning: $0.path) == device }.count
+            if now == count { return }
+            count = now
+        }
     }
 
     public func disconnect(_ device: ObjectPath, timeout: Duration = .seconds(10)) async throws(BlueZError) {

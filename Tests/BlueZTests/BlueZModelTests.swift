@@ -56,6 +56,16 @@ import Testing
         #expect(model.propertiesChanged(path: "/org/bluez/hci9", interface: BlueZNames.adapter, changed: ["Powered": false]).isEmpty)
     }
 
+    @Test func resolvedServicesMeanConnectedEvenWithoutAConnectedSignal() throws {
+        // Seen with real bluetoothd 5.66 (Tests/realbluez): ServicesResolved=true, Connected never signalled.
+        var model = BlueZModel()
+        _ = model.reset(managedObjects: managedObjects())
+        _ = model.propertiesChanged(path: devicePath, interface: BlueZNames.device, changed: ["ServicesResolved": true])
+        #expect(model.devices[devicePath]?.connected == true)
+        _ = model.propertiesChanged(path: devicePath, interface: BlueZNames.device, changed: ["ServicesResolved": false])
+        #expect(model.devices[devicePath]?.connected == false)
+    }
+
     @Test func gattObjectsAreFoundByUUIDAndTheirValuesTakeTheFastPath() throws {
         var model = BlueZModel()
         _ = model.reset(managedObjects: managedObjects())

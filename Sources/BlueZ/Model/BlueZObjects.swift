@@ -56,8 +56,10 @@ public struct DeviceInfo: Sendable, Equatable {
         rssi = properties["RSSI"]?.integerValue.map(Int.init)
         txPower = properties["TxPower"]?.integerValue.map(Int.init)
         appearance = properties["Appearance"]?.integerValue.map(Int.init)
-        connected = properties["Connected"]?.boolValue ?? false
         servicesResolved = properties["ServicesResolved"]?.boolValue ?? false
+        // Resolved services imply a link. Real bluetoothd 5.66 was seen (tests/realbluez) reporting
+        // ServicesResolved=true without ever signalling Connected=true on the central's device object.
+        connected = (properties["Connected"]?.boolValue ?? false) || servicesResolved
         paired = properties["Paired"]?.boolValue ?? false
         bonded = properties["Bonded"]?.boolValue ?? false
         trusted = properties["Trusted"]?.boolValue ?? false

@@ -9,8 +9,8 @@ import Wearables
 public enum DeviceCommandParser {
     /// Every device command of contract version 1.
     public static let commandNames = [
-        "clear_data", "configure", "connect", "dfu", "disconnect", "factory_reset", "find", "refresh", "settings",
-        "sync", "time_sync",
+        "clear_data", "configure", "connect", "dfu", "disconnect", "factory_reset", "find", "refresh",
+        "reset_energy_expended", "settings", "sync", "time_sync",
     ]
 
     /// Levels of the Immediate Alert service, by their contract names.
@@ -25,7 +25,7 @@ public enum DeviceCommandParser {
         case "time_sync":
             try reader.rejectUnknownFields(allowed: [], request: command)
             return .timeSync
-        case "connect", "disconnect", "clear_data", "factory_reset":
+        case "connect", "disconnect", "clear_data", "factory_reset", "reset_energy_expended":
             try reader.rejectUnknownFields(allowed: [], request: command)
             return .named(command, [:])
         case "find":

@@ -162,7 +162,7 @@ struct DeviceCommandParserTests {
     func unknownCommand() {
         #expect(commandError("explode", "{}") == CommandError(
             .unknownCommand,
-            #"unknown command "explode"; device commands are clear_data, configure, connect, dfu, disconnect, factory_reset, find, refresh, settings, sync and time_sync"#))
+            #"unknown command "explode"; device commands are clear_data, configure, connect, dfu, disconnect, factory_reset, find, refresh, reset_energy_expended, settings, sync and time_sync"#))
         #expect(commandError("Find", "{}")?.code == .unknownCommand)
         #expect(commandError("find/now", "{}")?.code == .unknownCommand)
     }
@@ -171,5 +171,12 @@ struct DeviceCommandParserTests {
     func everyCommandKnown(name: String) {
         let payload = name == "dfu" ? #"{"file":"a.zip","sha256":"\#(String(repeating: "0", count: 64))"}"# : "{}"
         #expect(commandError(name, payload) == nil)
+    }
+}
+
+@Suite struct HeartRateControlPointCommandTests {
+    @Test func resetEnergyExpendedIsACommandWithoutArguments() throws {
+        #expect(try DeviceCommandParser.parse(command: "reset_energy_expended", arguments: [:]) == .named("reset_energy_expended", [:]))
+        #expect(throws: CommandError.self) { try DeviceCommandParser.parse(command: "reset_energy_expended", arguments: ["x": 1]) }
     }
 }
