@@ -11,7 +11,7 @@ struct SimulatorCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "wear2mqtt-sim",
         abstract: "Simulates bluetoothd 5.66 (org.bluez on D-Bus) with simulated BLE wearables.",
-        subcommands: [Run.self, Control.self])
+        subcommands: [Run.self, Control.self, Peripheral.self])
 }
 
 /// `session`, `system`, or a D-Bus address such as `unix:path=/tmp/bus`.
@@ -173,3 +173,58 @@ struct Control: AsyncParsableCommand {
     }
 }
 
+
+struct Peripheral: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Serves one simulated device through a real bluetoothd (GattManager1 + LEAdvertisingManager1) on an adapter.",
+        discussion: "Runs until SIGTERM or SIGINT. Exit codes: 1 unknown device or option, 2 bluetoothd refused or is absent.")
+
+    @Option(help: "session, system, or a D-Bus address (unix:path=…).")
+    var bus: BusOption = BusOption(argument: "system")!
+
+    @Option(help: "The adapter that plays the peripheral, e.g. hci1.")
+    var adapter: String = "hci1"
+
+    @Option(help: "The device kind: \(SimulatedDeviceCatalog.kinds.map(\.name).joined(separator: ", ")).")
+    var device: String
+
+    @Option(help: "Advertised name and GAP Device Name (default: the kind's).")
+    var name: String?
+
+    @Option(help: "Seed of the simulated values.")
+    var seed: UInt64 = 1
+
+    @Option(help: "Log level: trace, debug, info, notice, warning, error.")
+    var logLevel: String = "info"
+
+    func run() async throws {
+        let level = Logger.Level(rawValue: logLevel) ?? .info
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "wear2mqtt-sim")
+        guard let kind = SimulatedDeviceCatalog.kind(named: device) else {
+            FileHandle.standardError.write(Data("wear2mqtt-sim: unknown device kind \(device)\n".utf8))
+            throw ExitCode(1)
+        }
+        let peripheral: any SimulatedPeripheral
+        do {
+            peripheral = try kind.make(SimulatedDeviceConfiguration(name: name, seed: seed))
+        } catch {
+            FileHandle.standardError.write(Data("wear2mqtt-sim: \(error)\n".utf8))
+            throw ExitCode(1)
+        }
+        let server: GattPeripheralServer
+        do {
+            server = try await GattPeripheralServer.start(peripheral, adapter: adapter, on: bus.address, name: name, logger: logger)
+        } catch {
+            FileHandle.standardError.write(Data("wear2mqtt-sim: \(error)\n".utf8))
+            throw ExitCode(2)
+        }
+        let reason = await ShutdownSignal.wait(orUntil: server.disconnection)
+        logger.info("stopping (\(reason))")
+        await server.stop()
+    }
+}
