@@ -29,6 +29,7 @@ public actor GattPeripheralServer {
     private var notifying: Set<BluetoothUUID> = []
     private var behaviours: [ObjectPath: Task<Void, Never>] = [:]
     private var watcher: Task<Void, Never>?
+    private var objectWatchers: [Task<Void, Never>] = []
     private(set) var mtu = 23
 
     /// Ends when the bus connection does (bluetoothd's bus going away).
@@ -81,6 +82,30 @@ public actor GattPeripheralServer {
                 await self.linkChanged(path, connected: connected)
             }
         }
+        // A central bluetoothd did not know before appears with Connected=true already set (InterfacesAdded, no
+        // PropertiesChanged); a temporary one can vanish (InterfacesRemoved) without Connected=false.
+        let added = try await connection.signals(MatchRule(sender: "org.bluez", interface: "org.freedesktop.DBus.ObjectManager",
+                                                           member: "InterfacesAdded"))
+        let removed = try await connection.signals(MatchRule(sender: "org.bluez", interface: "org.freedesktop.DBus.ObjectManager",
+                                                             member: "InterfacesRemoved"))
+        let prefix = "\(adapterPath)/"
+        objectWatchers = [
+            Task { [weak self] in
+                for await signal in added {
+                    guard let self, let path = signal.body.first?.objectPathValue, "\(path)".hasPrefix(prefix),
+                          let device = signal.body.dropFirst().first?.stringKeyedDictionary?["org.bluez.Device1"],
+                          device.stringKeyedDictionary?["Connected"]?.boolValue == true else { continue }
+                    await self.linkChanged(path, connected: true)
+                }
+            },
+            Task { [weak self] in
+                for await signal in removed {
+                    guard let self, let path = signal.body.first?.objectPathValue, "\(path)".hasPrefix(prefix),
+                          signal.body.dropFirst().first?.stringArrayValue?.contains("org.bluez.Device1") == true else { continue }
+                    await self.linkChanged(path, connected: false)
+                }
+            },
+        ]
         try await connection.call(destination: "org.bluez", path: adapterPath, interface: "org.bluez.GattManager1",
                                   member: "RegisterApplication",
                                   arguments: [.objectPath(Self.applicationRoot), .stringVariantDictionary([:])])
@@ -99,6 +124,7 @@ public actor GattPeripheralServer {
     /// Unregisters (best effort: bluetoothd may be gone) and stops the behaviour.
     public func stop() async {
         watcher?.cancel()
+        for task in objectWatchers { task.cancel() }
         for behaviour in behaviours.values { behaviour.cancel() }
         behaviours = [:]
         _ = try? await connection.call(destination: "org.bluez", path: adapterPath, interface: "org.bluez.LEAdvertisingManager1",
@@ -233,6 +259,9 @@ public actor GattPeripheralServer {
     private func write(_ uuid: BluetoothUUID, value: [UInt8], options: [String: DBusValue]) async throws(BusError) {
         noteMTU(options)
         let kind: WriteKind = options["type"]?.stringValue == "command" ? .command : .request
+        // One line per write, so a test can check what reached the device over the air.
+        logger.info("received write \(uuid) [\(value.map { String($0, radix: 16).leftPadded(to: 2) }.joined(separator: " "))]",
+                    metadata: ["type": "\(kind == .command ? "command" : "request")"])
         do {
             try await peripheral.write(uuid, value: value, kind: kind)
         } catch {
@@ -269,4 +298,8 @@ struct BlueZPeripheralLink: PeripheralLink {
     func indicate(_ characteristic: BluetoothUUID, value: [UInt8]) async -> Bool { await server.push(characteristic, value: value) }
 
     func disconnect() async { await server.disconnect(central) }
+}
+
+private extension String {
+    func leftPadded(to width: Int) -> String { count >= width ? self : String(repeating: "0", count: width - count) + self }
 }
