@@ -69,20 +69,33 @@ public final class BlueZClient: Sendable {
             throw BlueZError(error)
         }
         await reload()
-        Task { [self] in
-            for await signal in signals { apply(signal) }
+        // One consumer for both streams, so a reload never runs beside signal processing: a snapshot applied
+        // after newer signals would wipe what they added. Signals older than a snapshot are applied again in
+        // order after it, which converges on the snapshot's state.
+        enum Input: Sendable { case signal(BusSignal), owner(String) }
+        let (inputs, feed) = AsyncStream.makeStream(of: Input.self)
+        Task {
+            for await signal in signals { feed.yield(.signal(signal)) }
+            feed.finish()
+        }
+        Task {
+            for await change in owners {
+                feed.yield(.owner(change.body.count > 2 ? change.body[2].stringValue ?? "" : ""))
+            }
         }
         Task { [self] in
-            for await change in owners {
-                let newOwner = change.body.count > 2 ? change.body[2].stringValue ?? "" : ""
-                if newOwner.isEmpty {
+            for await input in inputs {
+                switch input {
+                case .signal(let signal):
+                    apply(signal)
+                case .owner(let newOwner) where newOwner.isEmpty:
                     logger.warning("bluetoothd left the bus")
                     publish(state.withLock { state in
                         state.available = false
                         state.model = BlueZModel()
                         return [.reset]
                     })
-                } else {
+                case .owner(let newOwner):
                     logger.info("bluetoothd is on the bus; reloading its objects", metadata: ["owner": "\(newOwner)"])
                     await reload()
                 }

@@ -68,7 +68,7 @@ struct BlueZClientSimulatorTests {
             let seen = await eventually { client.model.device(address: wanted) != nil }
             try await client.stopDiscovery(adapter: adapter.path)
             try #require(seen, "\(address) was not discovered")
-            return client.model.device(address: wanted)!.path
+            return try #require(client.model.device(address: wanted)).path
         }
     }
 
@@ -227,7 +227,7 @@ struct BlueZRestartTests {
         try await client.startDiscovery(adapter: adapter.path)
         let strap = BlueZ.BluetoothAddress(BlueZClientSimulatorTests.strap)!
         #expect(await eventually { client.model.device(address: strap) != nil })
-        let path = client.model.device(address: strap)!.path
+        let path = try #require(client.model.device(address: strap)).path
         try await client.connect(path)
 
         simulator.signal(SIGKILL)
