@@ -129,11 +129,11 @@ public final class BusConnection: Sendable {
     private func trackOwner(of name: String) async throws(BusError) {
         let isNew = trackedOwners.withLock { $0.insert(name).inserted }
         guard isNew else { return }
-        loop.send(.setOwner(name: name, owner: ""))
+        loop.send(.trackOwner(name: name))
         try await callBus("AddMatch", [.string(MatchRule(sender: "org.freedesktop.DBus", interface: "org.freedesktop.DBus",
                                                          member: "NameOwnerChanged", arg0: name).description)])
         let owner = try? await nameOwner(name)
-        loop.send(.setOwner(name: name, owner: owner ?? ""))
+        loop.send(.initialOwner(name: name, owner: owner ?? ""))
     }
 
     // MARK: The bus daemon

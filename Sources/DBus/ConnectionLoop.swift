@@ -23,7 +23,11 @@ final class ConnectionLoop: @unchecked Sendable {
         case send(OutgoingBusMessage, timeout: Duration?, reply: (@Sendable (Result<BusMessage, BusError>) -> Void)?)
         case subscribe(id: UInt64, rule: MatchRule, continuation: AsyncStream<BusSignal>.Continuation)
         case unsubscribe(id: UInt64)
-        case setOwner(name: String, owner: String?)
+        /// Starts tracking `name`'s owner (unknown until one of the next two arrives).
+        case trackOwner(name: String)
+        /// GetNameOwner's answer; ignored when a NameOwnerChanged for the name arrived since tracking began,
+        /// because that signal is newer than the answer.
+        case initialOwner(name: String, owner: String)
         case close
     }
 
@@ -44,6 +48,7 @@ final class ConnectionLoop: @unchecked Sendable {
                                    reply: @Sendable (Result<BusMessage, BusError>) -> Void)] = [:]
     private var subscribers: [UInt64: (rule: MatchRule, continuation: AsyncStream<BusSignal>.Continuation)] = [:]
     private var owners: [String: String] = [:]
+    private var ownersAwaitingAnswer = Set<String>()
     private var isClosed = false
 
     /// Opens a private connection (never exits the process when the bus goes away) and registers with the bus.
@@ -238,8 +243,11 @@ final class ConnectionLoop: @unchecked Sendable {
         case .unsubscribe(let id):
             subscribers[id]?.continuation.finish()
             subscribers[id] = nil
-        case .setOwner(let name, let owner):
-            owners[name] = owner
+        case .trackOwner(let name):
+            if owners[name] == nil { owners[name] = "" }
+            ownersAwaitingAnswer.insert(name)
+        case .initialOwner(let name, let owner):
+            if ownersAwaitingAnswer.remove(name) != nil { owners[name] = owner }
         case .close:
             isClosed = true
         }
@@ -316,6 +324,7 @@ final class ConnectionLoop: @unchecked Sendable {
                owners.keys.contains(name) {
                 let newOwner = message.body.count > 2 ? message.body[2].stringValue ?? "" : ""
                 owners[name] = newOwner.isEmpty ? "" : newOwner
+                ownersAwaitingAnswer.remove(name)
             }
             for subscriber in subscribers.values {
                 let owner = subscriber.rule.sender.flatMap { owners[$0] }

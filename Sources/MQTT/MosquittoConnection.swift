@@ -242,8 +242,10 @@ final class MosquittoConnection: @unchecked Sendable {
         var result = MOSQ_ERR_SUCCESS.rawValue
         if ready & Int16(POLLIN | POLLERR | POLLHUP) != 0 { result = mosquitto_loop_read(handle, 1) }
         if ready & Int16(POLLOUT) != 0, mosquitto_socket(handle) >= 0 { result = mosquitto_loop_write(handle, 1) }
-        if result == MOSQ_ERR_TLS.rawValue && !everConnected {
-            // The handshake failed: a wrong CA or certificate will not fix itself by retrying.
+        // The handshake failed: a wrong CA or certificate will not fix itself by retrying. libmosquitto
+        // reports it as MOSQ_ERR_TLS from the read or write that failed, or only in its log when the peer hung
+        // up first, so both are looked at.
+        if !everConnected, result == MOSQ_ERR_TLS.rawValue || Self.isTLSFailure(lastLibraryError) {
             fatalError = .tlsFailure(lastLibraryError ?? MosquittoText.error(result))
         }
         if mosquitto_socket(handle) >= 0 { _ = mosquitto_loop_misc(handle) }
@@ -268,12 +270,18 @@ final class MosquittoConnection: @unchecked Sendable {
             return
         }
         let reason = lastLibraryError ?? MosquittoText.error(result)
-        if result == MOSQ_ERR_TLS.rawValue && !everConnected {
+        if !everConnected, result == MOSQ_ERR_TLS.rawValue || Self.isTLSFailure(lastLibraryError) {
             fatalError = .tlsFailure(reason)
             return
         }
         link = .connecting(since: .now)
         linkLost(reason: reason)
+    }
+
+    /// libmosquitto logs OpenSSL's reasons for a failed handshake ("certificate verify failed", …).
+    static func isTLSFailure(_ message: String?) -> Bool {
+        guard let message else { return false }
+        return message.contains("OpenSSL Error") || message.contains("SSL routines")
     }
 
     private func abortSocket() {

@@ -107,12 +107,12 @@ struct BridgeLifecycleTests {
         // The environment's password wins over the file's; this one is wrong.
         let wrong = try startGateway(broker: broker, directory: directory, name: "wrong", mqttLines: credentials,
                                      environment: ["WEAR2MQTT_MQTT_PASSWORD": "not-it"])
-        #expect(await wrong.child.waitForExit(timeout: .seconds(10)) == 3)
+        #expect(await wrong.child.waitForExit(timeout: .seconds(30)) == 3, "\(wrong.child.errorOutput.suffix(600))")
         #expect(wrong.child.errorOutput.contains("refused the credentials"))
         #expect(!wrong.child.errorOutput.contains("not-it"))
 
         let anonymous = try startGateway(broker: broker, directory: directory, name: "anonymous")
-        #expect(await anonymous.child.waitForExit(timeout: .seconds(10)) == 3)
+        #expect(await anonymous.child.waitForExit(timeout: .seconds(30)) == 3, "\(anonymous.child.errorOutput.suffix(600))")
         await broker.remove()
     }
 
@@ -132,7 +132,7 @@ struct BridgeLifecycleTests {
 
         let wrong = try startGateway(broker: broker, directory: directory, name: "wrong",
                                      mqttLines: tls(certificates.otherCAFile), host: "localhost")
-        #expect(await wrong.child.waitForExit(timeout: .seconds(10)) == 4)
+        #expect(await wrong.child.waitForExit(timeout: .seconds(30)) == 4, "\(wrong.child.errorOutput.suffix(600))")
         #expect(wrong.child.errorOutput.contains("certificate verify failed"))
         await broker.remove()
     }
