@@ -42,12 +42,7 @@ struct Run: AsyncParsableCommand {
     var logLevel: String = "info"
 
     func run() async throws {
-        let level = Logger.Level(rawValue: logLevel) ?? .info
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
+        bootstrapLogging(logLevel)
         let logger = Logger(label: "wear2mqtt-sim")
         let loaded: Scenario
         do {
@@ -198,12 +193,7 @@ struct Peripheral: AsyncParsableCommand {
     var logLevel: String = "info"
 
     func run() async throws {
-        let level = Logger.Level(rawValue: logLevel) ?? .info
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
+        bootstrapLogging(logLevel)
         let logger = Logger(label: "wear2mqtt-sim")
         guard let kind = SimulatedDeviceCatalog.kind(named: device) else {
             FileHandle.standardError.write(Data("wear2mqtt-sim: unknown device kind \(device)\n".utf8))
@@ -226,5 +216,15 @@ struct Peripheral: AsyncParsableCommand {
         let reason = await ShutdownSignal.wait(orUntil: server.disconnection)
         logger.info("stopping (\(reason))")
         await server.stop()
+    }
+}
+
+/// Logs to stderr at `level` (trace … error); an unknown level means info.
+func bootstrapLogging(_ level: String) {
+    let threshold = Logger.Level(rawValue: level) ?? .info
+    LoggingSystem.bootstrap { label in
+        var handler = StreamLogHandler.standardError(label: label)
+        handler.logLevel = threshold
+        return handler
     }
 }

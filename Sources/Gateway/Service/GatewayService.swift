@@ -184,11 +184,14 @@ public final class GatewayService: Service, Sendable {
     private func handle(_ event: WearableEvent, from id: String) {
         switch event {
         case .sample(let sample):
-            let publications = state.withLock { state in
+            // The hot path: one lock for the batcher, the device's options and its message count.
+            let (publications, options) = state.withLock { state in
                 state.sensorsSeen[id, default: []].insert(sample.sensor.rawValue)
-                return state.batcher.add(sample, device: id, at: .now)
+                let publications = state.batcher.add(sample, device: id, at: .now)
+                state.count(id, publications.count)
+                return (publications, state.options[id] ?? DeviceOptions())
             }
-            for publication in publications { publishSamples(publication) }
+            for publication in publications { client.publish(sampleMessage(publication, options)) }
         case .gesture(let name, let timestamp):
             publish(messages.gesture(id, name: name, timestamp: timestamp), device: id)
         case .event(let name, let timestamp, let details):
@@ -211,8 +214,11 @@ public final class GatewayService: Service, Sendable {
 
     private func publishSamples(_ publication: SamplePublication) {
         let options = state.withLock { $0.options[publication.device] } ?? DeviceOptions()
-        publish(messages.samples(publication, qos: QoS(rawValue: options.sampleQoS) ?? .atMostOnce, retain: options.retainSamples),
-                device: publication.device)
+        publish(sampleMessage(publication, options), device: publication.device)
+    }
+
+    private func sampleMessage(_ publication: SamplePublication, _ options: DeviceOptions) -> OutgoingMessage {
+        messages.samples(publication, qos: QoS(rawValue: options.sampleQoS) ?? .atMostOnce, retain: options.retainSamples)
     }
 
     private func publish(_ message: OutgoingMessage, device: String? = nil) {
