@@ -45,14 +45,14 @@ public final class GatewayService: Service, Sendable {
         client.onConnect { [self] in republishAll() }
         try await withGracefulShutdownHandler {
             try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { try await self.client.run() }
                 group.addTask { await self.serveRequests() }
                 group.addTask { await self.publishRecords() }
                 group.addTask { await self.connectBlueZ() }
                 group.addTask { await self.periodicWork() }
-                // The client ends the service: after a close, or with a fatal error.
-                try await group.next()
-                group.cancelAll()
+                // The client alone ends the service: after a close, or with a fatal error. (Waiting for any
+                // child instead let the end of the message stream win the race against a fatal error.)
+                defer { group.cancelAll() }
+                try await self.client.run()
             }
         } onGracefulShutdown: { [self] in
             logger.info("shutting down: publishing offline state and flushing the durable spool")
