@@ -183,7 +183,7 @@ public final class BlueZClient: Sendable {
     }
 
     /// Waits until `condition` holds for the model, or `timeout` passes (false then).
-    func wait(timeout: Duration, until condition: @escaping @Sendable (BlueZModel) -> Bool) async -> Bool {
+    public func wait(timeout: Duration, until condition: @escaping @Sendable (BlueZModel) -> Bool) async -> Bool {
         let updates = events()
         if condition(model) { return true }
         return await withTaskGroup(of: Bool.self) { group in

@@ -12,90 +12,27 @@ struct SimulatedWearablesTests {
     static let strap = "C0:FF:EE:00:00:01"
     static let tag = "C0:FF:EE:00:00:04"
 
-    struct Stack {
-        let broker: MosquittoBroker
-        let daemon: DBusDaemon
-        let simulator: ChildProcess
-        let gateway: GatewayProcess
-        let control: SimulatorControlClient
-        let witness: ChildProcess
-        let base: String
+    static let scenarioDevices = """
+      - kind: heart_rate_strap
+        address: \(strap)
+        name: HRM-Sim
+        advertising_interval: 100ms
+        options: { rate_hz: 5, battery: 77, manufacturer: Polar Electro Oy, model: H10 }
+        pairing: { method: request_passkey, passkey: 246810 }
+      - kind: key_finder
+        address: \(tag)
+        advertising_interval: 100ms
+    """
 
-        static func start(configuredDevices: Bool = true) async throws -> Stack {
-            let base = "sim/\(UUID().uuidString.prefix(8))"
-            let broker = try MosquittoBroker()
-            try await broker.start()
-            let daemon = try await DBusDaemon()
-            let scenario = try daemon.directory.write("scenario.yaml", """
-            seed: 11
-            adapter:
-              address: "00:1A:7D:DA:71:13"
-            devices:
-              - kind: heart_rate_strap
-                address: \(strap)
-                name: HRM-Sim
-                advertising_interval: 100ms
-                options: { rate_hz: 5, battery: 77, manufacturer: Polar Electro Oy, model: H10 }
-                pairing: { method: request_passkey, passkey: 246810 }
-              - kind: key_finder
-                address: \(tag)
-                advertising_interval: 100ms
-            """)
-            let simulatorPath = URL(fileURLWithPath: GatewayProcess.executablePath).deletingLastPathComponent()
-                .appendingPathComponent("wear2mqtt-sim").path
-            let simulator = try ChildProcess(executable: simulatorPath,
-                                             arguments: ["run", "--bus", daemon.address, "--scenario", scenario],
-                                             outputPath: daemon.directory.file("sim.out"), errorPath: daemon.directory.file("sim.err"))
-            let control = SimulatorControlClient(bus: try BusConnection(.address(daemon.address)))
-            let witness = try MosquittoClients.subscriber(port: broker.port, topics: ["\(base)/#"], arguments: ["-V", "5"],
-                                                          directory: broker.directory, name: "witness")
-            let config = try broker.directory.write("gateway.yaml", GatewayProcess.configuration(
-                port: broker.port, stateDirectory: broker.directory.file("state"), baseTopic: base,
-                extra: """
-                bluez:
-                  bus: \(daemon.address)
-                """ + (configuredDevices ? """
-
-                devices:
-                  - address: \(strap)
-                    name: strap
-                  - address: \(tag)
-                    name: tag
-                """ : "")))
-            let gateway = try GatewayProcess.start(arguments: ["run", "--config", config], in: broker.directory)
-            return Stack(broker: broker, daemon: daemon, simulator: simulator, gateway: gateway, control: control,
-                         witness: witness, base: base)
-        }
-
-        /// Every message the witness saw on `topic`, payloads only, in order.
-        func payloads(_ topic: String) -> [String] {
-            let prefix = "\(base)/\(topic) "
-            return witness.output.split(separator: "\n").filter { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) }
-        }
-
-        /// A retained message removed by an empty payload (mosquitto_sub prints it as "(null)").
-        static func isCleared(_ payload: String?) -> Bool { payload == "" || payload == "(null)" }
-
-        func json(_ text: String) -> [String: Any]? {
-            (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any]
-        }
-
-        func request(_ topic: String, _ payload: String) async throws {
-            try await MosquittoClients.publish(port: broker.port, topic: "\(base)/\(topic)", message: payload)
-        }
-
-        func stop() async {
-            await gateway.child.stop()
-            await witness.stop()
-            control.bus.close()
-            await simulator.stop()
-            await daemon.stop()
-            await broker.remove()
-        }
-    }
+    static let configuredDevices = """
+      - address: \(strap)
+        name: strap
+      - address: \(tag)
+        name: tag
+    """
 
     @Test func samplesStateAvailabilityAndFindFlowThroughTheGateway() async throws {
-        let stack = try await Stack.start()
+        let stack = try await Stack.start(scenarioDevices: Self.scenarioDevices, configuredDevices: Self.configuredDevices)
         // Heart rate and RR intervals on sensor/heart_rate.
         #expect(await eventually(timeout: .seconds(45)) { stack.payloads("strap/sensor/heart_rate").count >= 5 })
         let samples = stack.payloads("strap/sensor/heart_rate").compactMap(stack.json)
@@ -127,7 +64,7 @@ struct SimulatedWearablesTests {
     }
 
     @Test func badRequestsAreAnsweredWithTheContractsErrorsWhileSamplesKeepFlowing() async throws {
-        let stack = try await Stack.start()
+        let stack = try await Stack.start(scenarioDevices: Self.scenarioDevices, configuredDevices: Self.configuredDevices)
         #expect(await eventually(timeout: .seconds(45)) { stack.payloads("strap/sensor/heart_rate").count >= 2 })
         let cases: [(topic: String, payload: String, code: String)] = [
             ("strap/request/find", "not json", "INVALID_PAYLOAD"),
@@ -157,7 +94,7 @@ struct SimulatedWearablesTests {
     }
 
     @Test func anMQTT5RequestIsAnsweredOnItsResponseTopicWithItsCorrelationData() async throws {
-        let stack = try await Stack.start()
+        let stack = try await Stack.start(scenarioDevices: Self.scenarioDevices, configuredDevices: Self.configuredDevices)
         #expect(await eventually(timeout: .seconds(45)) { stack.payloads("tag/availability").last == #"{"state":"online"}"# })
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
@@ -180,7 +117,7 @@ struct SimulatedWearablesTests {
     }
 
     @Test func aSlowDeviceDelaysNeitherTheOtherDevicesSamplesNorItsCommands() async throws {
-        let stack = try await Stack.start()
+        let stack = try await Stack.start(scenarioDevices: Self.scenarioDevices, configuredDevices: Self.configuredDevices)
         #expect(await eventually(timeout: .seconds(45)) { stack.payloads("tag/availability").last == #"{"state":"online"}"# })
         #expect(await eventually(timeout: .seconds(45)) { stack.payloads("strap/availability").last == #"{"state":"online"}"# })
         try await stack.control.setLatency(Self.tag, milliseconds: 8000)
@@ -198,7 +135,7 @@ struct SimulatedWearablesTests {
     }
 
     @Test func devicesAreFoundAddedPairedTunedRenamedAndRemovedOverMQTT() async throws {
-        let stack = try await Stack.start(configuredDevices: false)
+        let stack = try await Stack.start(scenarioDevices: Self.scenarioDevices, configuredDevices: nil)
         // Requests sent before the gateway subscribed would be lost: wait until it has BlueZ.
         #expect(await eventually(timeout: .seconds(45)) { stack.payloads("bridge/info").last?.contains(#""bluez_available":true"#) == true })
         // scan streams device_found events and lists what it found.
@@ -242,7 +179,7 @@ struct SimulatedWearablesTests {
     }
 
     @Test func anAdapterPoweredOffAndOnIsSurvivedWithoutAnyRequest() async throws {
-        let stack = try await Stack.start()
+        let stack = try await Stack.start(scenarioDevices: Self.scenarioDevices, configuredDevices: Self.configuredDevices)
         #expect(await eventually(timeout: .seconds(45)) { stack.payloads("strap/availability").last == #"{"state":"online"}"# })
         try await stack.control.setPowered(false)
         #expect(await eventually(timeout: .seconds(30)) { stack.payloads("strap/availability").last == #"{"state":"offline"}"# })

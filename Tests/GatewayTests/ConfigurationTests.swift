@@ -269,6 +269,28 @@ struct ConfigurationTests {
         #expect(error?.line == 3)
     }
 
+    @Test("a device's configure is kept as the request payload it stands for, nested values and all")
+    func deviceConfigure() throws {
+        let configuration = try Configuration.parse(yaml: """
+            devices:
+              - address: AA:BB:CC:DD:EE:FF
+                configure:
+                  sensors: { accelerometer: { period_ms: 20 }, rotation: { enabled: false } }
+                  gestures: { double_tap: true }
+                  note: "text"
+                  ratio: 0.5
+            """, source: "config.yaml", environment: [:])
+        let configure = try #require(configuration.devices.first?.configure)
+        #expect(configure["sensors"] == ["accelerometer": ["period_ms": 20], "rotation": ["enabled": false]])
+        #expect(configure["gestures"] == ["double_tap": true])
+        #expect(configure["note"] == "text")
+        #expect(configure["ratio"] == 0.5)
+        let scalar = configurationError("devices:\n  - address: AA:BB:CC:DD:EE:FF\n    configure: fast\n")
+        #expect(scalar?.keyPath == "devices[0].configure")
+        #expect(scalar?.line == 3)
+        #expect(configurationError("", environment: ["WEAR2MQTT_DEVICES": "x"]) != nil)
+    }
+
     @Test("a device without an address, or with a bad one, is an error")
     func badDeviceAddress() {
         let missing = configurationError("devices:\n  - name: left\n")

@@ -22,11 +22,14 @@ struct ConfigurationDocument {
             case .value: return node ?? Node("", Tag(.null), .plain)
             case .section: return .mapping(Node.Mapping([], .implicit, .any, node?.mark))
             case .list: return .sequence(Node.Sequence([], .implicit, .any, node?.mark))
+            case .document: return .mapping(Node.Mapping([], .implicit, .any, node?.mark))
             }
         }
         switch (schema, node) {
         case (.value, .scalar(let scalar)?):
             return .scalar(scalar)
+        case (.document, .mapping(let mapping)?):
+            return .mapping(mapping)
         case (.section(let section), .mapping(let mapping)?):
             return .mapping(try checked(mapping, against: section, at: path))
         case (.list(let item), .sequence(let sequence)?):
@@ -41,6 +44,7 @@ struct ConfigurationDocument {
                 case .value: "a single value"
                 case .section: "a section of keys"
                 case .list: "a list"
+                case .document: "a mapping"
                 }
             throw ConfigurationError(
                 source: source, line: node?.mark?.line, keyPath: path.description,

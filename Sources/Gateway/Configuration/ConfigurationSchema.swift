@@ -11,6 +11,8 @@ indirect enum ConfigurationSchema: Sendable {
     case section(SectionSchema)
     /// A YAML sequence whose items all have the same shape. Lists cannot be set from the environment.
     case list(of: ConfigurationSchema)
+    /// A free-form mapping a driver checks (`devices[].configure`); not settable from the environment.
+    case document
 }
 
 struct SectionSchema: Sendable {

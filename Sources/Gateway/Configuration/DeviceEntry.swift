@@ -1,3 +1,5 @@
+import Wearables
+
 extension Configuration {
     /// One entry of `devices:` — a wearable the gateway connects to without being asked.
     public struct DeviceEntry: Sendable, Equatable, Codable, ConfigurationSection {
@@ -7,18 +9,25 @@ extension Configuration {
         public var name: String?
         /// Driver to use instead of detecting one from advertised services; one topic segment.
         public var driver: String?
+        /// A `request/configure` payload applied on every connection (sensors, gestures, streams); the driver
+        /// checks it against the device when it first connects.
+        public var configure: [String: DeviceValue]?
 
-        public init(address: String, name: String? = nil, driver: String? = nil) {
+        public init(address: String, name: String? = nil, driver: String? = nil, configure: [String: DeviceValue]? = nil) {
             self.address = address
             self.name = name
             self.driver = driver
+            self.configure = configure
         }
 
         enum CodingKeys: String, CodingKey, CaseIterable {
             case address
             case name
             case driver
+            case configure
         }
+
+        static var nestedSchemas: [String: ConfigurationSchema] { [CodingKeys.configure.stringValue: .document] }
 
         public init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -45,6 +54,7 @@ extension Configuration {
             if let driver, let problem = ConfigurationRules.segmentProblem(driver) {
                 throw container.invalid(.driver, problem)
             }
+            configure = try container.decodeIfPresent([String: DeviceValue].self, forKey: .configure)
         }
 
         public func encode(to encoder: any Encoder) throws {
@@ -52,6 +62,7 @@ extension Configuration {
             try container.encode(address, forKey: .address)
             try container.encode(name, forKey: .name)
             try container.encode(driver, forKey: .driver)
+            try container.encodeIfPresent(configure, forKey: .configure)
         }
     }
 }

@@ -86,10 +86,10 @@ struct EnvironmentOverrides {
             switch section.schema(forKey: key) ?? .value {
             case .value:
                 if name == upper { matches.append(path + [key]) }
-            case .list:
+            case .list, .document:
                 throw ConfigurationError(
                     source: variable, keyPath: keyPath.description,
-                    message: "cannot be set from the environment; list it in the configuration file")
+                    message: "cannot be set from the environment; write it in the configuration file")
             case .section(let nested):
                 if name == upper {
                     let example = nested.keys.first.map { "\(variable)_\($0.uppercased())" } ?? variable

@@ -74,20 +74,75 @@ public actor DeviceManager {
     /// Starts sessions for the configured devices and those added earlier over MQTT.
     public func start(configured: [ManagedDevice]) {
         var all: [String: ManagedDevice] = [:]
+        var undetected: [ManagedDevice] = []
         let stored = (try? store.load()) ?? []
-        for device in configured { all[device.id] = device }
-        for device in stored where !all.values.contains(where: { $0.address == device.address }) { all[device.id] = device }
+        for device in configured {
+            if device.needsDriverDetection, !stored.contains(where: { $0.address == device.address }) {
+                undetected.append(device)
+            } else {
+                all[device.id.isEmpty ? device.address : device.id] = device
+            }
+        }
+        for device in stored where !all.values.contains(where: { $0.address == device.address }) && !undetected.contains(where: { $0.address == device.address }) {
+            all[device.id] = device
+        }
         for device in stored {
-            // A rename or options given over MQTT to a configured device outlive a restart.
+            // A rename, options or a configuration given over MQTT to a configured device outlive a restart, and so
+            // does the driver detected for one that names none.
             if let key = all.first(where: { $0.value.address == device.address && $0.value.fromConfiguration })?.key {
                 var merged = all.removeValue(forKey: key)!
                 merged.id = device.id
                 merged.name = device.name ?? merged.name
                 merged.options = device.options
+                merged.configure = device.configure ?? merged.configure
+                if merged.needsDriverDetection { merged.driver = device.driver }
                 all[merged.id] = merged
             }
         }
         for device in all.values { startSession(device) }
+        for device in undetected { detectDriver(of: device) }
+        output(.deviceListChanged)
+    }
+
+    /// Waits until BlueZ has seen `device` advertise (discovering while waiting, retrying every minute while it
+    /// is away), then manages it with the driver its advertisement matches best, or `standard`.
+    private func detectDriver(of device: ManagedDevice) {
+        guard let address = BluetoothAddress(device.address) else { return }
+        Task {
+            while !Task.isCancelled {
+                if let seen = bluez.model.device(address: address) {
+                    detected(device, driver: registry.bestMatch(for: seen)?.name ?? StandardGATTDriver.name)
+                    return
+                }
+                let bluez = bluez
+                guard let adapter else {
+                    // BlueZ not loaded yet, or no adapter: wait for one.
+                    let selector = adapterSelector
+                    _ = await bluez.wait(timeout: .seconds(5)) { _ in (try? bluez.adapter(selector)) != nil }
+                    continue
+                }
+                let lease = await discovery.acquire(adapter: adapter.path)
+                _ = await bluez.wait(timeout: .seconds(30)) { $0.device(address: address) != nil }
+                await discovery.release(lease)
+                if bluez.model.device(address: address) == nil {
+                    // Away: wait for it to show up by itself (another scan) before discovering again.
+                    _ = await bluez.wait(timeout: .seconds(60)) { $0.device(address: address) != nil }
+                }
+            }
+        }
+    }
+
+    private func detected(_ device: ManagedDevice, driver: String) {
+        var device = device
+        device.driver = driver
+        if device.name == nil { device.id = DeviceIdentifier.defaultID(driver: driver, address: device.address) }
+        guard devices[device.id] == nil else {
+            logger.error("a configured device's id is taken", metadata: ["id": "\(device.id)", "address": "\(device.address)"])
+            return
+        }
+        logger.info("driver chosen from the advertisement", metadata: ["id": "\(device.id)", "driver": "\(driver)"])
+        startSession(device)
+        persist()
         output(.deviceListChanged)
     }
 
@@ -111,7 +166,8 @@ public actor DeviceManager {
         let id = device.id
         let output = output
         let driver = driverType.init(configuration: DriverConfiguration(
-            address: address, notifyMethod: device.options.notify == "start_notify" ? .startNotify : .acquire))
+            address: address, notifyMethod: device.options.notify == "start_notify" ? .startNotify : .acquire,
+            configure: device.configure ?? [:]))
         let bluez = bluez
         let selector = adapterSelector
         let session = DeviceSession(
@@ -210,7 +266,14 @@ public actor DeviceManager {
 
     public func execute(_ command: DeviceCommand, id: String) async throws(CommandError) -> DeviceValue {
         guard let session = sessions[id] else { throw notFound(id) }
-        return try await session.execute(command)
+        let result = try await session.execute(command)
+        // The driver answers `configure` with the whole configuration it now applies on every connection:
+        // kept, so a restart of the gateway brings the sensors back without a new request.
+        if case .configure = command, let applied = result.object, devices[id] != nil {
+            devices[id]?.configure = applied
+            persist()
+        }
+        return result
     }
 
     // MARK: Scanning

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import Wearables
 
 /// A device the gateway manages: from the configuration or added over MQTT.
 public struct ManagedDevice: Sendable, Equatable, Codable {
@@ -15,15 +16,25 @@ public struct ManagedDevice: Sendable, Equatable, Codable {
     public var options: DeviceOptions
     /// Listed in config.yaml (cannot be removed over MQTT for good: it comes back at the next start).
     public var fromConfiguration: Bool
+    /// The configuration the driver re-applies on every connection: `devices[].configure`, replaced by the
+    /// full configuration a `request/configure` last set, so a gateway restart keeps the sensors running.
+    public var configure: [String: DeviceValue]?
+
+    /// The `driver` of a configured device whose driver is chosen from its advertisement once it is seen.
+    public static let driverToDetect = ""
+
+    public var needsDriverDetection: Bool { driver == Self.driverToDetect }
 
     public init(id: String, address: String, driver: String, name: String? = nil,
-                options: DeviceOptions = DeviceOptions(), fromConfiguration: Bool = false) {
+                options: DeviceOptions = DeviceOptions(), fromConfiguration: Bool = false,
+                configure: [String: DeviceValue]? = nil) {
         self.id = id
         self.address = address
         self.driver = driver
         self.name = name
         self.options = options
         self.fromConfiguration = fromConfiguration
+        self.configure = configure
     }
 }
 

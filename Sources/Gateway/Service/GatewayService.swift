@@ -115,11 +115,14 @@ public final class GatewayService: Service, Sendable {
                             allowDrivers: Set(filter.allowDrivers), denyDrivers: Set(filter.denyDrivers))
     }
 
+    /// The devices of config.yaml. One without `driver:` gets its driver from its advertisement once BlueZ has
+    /// seen it (`DeviceManager` detects it), and its default id with it.
     private var configuredDevices: [ManagedDevice] {
         configuration.devices.map { entry in
-            let driver = entry.driver ?? StandardGATTDriver.name
-            return ManagedDevice(id: entry.name ?? DeviceIdentifier.defaultID(driver: driver, address: entry.address),
-                                 address: entry.address, driver: driver, name: entry.name, fromConfiguration: true)
+            let driver = entry.driver ?? ManagedDevice.driverToDetect
+            let id = entry.name ?? (entry.driver.map { DeviceIdentifier.defaultID(driver: $0, address: entry.address) } ?? "")
+            return ManagedDevice(id: id, address: entry.address, driver: driver, name: entry.name, fromConfiguration: true,
+                                 configure: entry.configure)
         }
     }
 

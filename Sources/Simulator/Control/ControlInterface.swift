@@ -24,7 +24,9 @@ public enum SimulatorControl {
     static func errorReply(_ value: DBusValue, default fallback: BlueZErrorReply) throws(BlueZErrorReply) -> BlueZErrorReply {
         let text = value.stringValue ?? ""
         if text.isEmpty { return fallback }
-        guard let reply = BlueZErrorReply(named: text) else {
+        // "Failed: Operation failed with ATT error: 0x81" gives the reply a message of its own.
+        let parts = text.split(separator: ": ", maxSplits: 1).map(String.init)
+        guard let reply = BlueZErrorReply(named: parts[0], message: parts.count > 1 ? parts[1] : nil) else {
             throw ControlError.invalidArgument("\"\(text)\" is not a D-Bus error name such as org.bluez.Error.InProgress")
         }
         return reply

@@ -50,11 +50,16 @@ public struct DriverConfiguration: Sendable {
     public var notifyMethod: NotifyMethod
     /// Driver-specific options from the device's configuration (`devices[].options`).
     public var options: [String: DeviceValue]
+    /// A `request/configure` payload to apply on every connection until a request replaces it: from
+    /// `devices[].configure` in config.yaml, or the last configuration accepted before a restart.
+    public var configure: [String: DeviceValue]
 
-    public init(address: BluetoothAddress, notifyMethod: NotifyMethod = .acquire, options: [String: DeviceValue] = [:]) {
+    public init(address: BluetoothAddress, notifyMethod: NotifyMethod = .acquire, options: [String: DeviceValue] = [:],
+                configure: [String: DeviceValue] = [:]) {
         self.address = address
         self.notifyMethod = notifyMethod
         self.options = options
+        self.configure = configure
     }
 }
 

@@ -47,3 +47,31 @@ extension DeviceValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, 
     }
     public init(nilLiteral: ()) { self = .null }
 }
+
+extension DeviceValue: Codable {
+    /// Any JSON- or YAML-shaped value: `devices[].configure` in config.yaml and the device list on disk keep
+    /// command payloads this way. Integers stay integers; a number with a fraction is a double.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() { self = .null }
+        else if let flag = try? container.decode(Bool.self) { self = .flag(flag) }
+        else if let integer = try? container.decode(Int64.self) { self = .integer(integer) }
+        else if let number = try? container.decode(Double.self) { self = .number(number) }
+        else if let text = try? container.decode(String.self) { self = .text(text) }
+        else if let list = try? container.decode([DeviceValue].self) { self = .list(list) }
+        else { self = .object(try container.decode([String: DeviceValue].self)) }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .null: try container.encodeNil()
+        case .flag(let value): try container.encode(value)
+        case .integer(let value): try container.encode(value)
+        case .number(let value): try container.encode(value)
+        case .text(let value): try container.encode(value)
+        case .list(let value): try container.encode(value)
+        case .object(let value): try container.encode(value)
+        }
+    }
+}

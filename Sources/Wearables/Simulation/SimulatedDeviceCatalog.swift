@@ -20,6 +20,7 @@ public enum SimulatedDeviceCatalog {
         .thermometer,
         .pulseOximeter,
         .keyFinder,
+        .boseFrames,
     ]
 
     public static func kind(named name: String) -> SimulatedDeviceKind? {

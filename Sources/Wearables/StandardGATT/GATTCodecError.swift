@@ -12,4 +12,7 @@ public enum GATTCodecError: Error, Equatable, Sendable {
     case reservedValue(field: String, value: Int)
     /// A UTF-8 string characteristic held bytes that are not UTF-8.
     case invalidUTF8
+    /// An id (a vendor's sensor or gesture number) that neither this code nor the device's own information
+    /// lists, so the bytes after it cannot be framed.
+    case unknownIdentifier(field: String, value: Int)
 }

@@ -69,18 +69,7 @@ public final class StandardGATTDriver: WearableDriver {
 
     /// Device Information strings, battery, body sensor location: what the retained state shows.
     private func readInformation(_ link: DeviceLink) async {
-        var state: [String: DeviceValue] = [:]
-        let strings: [(UInt16, String)] = [
-            (GATTUUID.Characteristic.manufacturerName, "manufacturer"), (GATTUUID.Characteristic.modelNumber, "model"),
-            (GATTUUID.Characteristic.serialNumber, "serial"), (GATTUUID.Characteristic.hardwareRevision, "hardware"),
-            (GATTUUID.Characteristic.firmwareRevision, "firmware"), (GATTUUID.Characteristic.softwareRevision, "software"),
-        ]
-        for (uuid, key) in strings {
-            guard let characteristic = link.characteristic(Self.uuid(uuid)),
-                  let bytes = try? await link.read(characteristic),
-                  let text = try? DeviceInformationString.decode(bytes) else { continue }
-            state[key] = .text(text)
-        }
+        var state = await link.readDeviceInformationStrings()
         if let characteristic = link.characteristic(Self.uuid(GATTUUID.Characteristic.batteryLevel)),
            let bytes = try? await link.read(characteristic), let level = try? BatteryLevel.decode(bytes) {
             state["battery"] = .integer(Int64(level.percent))

@@ -1,0 +1,164 @@
+/// The sensors and gestures the gateway wants running on a Bose device, in the contract's terms. The device
+/// forgets its configuration whenever the link drops, so the driver keeps this and writes it again after every
+/// reconnect.
+///
+/// `applying(_:to:)` is the whole validation of `request/configure`: it runs before anything is written and
+/// refuses with `INVALID_VALUE` naming the field, so a bad request changes nothing.
+public struct BoseDesiredConfiguration: Sendable, Equatable {
+    /// Enabled sensors and their period in milliseconds (one shared value, as the device requires).
+    public var sensorPeriods: [BoseSensor: UInt16]
+    public var gestures: Set<BoseGesture>
+
+    public init(sensorPeriods: [BoseSensor: UInt16] = [:], gestures: Set<BoseGesture> = []) {
+        self.sensorPeriods = sensorPeriods
+        self.gestures = gestures
+    }
+
+    /// Everything off: the device's own state after a connection.
+    public static let none = BoseDesiredConfiguration()
+
+    public var isEmpty: Bool { sensorPeriods.isEmpty && gestures.isEmpty }
+
+    /// This configuration with `request` applied: named sensors and gestures change, the others keep their
+    /// state. Accepted shape: `{"sensors":{"<sensor>":{"period_ms":20}|{"enabled":false}|{"enabled":true}},
+    /// "gestures":{"<gesture>":true|false}}`; `period_ms` 0 disables, `enabled: true` alone takes the period
+    /// the other enabled sensors run at.
+    public func applying(_ request: [String: DeviceValue], to capabilities: BoseCapabilities) throws(CommandError) -> BoseDesiredConfiguration {
+        for key in request.keys.sorted() where key != "sensors" && key != "gestures" {
+            throw .invalidValue(field: key, "unknown field; configure for Bose devices accepts sensors and gestures")
+        }
+        var result = self
+        if let sensors = request["sensors"] {
+            guard let sensors = sensors.object else { throw .invalidValue(field: "sensors", "must be a JSON object") }
+            try result.applySensors(sensors, capabilities)
+        }
+        if let gestures = request["gestures"] {
+            guard let gestures = gestures.object else { throw .invalidValue(field: "gestures", "must be a JSON object") }
+            try result.applyGestures(gestures, capabilities)
+        }
+        return result
+    }
+
+    private mutating func applySensors(_ sensors: [String: DeviceValue], _ capabilities: BoseCapabilities) throws(CommandError) {
+        let available = capabilities.sensors
+        let names = available.map(\.kind.rawValue).joined(separator: ", ")
+        var wantsSharedPeriod: [BoseSensor] = []
+        for name in sensors.keys.sorted() {
+            let field = "sensors.\(name)"
+            guard let kind = SensorKind(rawValue: name), let sensor = BoseSensor(kind: kind) else {
+                throw .invalidValue(field: field, "unknown sensor; Bose devices have \(BoseSensor.allCases.map(\.kind.rawValue).joined(separator: ", "))")
+            }
+            guard available.contains(sensor) else {
+                throw .invalidValue(field: field, "this device has no \(name); it has \(names)")
+            }
+            guard let settings = sensors[name]?.object else { throw .invalidValue(field: field, "must be a JSON object") }
+            for key in settings.keys.sorted() where key != "period_ms" && key != "enabled" {
+                throw .invalidValue(field: "\(field).\(key)", "unknown field; a sensor takes period_ms and enabled")
+            }
+            var enabled: Bool?
+            if let value = settings["enabled"] {
+                guard let flag = value.flag else { throw .invalidValue(field: "\(field).enabled", "must be true or false") }
+                enabled = flag
+            }
+            var period: UInt16?
+            if let value = settings["period_ms"] {
+                let offered = capabilities.periods(of: sensor)
+                let list = offered.map { String($0.rawValue) }.joined(separator: ", ")
+                guard let number = value.integer else {
+                    throw .invalidValue(field: "\(field).period_ms", "must be an integer number of milliseconds (\(list), or 0 to disable)")
+                }
+                guard number == 0 || offered.contains(where: { Int64($0.rawValue) == number }) else {
+                    throw .invalidValue(field: "\(field).period_ms", "\(number) ms is not offered; \(name) runs at \(list) ms (0 disables)")
+                }
+                period = UInt16(number)
+            }
+            switch (enabled, period) {
+            case (nil, nil):
+                throw .invalidValue(field: field, "needs period_ms or enabled")
+            case (false?, let period?) where period != 0:
+                throw .invalidValue(field: field, "enabled is false but period_ms is \(period)")
+            case (false?, _), (_, 0?):
+                sensorPeriods[sensor] = nil
+            case (_, let period?):
+                sensorPeriods[sensor] = period
+            case (true?, nil):
+                wantsSharedPeriod.append(sensor)
+            }
+        }
+        if !wantsSharedPeriod.isEmpty {
+            let running = Set(sensorPeriods.values)
+            guard running.count == 1, let shared = running.first else {
+                throw .invalidValue(field: "sensors.\(wantsSharedPeriod[0].kind.rawValue).period_ms",
+                                    "is needed: no other sensor is enabled to take the period from")
+            }
+            for sensor in wantsSharedPeriod where capabilities.periods(of: sensor).contains(where: { $0.rawValue == shared }) {
+                sensorPeriods[sensor] = shared
+            }
+            if let unmatched = wantsSharedPeriod.first(where: { sensorPeriods[$0] == nil }) {
+                throw .invalidValue(field: "sensors.\(unmatched.kind.rawValue)", "does not offer the \(shared) ms the other sensors run at")
+            }
+        }
+        let periods = Set(sensorPeriods.values)
+        if periods.count > 1 {
+            let listing = sensorPeriods.sorted { $0.key < $1.key }.map { "\($0.key.kind.rawValue) at \($0.value) ms" }.joined(separator: ", ")
+            throw .invalidValue(field: "sensors", "all enabled sensors share one period on Bose devices; this would run \(listing)")
+        }
+        if sensorPeriods.count > capabilities.maxActiveSensors {
+            throw .invalidValue(field: "sensors", "this device runs at most \(capabilities.maxActiveSensors) sensors at once; this would enable \(sensorPeriods.count) (\(sensorPeriods.keys.sorted().map(\.kind.rawValue).joined(separator: ", ")))")
+        }
+    }
+
+    private mutating func applyGestures(_ gestures: [String: DeviceValue], _ capabilities: BoseCapabilities) throws(CommandError) {
+        let available = capabilities.gestures
+        for name in gestures.keys.sorted() {
+            let field = "gestures.\(name)"
+            guard let gesture = BoseGesture(name: name) else {
+                throw .invalidValue(field: field, "unknown gesture; Bose devices have \(BoseGesture.allCases.map(\.name).joined(separator: ", "))")
+            }
+            guard available.contains(gesture) else {
+                throw .invalidValue(field: field, "this device does not detect \(name); it detects \(available.map(\.name).joined(separator: ", "))")
+            }
+            guard let enabled = gestures[name]?.flag else { throw .invalidValue(field: field, "must be true or false") }
+            if enabled { self.gestures.insert(gesture) } else { self.gestures.remove(gesture) }
+        }
+    }
+
+    /// The configuration as `request/configure` would set it from nothing, listing every sensor and gesture of
+    /// the device: the answer to `configure` and what a restart re-applies.
+    public func requestForm(for capabilities: BoseCapabilities) -> [String: DeviceValue] {
+        var sensors: [String: DeviceValue] = [:]
+        for sensor in capabilities.sensors {
+            sensors[sensor.kind.rawValue] = .object(["period_ms": .integer(Int64(sensorPeriods[sensor] ?? 0))])
+        }
+        var gestures: [String: DeviceValue] = [:]
+        for gesture in capabilities.gestures { gestures[gesture.name] = .flag(self.gestures.contains(gesture)) }
+        return ["sensors": .object(sensors), "gestures": .object(gestures)]
+    }
+}
+
+extension BoseSensorConfiguration {
+    /// The device state's `sensors`: `{"accelerometer":{"enabled":true,"period_ms":20},"gyroscope":{"enabled":false,
+    /// "period_ms":null}}` — `null` so the merge into the retained state drops an old period.
+    public var stateFields: [String: DeviceValue] {
+        var fields: [String: DeviceValue] = [:]
+        for entry in entries {
+            guard let sensor = BoseSensor(rawValue: entry.sensorID) else { continue }
+            fields[sensor.kind.rawValue] = entry.periodMilliseconds == 0
+                ? .object(["enabled": .flag(false), "period_ms": .null])
+                : .object(["enabled": .flag(true), "period_ms": .integer(Int64(entry.periodMilliseconds))])
+        }
+        return fields
+    }
+}
+
+extension BoseGestureConfiguration {
+    /// The device state's `gestures`: `{"double_tap":true,"head_nod":false}`.
+    public var stateFields: [String: DeviceValue] {
+        var fields: [String: DeviceValue] = [:]
+        for entry in entries {
+            guard let gesture = BoseGesture(rawValue: entry.gestureID) else { continue }
+            fields[gesture.name] = .flag(entry.isEnabled)
+        }
+        return fields
+    }
+}

@@ -1,0 +1,314 @@
+import BlueZ
+import Logging
+import Synchronization
+
+/// The driver for Bose Wearable devices (Bose Frames, QC35 II, NC 700): the documented sensor service 0xFDD2.
+///
+/// On every connection it reads the device, sensor and gesture information (needed to frame and scale sensor
+/// records), publishes the capabilities, and writes the configuration it holds: the device starts with
+/// everything off after each connection, so the driver — which lives as long as the gateway — re-applies what
+/// `request/configure` (or `devices[].configure` in config.yaml) asked for. A configuration is answered only
+/// once the device notifies it back, as the SDK's `didUpdateSensorConfiguration` does.
+public final class BoseWearableDriver: WearableDriver {
+    public static let name = "bose"
+    public static let vendor = "Bose"
+    public static let commands: Set<String> = ["configure", "refresh", "connect", "disconnect"]
+
+    /// 0xFDD2 is assigned to Bose by the Bluetooth SIG: a device advertising it is one of theirs.
+    public static func match(_ device: Advertisement) -> DriverMatch? {
+        device.serviceUUIDs.contains { $0.lowercased() == BoseUUID.service } ? .certain : nil
+    }
+
+    /// What holds for one connection; reset when the next one starts.
+    private struct Connection {
+        var capabilities: BoseCapabilities?
+        var clock = BoseTimestampClock()
+        /// The configurations the device last reported (read or notified).
+        var sensors: BoseSensorConfiguration?
+        var gestures: BoseGestureConfiguration?
+        /// Subscribed and the held configuration written: commands may configure now.
+        var isReady = false
+    }
+
+    private let desired = Mutex(BoseDesiredConfiguration.none)
+    /// `devices[].configure` from the configuration file, checked against the device on the first connection.
+    private let initialRequest: Mutex<[String: DeviceValue]?>
+    private let connection = Mutex(Connection())
+    private let sensorConfirmations = NotificationWaiters<BoseSensorConfiguration>()
+    private let gestureConfirmations = NotificationWaiters<BoseGestureConfiguration>()
+    private let configurationWrites = OperationChain()
+    /// How long the device has to notify a configuration it accepted.
+    let confirmationTimeout: Duration
+
+    public init(configuration: DriverConfiguration) {
+        initialRequest = Mutex(configuration.configure.isEmpty ? nil : configuration.configure)
+        confirmationTimeout = .seconds(5)
+    }
+
+    // MARK: Session
+
+    public func session(_ link: DeviceLink) async throws {
+        connection.withLock { $0 = Connection() }
+        let capabilities = try await readCapabilities(link)
+        var state = capabilities.stateFields
+        state.merge(await link.readDeviceInformationStrings()) { $1 }
+        link.emit(.state(state))
+
+        // Subscribe before writing anything, so the confirmation of the first write is not missed.
+        let handlers: [(String, @Sendable ([UInt8], DeviceLink) -> Void)] = [
+            (BoseUUID.sensorData, sensorData), (BoseUUID.gestureData, gestureData),
+            (BoseUUID.sensorConfiguration, sensorConfiguration), (BoseUUID.gestureConfiguration, gestureConfiguration),
+            (BoseUUID.deviceInformation, deviceInformation),
+        ]
+        var streams: [(AsyncStream<[UInt8]>, @Sendable ([UInt8], DeviceLink) -> Void)] = []
+        for (uuid, handler) in handlers {
+            let characteristic = try Self.characteristic(uuid, link)
+            streams.append((try await link.bluez.notifications(characteristic.path, method: link.notifyMethod), handler))
+        }
+        await readConfigurations(link)
+        await withTaskGroup(of: Void.self) { group in
+            for (stream, handler) in streams {
+                group.addTask {
+                    for await value in stream { handler(value, link) }
+                }
+            }
+            group.addTask { [self] in await applyDesiredConfiguration(link, reason: "connected") }
+            group.addTask { await link.bluez.waitForDisconnection(link.device) }
+            // Only the disconnection ends the session: a notification stream ending alone changes nothing.
+            while let _ = await group.next() {
+                if !(link.bluez.model.devices[link.device]?.connected ?? false) || Task.isCancelled { break }
+            }
+            group.cancelAll()
+        }
+    }
+
+    private static func characteristic(_ uuid: String, _ link: DeviceLink) throws(CommandError) -> GattCharacteristicInfo {
+        guard let characteristic = link.characteristic(service: BoseUUID.service, uuid) else {
+            throw CommandError(.notSupported, "the device's sensor service 0xFDD2 lacks characteristic \(uuid)")
+        }
+        return characteristic
+    }
+
+    private func readCapabilities(_ link: DeviceLink) async throws -> BoseCapabilities {
+        let device = try BoseDeviceInformation.decode(await link.read(Self.characteristic(BoseUUID.deviceInformation, link)))
+        let sensors = try BoseSensorInformation.decode(await link.read(Self.characteristic(BoseUUID.sensorInformation, link)))
+        let gestures = try BoseGestureInformation.decode(await link.read(Self.characteristic(BoseUUID.gestureInformation, link)))
+        let capabilities = BoseCapabilities(device: device, sensorInformation: sensors, gestureInformation: gestures)
+        connection.withLock { $0.capabilities = capabilities }
+        if let request = initialRequest.withLock({ $0 }) {
+            initialRequest.withLock { $0 = nil }
+            do throws(CommandError) {
+                let configured = try desired.withLock { $0 }.applying(request, to: capabilities)
+                desired.withLock { $0 = configured }
+            } catch {
+                link.logger.error("the configured sensors and gestures do not fit this device; none applied",
+                                  metadata: ["error": "\(error.message)"])
+                link.emit(.event(name: "configuration_failed", timestamp: link.now,
+                                 details: ["code": .text(error.code.rawValue), "message": .text(error.message)]))
+            }
+        }
+        return capabilities
+    }
+
+    /// The configurations as the device holds them now (all off after a connection, unless it kept them).
+    private func readConfigurations(_ link: DeviceLink) async {
+        if let characteristic = try? Self.characteristic(BoseUUID.sensorConfiguration, link),
+           let bytes = try? await link.read(characteristic) {
+            sensorConfiguration(bytes, link)
+        }
+        if let characteristic = try? Self.characteristic(BoseUUID.gestureConfiguration, link),
+           let bytes = try? await link.read(characteristic) {
+            gestureConfiguration(bytes, link)
+        }
+    }
+
+    /// Writes the configuration the gateway holds, read when its turn in the chain comes (so a command queued
+    /// before it has already updated it).
+    private func applyDesiredConfiguration(_ link: DeviceLink, reason: String) async {
+        guard let capabilities = connection.withLock({ $0.capabilities }) else { return }
+        let result = await configurationWrites.run { [self] () async -> CommandError? in
+            do throws(CommandError) {
+                try await write(desired.withLock { $0 }, capabilities, link)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        if reason == "connected" { connection.withLock { $0.isReady = true } }
+        if let error = result {
+            link.logger.warning("could not re-apply the sensor and gesture configuration",
+                                metadata: ["reason": "\(reason)", "error": "\(error)"])
+            link.emit(.event(name: "configuration_failed", timestamp: link.now,
+                             details: ["code": .text(error.code.rawValue), "message": .text(error.message)]))
+        }
+    }
+
+    // MARK: Notifications
+
+    private func decodeFailed(_ what: String, _ bytes: [UInt8], _ error: any Error, _ link: DeviceLink) {
+        link.logger.debug("malformed \(what) notification dropped", metadata: ["bytes": "\(bytes)", "error": "\(error)"])
+    }
+
+    @Sendable private func sensorData(_ bytes: [UInt8], _ link: DeviceLink) {
+        guard let information = connection.withLock({ $0.capabilities?.sensorInformation }) else { return }
+        do {
+            let records = try BoseSensorData.decode(bytes, information: information)
+            let now = link.now
+            let times = connection.withLock { state in records.map { state.clock.unixMilliseconds(for: $0.timestamp, now: now) } }
+            for (record, time) in zip(records, times) {
+                guard let entry = information.entry(for: record.sensor) else { continue }
+                link.emit(.sample(SensorSample(sensor: record.sensor.kind, timestamp: time, reading: record.reading(scaledWith: entry))))
+            }
+        } catch { decodeFailed("sensor data", bytes, error, link) }
+    }
+
+    @Sendable private func gestureData(_ bytes: [UInt8], _ link: DeviceLink) {
+        do {
+            let events = try BoseGestureEvent.decode(bytes)
+            let now = link.now
+            let times = connection.withLock { state in events.map { state.clock.unixMilliseconds(for: $0.timestamp, now: now) } }
+            for (event, time) in zip(events, times) { link.emit(.gesture(name: event.gesture.name, timestamp: time)) }
+        } catch { decodeFailed("gesture data", bytes, error, link) }
+    }
+
+    @Sendable private func sensorConfiguration(_ bytes: [UInt8], _ link: DeviceLink) {
+        do {
+            let configuration = try BoseSensorConfiguration.decode(bytes)
+            connection.withLock { $0.sensors = configuration }
+            link.emit(.state(["sensors": .object(configuration.stateFields)]))
+            sensorConfirmations.deliver(configuration)
+        } catch { decodeFailed("sensor configuration", bytes, error, link) }
+    }
+
+    @Sendable private func gestureConfiguration(_ bytes: [UInt8], _ link: DeviceLink) {
+        do {
+            let configuration = try BoseGestureConfiguration.decode(bytes)
+            connection.withLock { $0.gestures = configuration }
+            link.emit(.state(["gestures": .object(configuration.stateFields)]))
+            gestureConfirmations.deliver(configuration)
+        } catch { decodeFailed("gesture configuration", bytes, error, link) }
+    }
+
+    /// The device status changed (the SDK's `didSuspendWearableSensorService` / `didResumeWearableSensorService`).
+    @Sendable private func deviceInformation(_ bytes: [UInt8], _ link: DeviceLink) {
+        do {
+            let information = try BoseDeviceInformation.decode(bytes)
+            let wasSuspended = connection.withLock { state -> Bool? in
+                let before = state.capabilities?.device.status.contains(.sensorServiceSuspended)
+                state.capabilities?.device = information
+                return before
+            }
+            link.emit(.state(["device_status": .object(information.status.fields)]))
+            let suspended = information.status.contains(.sensorServiceSuspended)
+            guard let wasSuspended, wasSuspended != suspended else { return }
+            link.emit(.event(name: suspended ? "sensor_service_suspended" : "sensor_service_resumed",
+                             timestamp: link.now, details: [:]))
+            if !suspended {
+                Task { [self] in await applyDesiredConfiguration(link, reason: "sensor service resumed") }
+            }
+        } catch { decodeFailed("device information", bytes, error, link) }
+    }
+
+    // MARK: Writing a configuration
+
+    /// Writes whichever of the two configurations differs from what the device holds, each followed by the
+    /// device's notification of it.
+    private func write(_ wanted: BoseDesiredConfiguration, _ capabilities: BoseCapabilities, _ link: DeviceLink) async throws(CommandError) {
+        let sensors = capabilities.sensorConfiguration(wanted.sensorPeriods)
+        if connection.withLock({ $0.sensors.map { !$0.hasSameSettings(as: sensors) } ?? true }) {
+            try await write(sensors.encode(), to: BoseUUID.sensorConfiguration, what: "sensor configuration",
+                            waiters: sensorConfirmations, matches: { $0.hasSameSettings(as: sensors) }, link)
+        }
+        let gestures = capabilities.gestureConfiguration(wanted.gestures)
+        if connection.withLock({ $0.gestures.map { !$0.hasSameSettings(as: gestures) } ?? true }) {
+            try await write(gestures.encode(), to: BoseUUID.gestureConfiguration, what: "gesture configuration",
+                            waiters: gestureConfirmations, matches: { $0.hasSameSettings(as: gestures) }, link)
+        }
+    }
+
+    private func write<Value: Sendable>(_ bytes: [UInt8], to uuid: String, what: String, waiters: NotificationWaiters<Value>,
+                                        matches: @escaping @Sendable (Value) -> Bool, _ link: DeviceLink) async throws(CommandError) {
+        let characteristic = try Self.characteristic(uuid, link)
+        let outcome = try await waiters.wait(timeout: confirmationTimeout, matches: matches) { () async throws(CommandError) in
+            do throws(BlueZError) {
+                try await link.bluez.write(characteristic.path, bytes, withResponse: true)
+            } catch {
+                if let code = error.attErrorCode {
+                    throw CommandError(.invalidValue, "the device rejected the \(what) (ATT error 0x\(String(code, radix: 16)))",
+                                       vendorCode: Int(code))
+                }
+                throw CommandError(bluez: error)
+            }
+        }
+        switch outcome {
+        case .confirmed:
+            return
+        case .differs(let reported):
+            throw CommandError(.invalidValue, "the device accepted the \(what) but reports another one: \(reported)")
+        case .silent:
+            throw CommandError(.timeout, "the device accepted the \(what) but did not confirm it within \(confirmationTimeout)")
+        }
+    }
+
+    // MARK: Commands
+
+    /// The capabilities once the session has subscribed and written the held configuration; a command that
+    /// arrives in the second after a connection waits for that rather than racing it.
+    private func readyCapabilities() async throws(CommandError) -> BoseCapabilities {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            let (ready, capabilities) = connection.withLock { ($0.isReady, $0.capabilities) }
+            if ready, let capabilities { return capabilities }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        throw CommandError(.busy, "the device's session is still starting; try again in a moment")
+    }
+
+    public func execute(_ command: DeviceCommand, link: DeviceLink) async throws(CommandError) -> DeviceValue {
+        switch command {
+        case .configure(let request):
+            let capabilities = try await readyCapabilities()
+            // Checked and written in the chain, against the configuration as it is when the turn comes.
+            let outcome = await configurationWrites.run { [self] () async -> Result<BoseDesiredConfiguration, CommandError> in
+                do throws(CommandError) {
+                    let next = try desired.withLock { $0 }.applying(request, to: capabilities)
+                    try await write(next, capabilities, link)
+                    desired.withLock { $0 = next }
+                    return .success(next)
+                } catch {
+                    return .failure(error)
+                }
+            }
+            return .object(try outcome.get().requestForm(for: capabilities))
+        case .refresh:
+            do {
+                var state = try await readCapabilities(link).stateFields
+                state.merge(await link.readDeviceInformationStrings()) { $1 }
+                link.emit(.state(state))
+            } catch let error as CommandError {
+                throw error
+            } catch {
+                throw CommandError(.internalError, "the device's information could not be decoded: \(error)")
+            }
+            await readConfigurations(link)
+            return .object([:])
+        default:
+            throw CommandError(.notSupported, "\(command.name) is not supported by Bose Wearable devices")
+        }
+    }
+}
+
+extension BoseSensorConfiguration {
+    /// Same periods for the same sensors, whatever the order of the entries.
+    func hasSameSettings(as other: BoseSensorConfiguration) -> Bool {
+        Dictionary(entries.map { ($0.sensorID, $0.periodMilliseconds) }) { $1 }
+            == Dictionary(other.entries.map { ($0.sensorID, $0.periodMilliseconds) }) { $1 }
+    }
+}
+
+extension BoseGestureConfiguration {
+    func hasSameSettings(as other: BoseGestureConfiguration) -> Bool {
+        Dictionary(entries.map { ($0.gestureID, $0.isEnabled) }) { $1 }
+            == Dictionary(other.entries.map { ($0.gestureID, $0.isEnabled) }) { $1 }
+    }
+}

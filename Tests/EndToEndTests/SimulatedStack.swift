@@ -1,0 +1,78 @@
+import DBus
+import Foundation
+import MQTT
+import Simulator
+import Testing
+import Wear2MQTTTesting
+
+/// The whole product for one test: a real mosquitto, a private D-Bus with the BlueZ simulator as a child
+/// process running a scenario, the gateway as a child process, a `mosquitto_sub` witness of every topic under
+/// the test's own base topic, and a control client for the simulator.
+struct Stack {
+    let broker: MosquittoBroker
+    let daemon: DBusDaemon
+    let simulator: ChildProcess
+    let gateway: GatewayProcess
+    let control: SimulatorControlClient
+    let witness: ChildProcess
+    let base: String
+
+    /// Starts everything: `scenarioDevices` is the `devices:` list of the simulator's scenario, `configuredDevices`
+    /// the `devices:` list of the gateway's configuration (nil: none), both as YAML list items.
+    static func start(scenarioDevices: String, configuredDevices: String?) async throws -> Stack {
+        let base = "sim/\(UUID().uuidString.prefix(8))"
+        let broker = try MosquittoBroker()
+        try await broker.start()
+        let daemon = try await DBusDaemon()
+        let scenario = try daemon.directory.write("scenario.yaml", """
+        seed: 11
+        adapter:
+          address: "00:1A:7D:DA:71:13"
+        devices:
+        \(scenarioDevices)
+        """)
+        let simulatorPath = URL(fileURLWithPath: GatewayProcess.executablePath).deletingLastPathComponent()
+            .appendingPathComponent("wear2mqtt-sim").path
+        let simulator = try ChildProcess(executable: simulatorPath,
+                                         arguments: ["run", "--bus", daemon.address, "--scenario", scenario],
+                                         outputPath: daemon.directory.file("sim.out"), errorPath: daemon.directory.file("sim.err"))
+        let control = SimulatorControlClient(bus: try BusConnection(.address(daemon.address)))
+        let witness = try MosquittoClients.subscriber(port: broker.port, topics: ["\(base)/#"], arguments: ["-V", "5"],
+                                                      directory: broker.directory, name: "witness")
+        let config = try broker.directory.write("gateway.yaml", GatewayProcess.configuration(
+            port: broker.port, stateDirectory: broker.directory.file("state"), baseTopic: base,
+            extra: """
+            bluez:
+              bus: \(daemon.address)
+            """ + (configuredDevices.map { "\ndevices:\n" + $0 } ?? "")))
+        let gateway = try GatewayProcess.start(arguments: ["run", "--config", config], in: broker.directory)
+        return Stack(broker: broker, daemon: daemon, simulator: simulator, gateway: gateway, control: control,
+                     witness: witness, base: base)
+    }
+
+    /// Every message the witness saw on `topic`, payloads only, in order.
+    func payloads(_ topic: String) -> [String] {
+        let prefix = "\(base)/\(topic) "
+        return witness.output.split(separator: "\n").filter { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) }
+    }
+
+    /// A retained message removed by an empty payload (mosquitto_sub prints it as "(null)").
+    static func isCleared(_ payload: String?) -> Bool { payload == "" || payload == "(null)" }
+
+    func json(_ text: String) -> [String: Any]? {
+        (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any]
+    }
+
+    func request(_ topic: String, _ payload: String) async throws {
+        try await MosquittoClients.publish(port: broker.port, topic: "\(base)/\(topic)", message: payload)
+    }
+
+    func stop() async {
+        await gateway.child.stop()
+        await witness.stop()
+        control.bus.close()
+        await simulator.stop()
+        await daemon.stop()
+        await broker.remove()
+    }
+}
