@@ -182,4 +182,51 @@ struct BoseWearableEndToEndTests {
         let quiet = await response(stack, "silent", "configure", transaction: "quiet")?["error"] as? [String: Any]
         #expect(quiet?["code"] as? String == "TIMEOUT", "\(String(describing: quiet))")
     }
+
+    @Test func theConfigurationFileAppliesOnConnectAndARequestOutlivesAGatewayRestart() async throws {
+        let configured = """
+          - address: \(Self.frames)
+            name: frames
+            configure:
+              sensors: { accelerometer: { period_ms: 40 } }
+              gestures: { double_tap: true }
+        """
+        var stack = try await Stack.start(scenarioDevices: Self.scenarioDevices, configuredDevices: configured)
+        defer { Task { [stack] in await stack.stop() } }
+
+        // devices[].configure: the accelerometer streams at 25 samples/s with no request at all.
+        #expect(await eventually(timeout: .seconds(45)) { samples(stack, "frames/sensor/accelerometer").count >= 60 })
+        #expect((23...27).contains(rate(samples(stack, "frames/sensor/accelerometer"))))
+        #expect(await eventually { stack.payloads("frames").last.flatMap(stack.json).map { sensorState($0, "accelerometer") == (true, 40) } == true })
+        #expect((stack.payloads("frames").last.flatMap(stack.json)?["gestures"] as? [String: Bool])?["double_tap"] == true)
+
+        // A request replaces it...
+        try await stack.request("frames/request/configure",
+                                #"{"sensors":{"accelerometer":{"enabled":false},"gyroscope":{"period_ms":80}},"transaction":"swap"}"#)
+        #expect(await response(stack, "frames", "configure", transaction: "swap")?["status"] as? String == "ok")
+        let sensorConfiguration = "5af38af6-000e-404b-9b46-07f77580890b"
+        let writesBefore = try await stack.control.received(Self.frames, characteristic: sensorConfiguration).count
+
+        // ...and outlives a restart of the gateway: the device is let go on shutdown, forgets everything, and
+        // the new gateway writes the requested configuration again (from state_dir/devices.json).
+        try await stack.restartGateway()
+        #expect(await eventually(timeout: .seconds(45)) {
+            (try? await stack.control.received(Self.frames, characteristic: sensorConfiguration).count) ?? 0 > writesBefore
+        })
+        let written = try await stack.control.received(Self.frames, characteristic: sensorConfiguration).last ?? []
+        let periods = Dictionary((try BoseSensorConfigurationBytes.entries(written)), uniquingKeysWith: { $1 })
+        #expect(periods[0] == 0 && periods[1] == 80, "accelerometer off, gyroscope at 80 ms: \(written)")
+        let gyroscopeBefore = samples(stack, "frames/sensor/gyroscope").count
+        #expect(await eventually(timeout: .seconds(30)) { samples(stack, "frames/sensor/gyroscope").count >= gyroscopeBefore + 20 })
+    }
+}
+
+/// Reads `[id u8][period u16 BE]` entries, the SensorConfiguration layout, without the gateway's code.
+enum BoseSensorConfigurationBytes {
+    struct Malformed: Error {}
+
+    static func entries(_ bytes: [UInt8]) throws -> [(UInt8, Int)] {
+        guard bytes.count % 3 == 0 else { throw Malformed() }
+        return stride(from: 0, to: bytes.count, by: 3).map { (bytes[$0], Int(bytes[$0 + 1]) << 8 | Int(bytes[$0 + 2])) }
+    }
 }

@@ -12,7 +12,8 @@ struct Stack {
     let broker: MosquittoBroker
     let daemon: DBusDaemon
     let simulator: ChildProcess
-    let gateway: GatewayProcess
+    private(set) var gateway: GatewayProcess
+    let configPath: String
     let control: SimulatorControlClient
     let witness: ChildProcess
     let base: String
@@ -46,8 +47,8 @@ struct Stack {
               bus: \(daemon.address)
             """ + (configuredDevices.map { "\ndevices:\n" + $0 } ?? "")))
         let gateway = try GatewayProcess.start(arguments: ["run", "--config", config], in: broker.directory)
-        return Stack(broker: broker, daemon: daemon, simulator: simulator, gateway: gateway, control: control,
-                     witness: witness, base: base)
+        return Stack(broker: broker, daemon: daemon, simulator: simulator, gateway: gateway, configPath: config,
+                     control: control, witness: witness, base: base)
     }
 
     /// Every message the witness saw on `topic`, payloads only, in order.
@@ -65,6 +66,12 @@ struct Stack {
 
     func request(_ topic: String, _ payload: String) async throws {
         try await MosquittoClients.publish(port: broker.port, topic: "\(base)/\(topic)", message: payload)
+    }
+
+    /// Stops the gateway gracefully (SIGTERM) and starts it again with the same configuration and state.
+    mutating func restartGateway() async throws {
+        await gateway.child.stop()
+        gateway = try GatewayProcess.start(arguments: ["run", "--config", configPath], in: broker.directory, name: "gateway-2")
     }
 
     func stop() async {

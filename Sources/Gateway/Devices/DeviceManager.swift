@@ -146,6 +146,21 @@ public actor DeviceManager {
         output(.deviceListChanged)
     }
 
+    /// Stops every session and disconnects its device, waiting at most `timeout` for the disconnections.
+    public func stopAll(timeout: Duration) async {
+        let stopping = Array(sessions.values)
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                await withTaskGroup(of: Void.self) { inner in
+                    for session in stopping { inner.addTask { await session.stop() } }
+                }
+            }
+            group.addTask { try? await Task.sleep(for: timeout) }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+
     public var managedDevices: [ManagedDevice] { devices.values.sorted { $0.id < $1.id } }
 
     public func session(id: String) -> DeviceSession? { sessions[id] }

@@ -55,11 +55,16 @@ public final class GatewayService: Service, Sendable {
                 try await self.client.run()
             }
         } onGracefulShutdown: { [self] in
-            logger.info("shutting down: publishing offline state and flushing the durable spool")
-            var finals = [OutgoingMessage(retainedJSON: BridgeState.offline.message(topics: topics))]
-            for id in state.withLock({ Array($0.documents.keys) }) { finals.append(messages.availability(id, online: false)) }
-            client.requestClose(finalMessages: finals, timeout: shutdownTimeout)
-            recordQueue.finish()
+            logger.info("shutting down: disconnecting devices, publishing offline state and flushing the durable spool")
+            Task {
+                // Devices are let go (a wearable left connected to nobody drains its battery and stays
+                // invisible to other centrals); bounded, so a device that does not answer delays nothing much.
+                if let manager = manager.withLock({ $0 }) { await manager.stopAll(timeout: .milliseconds(1500)) }
+                var finals = [OutgoingMessage(retainedJSON: BridgeState.offline.message(topics: topics))]
+                for id in state.withLock({ Array($0.documents.keys) }) { finals.append(messages.availability(id, online: false)) }
+                client.requestClose(finalMessages: finals, timeout: shutdownTimeout)
+                recordQueue.finish()
+            }
         }
     }
 
