@@ -116,7 +116,7 @@ let package = Package(
         .testTarget(name: "GatewayTests", dependencies: ["Gateway", "Wear2MQTTTesting"]),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["wear2mqtt", "wear2mqtt-sim", "Gateway", "MQTT", "Simulator", "Wear2MQTTTesting"]
+            dependencies: ["wear2mqtt", "wear2mqtt-sim", "Gateway", "MQTT", "Simulator", "Wearables", "Wear2MQTTTesting"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -25,7 +25,8 @@ final class RecordingLink: PeripheralLink {
 func collect(_ peripheral: any SimulatedPeripheral, _ uuid: BluetoothUUID, count: Int) async -> [[UInt8]] {
     let link = RecordingLink()
     let task = Task { await peripheral.run(on: link) }
-    let deadline = ContinuousClock.now + .seconds(10)
+    // Generous: the whole suite runs in parallel on two cores.
+    let deadline = ContinuousClock.now + .seconds(60)
     while link.values(of: uuid).count < count && ContinuousClock.now < deadline {
         try? await Task.sleep(for: .milliseconds(5))
     }
@@ -67,7 +68,7 @@ struct SimulatedDeviceTests {
         task.cancel()
         let sent = link.pushed.withLock { $0 }
         #expect(sent.allSatisfy { $0.indication })
-        let measurement = try TemperatureMeasurement.decode(sent[0].value)
+        let measurement = try TemperatureMeasurement.decode(try #require(sent.first).value)
         #expect(measurement.temperatureType == .ear)
         #expect(abs((measurement.celsius ?? 0) - 38.5) < 1.6)
     }
@@ -75,7 +76,7 @@ struct SimulatedDeviceTests {
     @Test func anOximeterNotifiesContinuouslyAndIndicatesASpotCheckOnRequest() async throws {
         let oximeter = try SimulatedPulseOximeter(SimulatedDeviceConfiguration(options: ["rate_hz": .int(100), "spo2": .int(95)]))
         let values = await collect(oximeter, BluetoothUUID(0x2A5F), count: 3)
-        let reading = try PLXContinuousMeasurement.decode(values[0])
+        let reading = try PLXContinuousMeasurement.decode(try #require(values.first))
         #expect(abs((reading.normal.spo2.value.doubleValue ?? 0) - 95) <= 3)
         let link = RecordingLink()
         #expect(await oximeter.handle(.spotCheck, link: link))

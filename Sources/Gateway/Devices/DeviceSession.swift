@@ -38,6 +38,8 @@ public actor DeviceSession {
     private var lastCommand: Task<Void, Never>?
     private var link: DeviceLink?
     private var wakeRequested = false
+    /// Set by the `disconnect` command: stay away until `connect` (or a restart of the gateway).
+    private var heldDisconnected = false
 
     public private(set) var state = ConnectionState.disconnected
 
@@ -68,12 +70,18 @@ public actor DeviceSession {
     public func stop() async {
         connectionTask?.cancel()
         connectionTask = nil
-        if let path = devicePath() { try? await bluez.disconnect(path) }
+        if let path = devicePath(), state == .connected {
+            setState(.disconnecting)
+            try? await bluez.disconnect(path)
+        }
         setState(.disconnected)
     }
 
     /// Tries to connect now instead of waiting out the backoff (the `connect` command).
-    public func connectNow() { wakeRequested = true }
+    public func connectNow() {
+        heldDisconnected = false
+        wakeRequested = true
+    }
 
     private func devicePath() -> ObjectPath? {
         guard let adapter = adapter() else { return nil }
@@ -98,7 +106,7 @@ public actor DeviceSession {
             let delay = connected ? Duration.milliseconds(500) : backoff.nextDelay()
             // Sleep out the backoff, unless a `connect` command wakes us early.
             let deadline = ContinuousClock.now + delay
-            while ContinuousClock.now < deadline && !wakeRequested && !Task.isCancelled {
+            while (ContinuousClock.now < deadline || heldDisconnected) && !wakeRequested && !Task.isCancelled {
                 try? await Task.sleep(for: .milliseconds(100))
             }
             wakeRequested = false
@@ -197,8 +205,15 @@ public actor DeviceSession {
             connectNow()
             return .object(["connection": .text(state.rawValue)])
         case .named("disconnect", _):
+            heldDisconnected = true
             if let path = devicePath() {
-                do { try await bluez.disconnect(path) } catch { throw CommandError(bluez: error) }
+                let wasConnected = state == .connected
+                if wasConnected { setState(.disconnecting) }
+                do { try await bluez.disconnect(path) } catch {
+                    heldDisconnected = false
+                    if wasConnected { setState(.connected) }
+                    throw CommandError(bluez: error)
+                }
             }
             return .object([:])
         default:

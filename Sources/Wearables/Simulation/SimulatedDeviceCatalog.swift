@@ -21,6 +21,7 @@ public enum SimulatedDeviceCatalog {
         .pulseOximeter,
         .keyFinder,
         .boseFrames,
+        .empaticaE4,
     ]
 
     public static func kind(named name: String) -> SimulatedDeviceKind? {
