@@ -183,6 +183,20 @@ struct BoseWearableEndToEndTests {
         #expect(quiet?["code"] as? String == "TIMEOUT", "\(String(describing: quiet))")
     }
 
+    @Test func aDeviceAddedOverMQTTWithoutScanningGetsTheBoseDriverFromItsAdvertisement() async throws {
+        let stack = try await Stack.start(scenarioDevices: Self.scenarioDevices, configuredDevices: nil)
+        defer { Task { await stack.stop() } }
+        #expect(await eventually { stack.payloads("bridge/state").last?.contains("online") == true })
+        try await stack.request("bridge/request/device/add", #"{"address":"\#(Self.frames)","transaction":"add"}"#)
+        let answer = try #require(await response(stack, "bridge", "device/add", transaction: "add"))
+        let data = answer["data"] as? [String: Any]
+        #expect(data?["driver"] as? String == "bose", "\(answer)")
+        #expect(data?["id"] as? String == "bose_b05e00000001")
+        #expect(await eventually(timeout: .seconds(45)) {
+            stack.payloads("bose_b05e00000001").last.flatMap(stack.json)?["capabilities"] != nil
+        })
+    }
+
     @Test func theConfigurationFileAppliesOnConnectAndARequestOutlivesAGatewayRestart() async throws {
         let configured = """
           - address: \(Self.frames)

@@ -204,7 +204,8 @@ public actor DeviceManager {
 
     // MARK: Bridge requests
 
-    /// `device/add`: manage a device by address, with a driver chosen from its advertisement if not given.
+    /// `device/add`: manage a device by address, with a driver chosen from its advertisement if not given (`standard`
+    /// when the device does not advertise within 10 s).
     public func add(address text: String, driver requested: String?, name: String?) async throws(CommandError) -> ManagedDevice {
         guard let address = BluetoothAddress(text) else {
             throw .invalidValue(field: "address", "\"\(text)\" is not a Bluetooth address (AA:BB:CC:DD:EE:FF)")
@@ -218,10 +219,18 @@ public actor DeviceManager {
                 throw .invalidValue(field: "driver", "no driver named \(requested); known: \(registry.drivers.map { $0.name }.joined(separator: ", "))")
             }
             driver = requested
-        } else if let seen = bluez.model.device(address: address), let match = registry.bestMatch(for: seen) {
-            driver = match.name
         } else {
-            driver = StandardGATTDriver.name
+            // The advertisement decides; a device BlueZ has not seen yet gets up to 10 s of discovery to show it.
+            if bluez.model.device(address: address) == nil, let adapter {
+                let lease = await discovery.acquire(adapter: adapter.path)
+                _ = await bluez.wait(timeout: .seconds(10)) { $0.device(address: address) != nil }
+                await discovery.release(lease)
+            }
+            driver = bluez.model.device(address: address).flatMap { registry.bestMatch(for: $0)?.name } ?? StandardGATTDriver.name
+            // Another request may have added it while this one waited.
+            if let existing = devices.values.first(where: { $0.address == address.rawValue }) {
+                throw CommandError(.invalidValue, "address: \(address) is already managed as \(existing.id)")
+            }
         }
         guard filter.permits(address: address, driver: driver) else {
             throw CommandError(.forbidden, "\(address) with driver \(driver) is not allowed by the configuration's allow/deny lists")
