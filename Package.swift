@@ -8,6 +8,7 @@ let package = Package(
     products: [
         .executable(name: "wear2mqtt", targets: ["wear2mqtt"]),
         .executable(name: "wear2mqtt-sim", targets: ["wear2mqtt-sim"]),
+        .executable(name: "wear2mqtt-bench", targets: ["wear2mqtt-bench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
@@ -15,6 +16,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
     ],
     targets: [
         .systemLibrary(
@@ -103,6 +105,23 @@ let package = Package(
         .target(
             name: "Wear2MQTTTesting",
             dependencies: ["MQTT"]
+        ),
+        /// The end-to-end benchmark (docs/performance.md): broker, private bus, in-process simulator, the gateway
+        /// and the baselines it is measured against. Release builds only.
+        .executableTarget(
+            name: "wear2mqtt-bench",
+            dependencies: [
+                "Gateway",
+                "Simulator",
+                "BlueZ",
+                "MQTT",
+                "CMosquitto",
+                "Wearables",
+                "Wear2MQTTTesting",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(name: "MQTTTests", dependencies: ["MQTT", "Wear2MQTTTesting"]),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "Wear2MQTTTesting"]),

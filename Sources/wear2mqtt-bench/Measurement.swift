@@ -1,0 +1,278 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import Gateway
+import Logging
+import Simulator
+import Wear2MQTTTesting
+
+/// One measured configuration: which process carries the samples (the gateway or the raw relay), how it
+/// subscribes, its batching, and the devices.
+struct RunSpec: Sendable {
+    enum Carrier: String, Sendable, Codable {
+        case gateway = "wear2mqtt"
+        case relay
+    }
+
+    /// What the run is for in the report: `throughput`, `latency`, `rss`, `relay-ratio`, `batching`.
+    var purpose: String
+    var carrier: Carrier
+    var method: String
+    var batchMilliseconds: Int
+    var workload: Workload
+    var seconds: Double
+
+    var title: String {
+        var text = "\(carrier.rawValue) \(method)"
+        if carrier == .gateway && batchMilliseconds > 0 { text += " batch \(batchMilliseconds) ms" }
+        return text
+    }
+}
+
+/// Latency percentiles in milliseconds.
+struct LatencySummary: Codable, Sendable {
+    var samples: UInt64
+    var p50Ms: Double
+    var p90Ms: Double
+    var p99Ms: Double
+    var p999Ms: Double
+    var maxMs: Double
+    var meanMs: Double
+}
+
+struct RunResult: Codable, Sendable {
+    var purpose: String
+    var carrier: String
+    var method: String
+    var batchMs: Int
+    var workload: Workload
+    var devices: Int
+    var windowSeconds: Double
+    /// From start until every device delivered its first sample.
+    var warmUpSeconds: Double
+    var offeredSamplesPerSecond: Double
+    /// Heart-rate samples the simulator sent, per second of the window.
+    var heartRateSentPerSecond: Double
+    /// Heart-rate samples received during the window, per second.
+    var heartRateDeliveredPerSecond: Double
+    var boseRecordsSentPerSecond: Double
+    var boseSamplesDeliveredPerSecond: Double
+    /// Every sample received during the window, per second.
+    var samplesPerSecond: Double
+    /// MQTT messages carrying samples received during the window, per second.
+    var messagesPerSecond: Double
+    /// Heart-rate samples sent during the window (by sequence) and never received.
+    var lost: UInt64
+    var lostPercent: Double
+    var sentInWindow: UInt64
+    /// Samples that arrived with a sequence the ledger no longer held, or out of order.
+    var unmatched: UInt64
+    var outOfOrder: UInt64
+    var latency: LatencySummary
+    /// Percent of one core over the window: the carrier (`wear2mqtt` or `relay`), `mosquitto`, `dbus-daemon`, and
+    /// `bench` (this process: the simulator and the subscriber).
+    var cpuPercent: [String: Double]
+    var peakRSSMiB: Double
+    var rssMiB: Double
+    /// The end-of-window RSS split: anonymous (heap, stacks) and file-backed (executable, shared libraries).
+    var rssAnonymousMiB: Double
+    var rssFileMiB: Double
+    var notes: [String]
+}
+
+/// Runs one `RunSpec`: a private bus, the simulator in this process, the subscriber, the carrier as a child
+/// process; warm-up until every device delivered, the window, a drain, and teardown of everything it started.
+struct MeasurementRunner: Sendable {
+    let broker: BenchBroker
+    let keepLogs: Bool
+
+    static let simulatorLogger: Logger = {
+        var logger = Logger(label: "wear2mqtt-bench.simulator")
+        logger.logLevel = .warning
+        return logger
+    }()
+
+    func run(_ spec: RunSpec, log: (String) -> Void) async throws -> RunResult {
+        let workload = spec.workload
+        let directory = try TemporaryDirectory(prefix: "wear2mqtt-bench-run")
+        ChildProcesses.shared.register(directory: directory.path)
+        let bus = try await DBusDaemon()
+        ChildProcesses.shared.register(bus.pid)
+        ChildProcesses.shared.register(directory: bus.directory.path)
+        let ledger = SendLedger(deviceCount: workload.straps)
+        let records = RecordCounter()
+        let simulator: BlueZSimulator
+        do {
+            simulator = try await BlueZSimulator.start(workload.scenario(ledger: ledger, records: records),
+                                                       on: .address(bus.address), logger: Self.simulatorLogger)
+        } catch {
+            await bus.stop()
+            throw BenchError("the simulator did not start: \(error)")
+        }
+        let subscriber: SampleSubscriber
+        let carrier: ChildProcess
+        do {
+            subscriber = try SampleSubscriber(port: broker.port, topics: ["bench/+/sensor/#", "relay/#"], ledger: ledger,
+                                              heartRateDevices: workload.straps, boseDevices: workload.bose)
+            try await subscriber.waitUntilSubscribed()
+            carrier = try startCarrier(spec, bus: bus.address, directory: directory)
+        } catch {
+            await simulator.stop()
+            await bus.stop()
+            if !keepLogs { directory.remove() }
+            throw error
+        }
+        ChildProcesses.shared.register(carrier.pid)
+
+        func tearDown() async {
+            await carrier.stop(grace: .seconds(5))
+            ChildProcesses.shared.unregister(carrier.pid)
+            subscriber.stop()
+            await simulator.stop()
+            await bus.stop()
+            ChildProcesses.shared.unregister(bus.pid)
+            if !keepLogs { directory.remove() }
+        }
+
+        do {
+            let result = try await measure(spec, carrier: carrier, bus: bus, subscriber: subscriber, ledger: ledger,
+                                           records: records, log: log)
+            await tearDown()
+            return result
+        } catch {
+            log("  \(spec.carrier.rawValue) log tail:\n" + carrier.errorOutput.split(separator: "\n").suffix(8).joined(separator: "\n"))
+            await tearDown()
+            throw error
+        }
+    }
+
+    private func measure(_ spec: RunSpec, carrier: ChildProcess, bus: DBusDaemon, subscriber: SampleSubscriber,
+                         ledger: SendLedger, records: RecordCounter, log: (String) -> Void) async throws -> RunResult {
+        let workload = spec.workload
+        let started = ContinuousClock.now
+        // Warm-up: every device connected and delivering.
+        let patience = Duration.seconds(60) + .milliseconds(400 * workload.deviceCount)
+        while true {
+            let seen = subscriber.everyDeviceSeen
+            if seen.heartRate == workload.straps && seen.bose == workload.bose { break }
+            guard carrier.isRunning else {
+                throw BenchError("\(spec.carrier.rawValue) exited during warm-up: \(carrier.errorOutput.suffix(600))")
+            }
+            guard ContinuousClock.now - started < patience else {
+                throw BenchError("warm-up: after \(patience) only \(seen.heartRate)/\(workload.straps) heart-rate and "
+                                 + "\(seen.bose)/\(workload.bose) Bose devices delivered samples")
+            }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        let warmUp = ContinuousClock.now - started
+        // Let the connection-time work (reads, configuration writes, retained state) settle.
+        try await Task.sleep(for: .seconds(1))
+
+        var cpu = CPUWindow()
+        var processes: [String: Int32] = [spec.carrier.rawValue: carrier.pid, "dbus-daemon": bus.pid, "bench": getpid()]
+        if let pid = broker.pid { processes["mosquitto"] = pid }
+        let floor = ledger.sentCounters()
+        let recordsAtStart = records.total
+        let windowStart = ContinuousClock.now
+        cpu.begin(processes)
+        subscriber.beginWindow(floor: floor)
+        try await Task.sleep(for: .milliseconds(Int(spec.seconds * 1000)))
+        let ceiling = ledger.sentCounters()
+        subscriber.endReceipts(ceiling: ceiling)
+        let window = (ContinuousClock.now - windowStart).seconds
+        let recordsAtEnd = records.total
+        let cpuPercent = cpu.end()
+        let memory = ProcessStatistics.read(pid: carrier.pid)
+        // Drain: samples of the window still on their way (a batch window, queues).
+        try await Task.sleep(for: .milliseconds(max(1000, spec.batchMilliseconds + 500)))
+        let tally = subscriber.snapshot()
+
+        let sent = zip(ceiling, floor).reduce(UInt64(0)) { $0 + ($1.0 - $1.1) }
+        let lost = sent > tally.windowSamplesReceived ? sent - tally.windowSamplesReceived : 0
+        var notes: [String] = []
+        if !carrier.isRunning { notes.append("\(spec.carrier.rawValue) exited during the window") }
+        let heartRateSent = Double(sent) / window
+        if workload.straps > 0 && heartRateSent < 0.95 * workload.heartRateOffered {
+            notes.append("the simulator sent \(Int(heartRateSent)) of \(Int(workload.heartRateOffered)) heart-rate samples/s offered")
+        }
+        let latency = tally.latency
+        func milliseconds(_ micros: UInt64) -> Double { Double(micros) / 1000 }
+        return RunResult(
+            purpose: spec.purpose, carrier: spec.carrier.rawValue, method: spec.method, batchMs: spec.batchMilliseconds,
+            workload: workload, devices: workload.deviceCount, windowSeconds: window, warmUpSeconds: warmUp.seconds,
+            offeredSamplesPerSecond: workload.offeredSamplesPerSecond,
+            heartRateSentPerSecond: heartRateSent,
+            heartRateDeliveredPerSecond: Double(tally.heartRateSamples) / window,
+            boseRecordsSentPerSecond: Double(recordsAtEnd - recordsAtStart) / window,
+            boseSamplesDeliveredPerSecond: Double(tally.boseSamples) / window,
+            samplesPerSecond: Double(tally.heartRateSamples + tally.boseSamples) / window,
+            messagesPerSecond: Double(tally.messages) / window,
+            lost: lost, lostPercent: sent > 0 ? Double(lost) / Double(sent) * 100 : 0, sentInWindow: sent,
+            unmatched: tally.unmatched, outOfOrder: tally.outOfOrder,
+            latency: LatencySummary(
+                samples: latency.totalCount,
+                p50Ms: milliseconds(latency.valueAtPercentile(50)), p90Ms: milliseconds(latency.valueAtPercentile(90)),
+                p99Ms: milliseconds(latency.valueAtPercentile(99)),
+                p999Ms: milliseconds(latency.valueAtPercentile(99.9)), maxMs: milliseconds(latency.max),
+                meanMs: latency.totalCount > 0 ? latency.mean / 1000 : 0),
+            cpuPercent: cpuPercent,
+            peakRSSMiB: Double(memory?.peakResidentBytes ?? 0) / 1_048_576,
+            rssMiB: Double(memory?.residentBytes ?? 0) / 1_048_576,
+            rssAnonymousMiB: Double(memory?.residentAnonymousBytes ?? 0) / 1_048_576,
+            rssFileMiB: Double(memory?.residentFileBytes ?? 0) / 1_048_576,
+            notes: notes)
+    }
+
+    // MARK: The carriers
+
+    private func startCarrier(_ spec: RunSpec, bus: String, directory: TemporaryDirectory) throws -> ChildProcess {
+        switch spec.carrier {
+        case .gateway:
+            let configuration = try gatewayConfiguration(spec, bus: bus, directory: directory)
+            return try ChildProcess(executable: BuildProducts.gatewayExecutable, arguments: ["run", "--config", configuration],
+                                    outputPath: directory.file("gateway.out"), errorPath: directory.file("gateway.err"))
+        case .relay:
+            let addresses = (0..<spec.workload.straps).map(Workload.strapAddress).joined(separator: ",")
+            return try ChildProcess(executable: BuildProducts.benchExecutable,
+                                    arguments: ["relay", "--bus", bus, "--port", String(broker.port), "--method", spec.method,
+                                                "--devices", addresses, "--spool-directory", directory.file("relay-spool")],
+                                    outputPath: directory.file("relay.out"), errorPath: directory.file("relay.err"))
+        }
+    }
+
+    /// config.yaml for the run; `batch_ms` and `notify` are device options, which config.yaml does not take:
+    /// they go into the device store (`state_dir/devices.json`), where `device/options` over MQTT would have put
+    /// them, so the devices connect once, already with their options.
+    private func gatewayConfiguration(_ spec: RunSpec, bus: String, directory: TemporaryDirectory) throws -> String {
+        let workload = spec.workload
+        let stateDirectory = directory.file("state")
+        try FileManager.default.createDirectory(atPath: stateDirectory, withIntermediateDirectories: true)
+        var options = DeviceOptions()
+        options.batchMilliseconds = spec.batchMilliseconds
+        options.notify = spec.method
+        let sensors = workload.boseSensorNames.map { "\($0): {period_ms: 20}" }.joined(separator: ", ")
+        var lines = [
+            "gateway: {id: bench, state_dir: \"\(stateDirectory)\", log_level: warning}",
+            "mqtt: {host: 127.0.0.1, port: \(broker.port), base_topic: bench, client_id: wear2mqtt-bench-gateway}",
+            "bluez: {bus: \"\(bus)\"}",
+            "devices:",
+        ]
+        var stored: [ManagedDevice] = []
+        for index in 0..<workload.straps {
+            let id = Workload.strapID(index)
+            lines.append("  - {address: \"\(Workload.strapAddress(index))\", name: \(id), driver: standard}")
+            stored.append(ManagedDevice(id: id, address: Workload.strapAddress(index), driver: "standard", name: id,
+                                        options: options, fromConfiguration: true))
+        }
+        for index in 0..<workload.bose {
+            let id = Workload.boseID(index)
+            lines.append("  - {address: \"\(Workload.boseAddress(index))\", name: \(id), driver: bose, configure: {sensors: {\(sensors)}}}")
+            stored.append(ManagedDevice(id: id, address: Workload.boseAddress(index), driver: "bose", name: id,
+                                        options: options, fromConfiguration: true))
+        }
+        if stored.isEmpty { lines[lines.count - 1] = "devices: []" }
+        try DeviceStore(stateDirectory: stateDirectory).save(stored)
+        return try directory.write("config.yaml", lines.joined(separator: "\n") + "\n")
+    }
+}

@@ -1,0 +1,113 @@
+import ArgumentParser
+import BlueZ
+import DBus
+import Foundation
+import Logging
+import MQTT
+import Wearables
+
+/// Baseline (a), the raw relay limit: the least a bridge can do with the same notifications. It connects to the
+/// devices through the project's `BlueZClient`, subscribes to each Heart Rate Measurement (AcquireNotify or
+/// StartNotify, as asked), and publishes every value's bytes unchanged to `relay/<address>` at QoS 0 through the
+/// project's `MQTTClient`: no driver, no decoding, no JSON, no batching, no state. The gateway's figures divided
+/// by the relay's are what the gateway's own layers cost.
+///
+/// Run as a child process of the benchmark (so its CPU and memory are measured like the gateway's) until SIGTERM.
+struct RelayCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "relay",
+        abstract: "Forward heart-rate notifications from BlueZ to MQTT unchanged (the benchmark's baseline).")
+
+    @Option(help: "D-Bus address of BlueZ (or the simulator).")
+    var bus: String
+
+    @Option(help: "Port of the MQTT broker on 127.0.0.1.")
+    var port: Int
+
+    @Option(help: "acquire (AcquireNotify) or start_notify (PropertiesChanged signals).")
+    var method: String = "acquire"
+
+    @Option(help: "Comma-separated device addresses.")
+    var devices: String
+
+    @Option(help: "Directory for the MQTT client's spool (unused at QoS 0, but the client wants one).")
+    var spoolDirectory: String
+
+    func validate() throws {
+        guard ["acquire", "start_notify"].contains(method) else {
+            throw ValidationError("--method must be acquire or start_notify, got \(method)")
+        }
+        guard !addresses.isEmpty else { throw ValidationError("--devices names no address") }
+    }
+
+    private var addresses: [BluetoothAddress] {
+        devices.split(separator: ",").compactMap { BluetoothAddress(String($0)) }
+    }
+
+    func run() async throws {
+        BenchLogging.bootstrap()
+        let logger = Logger(label: "relay")
+        let connection = try BusConnection(.address(bus), logger: logger)
+        let bluez = BlueZClient(connection: connection, logger: logger)
+        try await bluez.start()
+        let mqtt = try MQTTClient(configuration: MQTTClientConfiguration(
+            host: "127.0.0.1", port: port, clientID: "wear2mqtt-bench-relay-\(getpid())", spoolDirectory: spoolDirectory,
+            offlineQueueCapacity: 100_000))
+        let notifyMethod: NotifyMethod = method == "start_notify" ? .startNotify : .acquire
+
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await mqtt.run() }
+            let adapter = try await Self.adapter(bluez)
+            try await bluez.startDiscovery(adapter: adapter)
+            let wanted = addresses
+            guard await bluez.wait(timeout: .seconds(60), until: { model in
+                wanted.allSatisfy { model.device(address: $0, adapter: adapter) != nil }
+            }) else { throw BenchError("relay: not every device was discovered within 60 s") }
+            try? await bluez.stopDiscovery(adapter: adapter)
+            for address in wanted {
+                group.addTask {
+                    try await Self.relay(address, adapter: adapter, bluez: bluez, mqtt: mqtt, method: notifyMethod)
+                }
+            }
+            try await group.next()
+            group.cancelAll()
+        }
+    }
+
+    private static func adapter(_ bluez: BlueZClient) async throws -> ObjectPath {
+        let deadline = ContinuousClock.now + .seconds(20)
+        while ContinuousClock.now < deadline {
+            if let adapter = try? bluez.adapter(), adapter.powered { return adapter.path }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        throw BenchError("relay: no powered adapter")
+    }
+
+    /// One device: connect, subscribe, copy every notification's bytes to `relay/<address>`.
+    private static func relay(_ address: BluetoothAddress, adapter: ObjectPath, bluez: BlueZClient, mqtt: MQTTClient,
+                              method: NotifyMethod) async throws {
+        guard let device = bluez.model.device(address: address, adapter: adapter)?.path else {
+            throw BenchError("relay: \(address) is not known to BlueZ")
+        }
+        try await retryingBlueZ { () async throws(BlueZError) in try await bluez.connect(device, timeout: .seconds(30)) }
+        let uuid = GATTUUID.string(for: GATTUUID.Characteristic.heartRateMeasurement)
+        guard let characteristic = bluez.model.characteristic(device: device, uuid: uuid) else {
+            throw BenchError("relay: \(address) has no Heart Rate Measurement")
+        }
+        let topic = "relay/" + address.compactLowercase
+        for await value in try await bluez.notifications(characteristic.path, method: method) {
+            mqtt.publish(OutgoingMessage(topic: topic, payload: value))
+        }
+    }
+}
+
+/// swift-log to stderr, warnings and worse: the bench and its relay stay quiet while measuring.
+enum BenchLogging {
+    static func bootstrap() {
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = .warning
+            return handler
+        }
+    }
+}
