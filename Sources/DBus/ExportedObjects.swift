@@ -63,14 +63,20 @@ public struct InterfaceDefinition: Sendable {
 
 /// Sends on behalf of exported objects; shared so objects need no reference back to the registry.
 final class ExportSender: Sendable {
-    private let send = Mutex<(@Sendable (OutgoingBusMessage) -> Void)?>(nil)
+    /// The closure lives in a class: copying a bare closure out of the `Mutex` on every message wrapped it in
+    /// one more reabstraction thunk each time, so every message sent made the next one slower.
+    private final class Attached: Sendable {
+        let send: @Sendable (OutgoingBusMessage) -> Void
+        init(_ send: @escaping @Sendable (OutgoingBusMessage) -> Void) { self.send = send }
+    }
 
-    func attach(_ send: @escaping @Sendable (OutgoingBusMessage) -> Void) { self.send.withLock { $0 = send } }
+    private let attached = Mutex<Attached?>(nil)
+
+    func attach(_ send: @escaping @Sendable (OutgoingBusMessage) -> Void) { attached.withLock { $0 = Attached(send) } }
 
     func callAsFunction(_ message: OutgoingBusMessage) {
         guard (try? message.body.forEach(MessageCoding.validate)) != nil else { return }
-        let send = self.send.withLock { $0 }
-        send?(message)
+        attached.withLock { $0 }?.send(message)
     }
 }
 

@@ -87,9 +87,15 @@ public struct IncomingMessage: Sendable, Equatable {
 /// Topic rules of the MQTT specification, checked before a message is queued or spooled so that a bad
 /// topic fails at the caller instead of poisoning the queue.
 public enum TopicValidation {
+    /// One pass over the UTF-8 bytes: this runs for every sample published (`String.contains` went through
+    /// Foundation and was an eighth of the gateway's CPU at 20,000 samples/s).
     public static func isValidPublishTopic(_ topic: String) -> Bool {
-        !topic.isEmpty && topic.utf8.count <= 65_535 && !topic.contains("+") && !topic.contains("#")
-            && !topic.unicodeScalars.contains("\u{0}")
+        var count = 0
+        for byte in topic.utf8 {
+            if byte == UInt8(ascii: "+") || byte == UInt8(ascii: "#") || byte == 0 { return false }
+            count += 1
+        }
+        return count > 0 && count <= 65_535
     }
 
     public static func isValidFilter(_ filter: String) -> Bool {

@@ -161,9 +161,20 @@ final class MosquittoConnection: @unchecked Sendable {
             guard let message else { return }
             MosquittoConnection.from(context).didReceive(message.pointee, properties: properties)
         }
-        mosquitto_log_callback_set(handle) { _, context, level, text in
-            guard let text else { return }
-            MosquittoConnection.from(context).libraryLog(level: level, text: String(cString: text))
+        setLibraryLogging(true, handle)
+    }
+
+    /// libmosquitto formats a log line for every packet whenever a log callback is set. Its words matter while
+    /// connecting (a TLS failure is only told there); once connected, they cost a formatted line per publish
+    /// that nobody reads, so the callback is off unless trace logging wants them.
+    private func setLibraryLogging(_ on: Bool, _ handle: OpaquePointer) {
+        if on || logger.logLevel <= .trace {
+            mosquitto_log_callback_set(handle) { _, context, level, text in
+                guard let text else { return }
+                MosquittoConnection.from(context).libraryLog(level: level, text: String(cString: text))
+            }
+        } else {
+            mosquitto_log_callback_set(handle, nil)
         }
     }
 
@@ -293,6 +304,7 @@ final class MosquittoConnection: @unchecked Sendable {
 
     private func linkLost(reason: String) {
         if case .down = link { return }
+        if let handle { setLibraryLogging(true, handle) }
         let wasUp: Bool
         if case .up = link { wasUp = true } else { wasUp = false }
         link = .down
@@ -421,6 +433,7 @@ final class MosquittoConnection: @unchecked Sendable {
         link = .up
         everConnected = true
         backoff.reset()
+        if let handle { setLibraryLogging(false, handle) }
         statistics.withLock {
             $0.connected = true
             $0.connections += 1
@@ -433,6 +446,7 @@ final class MosquittoConnection: @unchecked Sendable {
     }
 
     private func didDisconnect(reason: Int32) {
+        if let handle { setLibraryLogging(true, handle) }
         if closing != nil, reason == 0 {
             link = .down  // our own clean DISCONNECT at the end of a close
             return

@@ -48,72 +48,72 @@ struct EmpaticaE4EndToEndTests {
     }
 
     @Test func threeBandsStreamTheirOwnDataAtTheirRatesWithTheirHeartRates() async throws {
-        let stack = try await Stack.start(scenarioDevices: Self.scenarioDevices, configuredDevices: Self.configuredDevices)
-        defer { Task { await stack.stop() } }
+        try await Stack.with(scenarioDevices: Self.scenarioDevices, configuredDevices: Self.configuredDevices) { stack in
 
-        for band in Self.bands {
-            #expect(await eventually(timeout: .seconds(60)) { stack.payloads("\(band.id)/availability").last == #"{"state":"online"}"# },
-                    "\(band.id) online")
-        }
-        #expect(stack.payloads("bridge/devices").last?.contains(#""driver":"empatica""#) == true)
-        // Warm-up (~20 s) and then some beats on every band.
-        for band in Self.bands {
-            #expect(await eventually(timeout: .seconds(75)) { samples(stack, "\(band.id)/sensor/heart_rate").count >= 15 },
-                    "\(band.id) heart rate after the warm-up")
-        }
-        let observed = Date()
-        let counts = Dictionary(uniqueKeysWithValues: Self.bands.map { ($0.id, samples(stack, "\($0.id)/sensor/bvp").count) })
-        try await Task.sleep(for: .seconds(5))
-        let elapsed = Date().timeIntervalSince(observed)
+            for band in Self.bands {
+                #expect(await eventually(timeout: .seconds(60)) { stack.payloads("\(band.id)/availability").last == #"{"state":"online"}"# },
+                        "\(band.id) online")
+            }
+            #expect(stack.payloads("bridge/devices").last?.contains(#""driver":"empatica""#) == true)
+            // Warm-up (~20 s) and then some beats on every band.
+            for band in Self.bands {
+                #expect(await eventually(timeout: .seconds(75)) { samples(stack, "\(band.id)/sensor/heart_rate").count >= 15 },
+                        "\(band.id) heart rate after the warm-up")
+            }
+            let observed = Date()
+            let counts = Dictionary(uniqueKeysWithValues: Self.bands.map { ($0.id, samples(stack, "\($0.id)/sensor/bvp").count) })
+            try await Task.sleep(for: .seconds(5))
+            let elapsed = Date().timeIntervalSince(observed)
 
-        for band in Self.bands {
-            // Each band's state shows its own serial: topics are not crossed.
-            let state = try #require(stack.payloads(band.id).last.flatMap(stack.json))
-            #expect(state["serial"] as? String == band.serial)
-            #expect(state["battery"] as? Int != nil)
+            for band in Self.bands {
+                // Each band's state shows its own serial: topics are not crossed.
+                let state = try #require(stack.payloads(band.id).last.flatMap(stack.json))
+                #expect(state["serial"] as? String == band.serial)
+                #expect(state["battery"] as? Int != nil)
 
-            // Rates: BVP arrives at about 64 samples/s by the wall clock (loose: the machine is shared), and the
-            // reconstructed times have not drifted from the wall clock after more than 30 s of streaming.
-            let bvp = samples(stack, "\(band.id)/sensor/bvp")
-            let perSecond = Double(bvp.count - (counts[band.id] ?? 0)) / elapsed
-            #expect((40...90).contains(perSecond), "\(band.id): \(perSecond) BVP samples/s")
-            let times = bvp.compactMap { $0["ts"] as? Int64 }
-            #expect(times.count > 64 * 30, "\(band.id): more than 30 s of BVP")
-            #expect(zip(times, times.dropFirst()).allSatisfy { $0 < $1 }, "\(band.id): BVP times increase")
-            let lag = Int64(Date().timeIntervalSince1970 * 1000) - (times.last ?? 0)
-            #expect((-1_000...3_000).contains(lag), "\(band.id): last BVP sample \(lag) ms behind the wall clock")
-            let span = Double((times.last ?? 0) - (times.first ?? 0)) / 1000
-            for (sensor, rate) in [("accelerometer", 32.0), ("eda", 4.0), ("skin_temperature", 4.0)] {
-                let count = Double(samples(stack, "\(band.id)/sensor/\(sensor)").count)
-                #expect(abs(count / span - rate) < rate * 0.15, "\(band.id) \(sensor): \(count / span) samples/s, expected \(rate)")
+                // Rates: BVP arrives at about 64 samples/s by the wall clock (loose: the machine is shared), and the
+                // reconstructed times have not drifted from the wall clock after more than 30 s of streaming.
+                let bvp = samples(stack, "\(band.id)/sensor/bvp")
+                let perSecond = Double(bvp.count - (counts[band.id] ?? 0)) / elapsed
+                #expect((40...90).contains(perSecond), "\(band.id): \(perSecond) BVP samples/s")
+                let times = bvp.compactMap { $0["ts"] as? Int64 }
+                #expect(times.count > 64 * 30, "\(band.id): more than 30 s of BVP")
+                #expect(zip(times, times.dropFirst()).allSatisfy { $0 < $1 }, "\(band.id): BVP times increase")
+                let lag = Int64(Date().timeIntervalSince1970 * 1000) - (times.last ?? 0)
+                #expect((-1_000...3_000).contains(lag), "\(band.id): last BVP sample \(lag) ms behind the wall clock")
+                let span = Double((times.last ?? 0) - (times.first ?? 0)) / 1000
+                for (sensor, rate) in [("accelerometer", 32.0), ("eda", 4.0), ("skin_temperature", 4.0)] {
+                    let count = Double(samples(stack, "\(band.id)/sensor/\(sensor)").count)
+                    #expect(abs(count / span - rate) < rate * 0.15, "\(band.id) \(sensor): \(count / span) samples/s, expected \(rate)")
+                }
+
+                // Heart rate: the median of the last 10 s of detected rates against what the simulator generated then.
+                let rates = samples(stack, "\(band.id)/sensor/heart_rate")
+                let last = rates.compactMap { $0["ts"] as? Int64 }.max() ?? 0
+                let recent = rates.filter { ($0["ts"] as? Int64 ?? 0) > last - 10_000 }
+                let detected = median(recent.compactMap { ($0["bpm"] as? Int).map(Double.init) })
+                let truth = median(try recent.compactMap { $0["ts"] as? Int64 }.map {
+                    try SimulatedEmpaticaE4.trueHeartRate(atUnixSeconds: Double($0) / 1000, options: band.options)
+                })
+                #expect(abs(detected - truth) <= 3, "\(band.id): detected \(detected) bpm, generated \(truth) bpm")
+                let intervals = samples(stack, "\(band.id)/sensor/ibi").compactMap { $0["seconds"] as? Double }
+                #expect(!intervals.isEmpty && intervals.allSatisfy { (60 / 130...60 / 40).contains($0) }, "\(band.id) IBIs")
             }
 
-            // Heart rate: the median of the last 10 s of detected rates against what the simulator generated then.
-            let rates = samples(stack, "\(band.id)/sensor/heart_rate")
-            let last = rates.compactMap { $0["ts"] as? Int64 }.max() ?? 0
-            let recent = rates.filter { ($0["ts"] as? Int64 ?? 0) > last - 10_000 }
-            let detected = median(recent.compactMap { ($0["bpm"] as? Int).map(Double.init) })
-            let truth = median(try recent.compactMap { $0["ts"] as? Int64 }.map {
-                try SimulatedEmpaticaE4.trueHeartRate(atUnixSeconds: Double($0) / 1000, options: band.options)
-            })
-            #expect(abs(detected - truth) <= 3, "\(band.id): detected \(detected) bpm, generated \(truth) bpm")
-            let intervals = samples(stack, "\(band.id)/sensor/ibi").compactMap { $0["seconds"] as? Double }
-            #expect(!intervals.isEmpty && intervals.allSatisfy { (60 / 130...60 / 40).contains($0) }, "\(band.id) IBIs")
+            // The tag button of one band is an event of that band only.
+            try await stack.control.raiseEvent(Self.bands[1].address, .buttonPress)
+            #expect(await eventually { stack.payloads("\(Self.bands[1].id)/event").contains { $0.contains(#""event":"tag""#) } })
+            #expect(stack.payloads("\(Self.bands[0].id)/event").isEmpty && stack.payloads("\(Self.bands[2].id)/event").isEmpty)
+
+            // disconnect keeps the band away (disconnecting → disconnected) until connect.
+            let band = Self.bands[2]
+            try await stack.request("\(band.id)/request/disconnect", #"{"transaction":"bye"}"#)
+            #expect(await eventually { stack.payloads("\(band.id)/availability").last == #"{"state":"offline"}"# })
+            #expect(stack.payloads(band.id).contains { $0.contains(#""connection":"disconnecting""#) })
+            try await Task.sleep(for: .seconds(3))
+            #expect(stack.payloads("\(band.id)/availability").last == #"{"state":"offline"}"#, "still away without connect")
+            try await stack.request("\(band.id)/request/connect", #"{"transaction":"hello"}"#)
+            #expect(await eventually(timeout: .seconds(45)) { stack.payloads("\(band.id)/availability").last == #"{"state":"online"}"# })
         }
-
-        // The tag button of one band is an event of that band only.
-        try await stack.control.raiseEvent(Self.bands[1].address, .buttonPress)
-        #expect(await eventually { stack.payloads("\(Self.bands[1].id)/event").contains { $0.contains(#""event":"tag""#) } })
-        #expect(stack.payloads("\(Self.bands[0].id)/event").isEmpty && stack.payloads("\(Self.bands[2].id)/event").isEmpty)
-
-        // disconnect keeps the band away (disconnecting → disconnected) until connect.
-        let band = Self.bands[2]
-        try await stack.request("\(band.id)/request/disconnect", #"{"transaction":"bye"}"#)
-        #expect(await eventually { stack.payloads("\(band.id)/availability").last == #"{"state":"offline"}"# })
-        #expect(stack.payloads(band.id).contains { $0.contains(#""connection":"disconnecting""#) })
-        try await Task.sleep(for: .seconds(3))
-        #expect(stack.payloads("\(band.id)/availability").last == #"{"state":"offline"}"#, "still away without connect")
-        try await stack.request("\(band.id)/request/connect", #"{"transaction":"hello"}"#)
-        #expect(await eventually(timeout: .seconds(45)) { stack.payloads("\(band.id)/availability").last == #"{"state":"online"}"# })
     }
 }

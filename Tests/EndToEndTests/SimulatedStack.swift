@@ -68,6 +68,20 @@ struct Stack {
         try await MosquittoClients.publish(port: broker.port, topic: "\(base)/\(topic)", message: payload)
     }
 
+    /// Starts the stack, runs `body` and stops every process by pid afterwards — also when `body` throws (a
+    /// failed `#require`), which a `defer` could not await.
+    static func with(scenarioDevices: String, configuredDevices: String?,
+                     _ body: (inout Stack) async throws -> Void) async throws {
+        var stack = try await start(scenarioDevices: scenarioDevices, configuredDevices: configuredDevices)
+        do {
+            try await body(&stack)
+        } catch {
+            await stack.stop()
+            throw error
+        }
+        await stack.stop()
+    }
+
     /// Stops the gateway gracefully (SIGTERM) and starts it again with the same configuration and state.
     mutating func restartGateway() async throws {
         await gateway.child.stop()
