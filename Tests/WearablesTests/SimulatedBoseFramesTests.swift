@@ -468,38 +468,10 @@ struct SimulatedBoseFramesTests {
 
 // MARK: Helpers
 
-/// A link that records what the glasses push, subscribed to everything.
-final class BoseRecordingLink: PeripheralLink {
-    let mtu: Int
-    private let pushed = Mutex<[(uuid: BluetoothUUID, value: [UInt8])]>([])
-
-    init(mtu: Int) { self.mtu = mtu }
-
-    func isSubscribed(_ characteristic: BluetoothUUID) async -> Bool { true }
-    func notify(_ characteristic: BluetoothUUID, value: [UInt8]) async -> Bool {
-        pushed.withLock { $0.append((characteristic, value)) }
-        return true
-    }
-    func indicate(_ characteristic: BluetoothUUID, value: [UInt8]) async -> Bool { await notify(characteristic, value: value) }
-    func disconnect() async {}
-
-    func values(of uuid: BluetoothUUID) -> [[UInt8]] { pushed.withLock { $0.filter { $0.uuid == uuid }.map(\.value) } }
-}
-
 /// Runs the glasses' behaviour on a new link, as the host does when a central connects.
-private func connect(_ frames: SimulatedBoseFrames, mtu: Int = 247) async throws -> (BoseRecordingLink, Task<Void, Never>) {
-    let link = BoseRecordingLink(mtu: mtu)
+private func connect(_ frames: SimulatedBoseFrames, mtu: Int = 247) async throws -> (RecordingPeripheralLink, Task<Void, Never>) {
+    let link = RecordingPeripheralLink(mtu: mtu)
     let task = Task { await frames.run(on: link) }
     try #require(await waitUntil { await frames.isConnected })
     return (link, task)
-}
-
-/// Polls `condition` every 5 ms for up to `timeout`.
-private func waitUntil(timeout: Duration = .seconds(30), _ condition: () async -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if await condition() { return true }
-        try? await Task.sleep(for: .milliseconds(5))
-    }
-    return await condition()
 }

@@ -552,40 +552,14 @@ struct SimulatedEmpaticaE4Tests {
 
 // MARK: Helpers
 
-/// A link that records what the band pushes; subscribed to everything, as the host is after StartNotify.
-private final class E4RecordingLink: PeripheralLink {
-    let mtu = 23
-    private let pushed = Mutex<[(uuid: BluetoothUUID, value: [UInt8])]>([])
-
-    func isSubscribed(_ characteristic: BluetoothUUID) async -> Bool { true }
-    func notify(_ characteristic: BluetoothUUID, value: [UInt8]) async -> Bool {
-        pushed.withLock { $0.append((characteristic, value)) }
-        return true
-    }
-    func indicate(_ characteristic: BluetoothUUID, value: [UInt8]) async -> Bool { await notify(characteristic, value: value) }
-    func disconnect() async {}
-
-    func values(of uuid: BluetoothUUID) -> [[UInt8]] { pushed.withLock { $0.filter { $0.uuid == uuid }.map(\.value) } }
-    var count: Int { pushed.withLock { $0.count } }
-}
-
 /// Runs the band's behaviour on a new link, as the host does when a central connects.
-private func connect(_ band: SimulatedEmpaticaE4) async throws -> (E4RecordingLink, Task<Void, Never>) {
-    let link = E4RecordingLink()
+private func connect(_ band: SimulatedEmpaticaE4) async throws -> (RecordingPeripheralLink, Task<Void, Never>) {
+    let link = RecordingPeripheralLink()
     let task = Task { await band.run(on: link) }
     try #require(await waitUntil { await band.isConnected })
     return (link, task)
 }
 
-/// Polls `condition` every 5 ms for up to `timeout`.
-private func waitUntil(timeout: Duration = .seconds(30), _ condition: () async -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if await condition() { return true }
-        try? await Task.sleep(for: .milliseconds(5))
-    }
-    return await condition()
-}
 
 private func median(_ values: [Double]) -> Double {
     guard !values.isEmpty else { return .nan }
