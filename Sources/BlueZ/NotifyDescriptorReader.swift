@@ -16,7 +16,9 @@ final class NotifyDescriptorReader: @unchecked Sendable {
         var continuation: AsyncStream<[UInt8]>.Continuation
     }
 
-    private let registrations = Mutex<[Int32: Registration]>([:])
+    /// The registrations and a generation that changes with them, so the poll thread rebuilds its
+    /// descriptor list only when a stream starts or ends, not on every wake-up.
+    private let registrations = Mutex<(byDescriptor: [Int32: Registration], generation: UInt64)>(([:], 0))
     private let wakePipe: (read: Int32, write: Int32)
     private let started = Mutex(false)
 
@@ -36,7 +38,10 @@ final class NotifyDescriptorReader: @unchecked Sendable {
     func stream(_ fd: UnixFileDescriptor) -> AsyncStream<[UInt8]> {
         _ = fcntl(fd.rawValue, F_SETFL, fcntl(fd.rawValue, F_GETFL) | O_NONBLOCK)
         let (stream, continuation) = AsyncStream.makeStream(of: [UInt8].self, bufferingPolicy: .bufferingNewest(4096))
-        registrations.withLock { $0[fd.rawValue] = Registration(fd: fd, continuation: continuation) }
+        registrations.withLock {
+            $0.byDescriptor[fd.rawValue] = Registration(fd: fd, continuation: continuation)
+            $0.generation &+= 1
+        }
         continuation.onTermination = { [weak self] _ in self?.unregister(fd.rawValue) }
         startIfNeeded()
         wake()
@@ -45,7 +50,10 @@ final class NotifyDescriptorReader: @unchecked Sendable {
 
     private func unregister(_ fd: Int32) {
         // Dropping the registration drops the last reference to the descriptor, which closes it.
-        let removed = registrations.withLock { $0.removeValue(forKey: fd) }
+        let removed = registrations.withLock { state -> Registration? in
+            state.generation &+= 1
+            return state.byDescriptor.removeValue(forKey: fd)
+        }
         removed?.continuation.finish()
         wake()
     }
@@ -63,30 +71,52 @@ final class NotifyDescriptorReader: @unchecked Sendable {
         thread.start()
     }
 
+    /// The poll loop. It allocates nothing per wake-up apart from the datagrams it hands on: the descriptor
+    /// list and the continuations are a snapshot taken again only when the registrations change.
     private func run() {
         var buffer = [UInt8](repeating: 0, count: 4096)
+        var drain = [UInt8](repeating: 0, count: 64)
+        var descriptors: [pollfd] = []
+        var continuations: [AsyncStream<[UInt8]>.Continuation] = []
+        var snapshotGeneration: UInt64?
         while true {
-            let fds = registrations.withLock { Array($0.keys) }
-            var descriptors = [pollfd(fd: wakePipe.read, events: Int16(POLLIN), revents: 0)]
-            descriptors += fds.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+            registrations.withLock { state in
+                guard state.generation != snapshotGeneration else { return }
+                snapshotGeneration = state.generation
+                descriptors.removeAll(keepingCapacity: true)
+                continuations.removeAll(keepingCapacity: true)
+                descriptors.append(pollfd(fd: wakePipe.read, events: Int16(POLLIN), revents: 0))
+                for (fd, registration) in state.byDescriptor {
+                    descriptors.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0))
+                    continuations.append(registration.continuation)
+                }
+            }
             _ = poll(&descriptors, nfds_t(descriptors.count), 1000)
             if descriptors[0].revents != 0 {
-                var drain = [UInt8](repeating: 0, count: 64)
                 while read(wakePipe.read, &drain, drain.count) > 0 {}
             }
-            for descriptor in descriptors.dropFirst() where descriptor.revents != 0 {
-                guard let continuation = registrations.withLock({ $0[descriptor.fd]?.continuation }) else { continue }
-                var ended = descriptor.revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0
+            descriptors[0].revents = 0
+            // A stream that ended meanwhile may have closed its descriptor and a new one reused the number:
+            // read nothing through a stale snapshot (poll is level-triggered, so no datagram is missed).
+            guard registrations.withLock({ $0.generation }) == snapshotGeneration else { continue }
+            for index in 1..<descriptors.count where descriptors[index].revents != 0 {
+                let fd = descriptors[index].fd
+                var ended = descriptors[index].revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0
+                descriptors[index].revents = 0
                 while true {
-                    let count = recv(descriptor.fd, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+                    let count = recv(fd, &buffer, buffer.count, Int32(MSG_DONTWAIT))
                     if count > 0 {
-                        continuation.yield(Array(buffer[0..<count]))
+                        continuations[index - 1].yield(Array(buffer[0..<count]))
                         continue
                     }
                     if count == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) { ended = true }
                     break
                 }
-                if ended { unregister(descriptor.fd) }
+                if ended {
+                    // Poll no more on it before the snapshot is rebuilt: it is closed by the unregistration.
+                    descriptors[index].fd = -1
+                    unregister(fd)
+                }
             }
         }
     }

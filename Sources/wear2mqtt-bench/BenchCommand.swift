@@ -257,7 +257,8 @@ struct BenchRunCommand: AsyncParsableCommand {
                 target: "peak RSS < 30 MB with 50 devices connected",
                 measured: "VmHWM \(format(run.peakRSSMiB * 1.048576, 1)) MB (\(format(run.peakRSSMiB, 1)) MiB) with \(run.devices) devices; "
                     + "at the end of the window VmRSS \(format(run.rssMiB, 1)) MiB = \(format(run.rssAnonymousMiB, 1)) MiB anonymous + "
-                    + "\(format(run.rssFileMiB, 1)) MiB of mapped files (executable, shared libraries)",
+                    + "\(format(run.rssFileMiB, 1)) MiB of mapped files (executable, shared libraries); anonymous growth "
+                    + "\(format(run.anonymousGrowthMiBPerMinute, 1)) MiB/min",
                 met: run.peakRSSMiB * 1.048576 < 30))
         }
         if let gateway = results.first(where: { $0.purpose == "throughput" && $0.carrier == "wear2mqtt" && $0.method == "acquire" }),

@@ -78,6 +78,9 @@ struct RunResult: Codable, Sendable {
     /// The end-of-window RSS split: anonymous (heap, stacks) and file-backed (executable, shared libraries).
     var rssAnonymousMiB: Double
     var rssFileMiB: Double
+    /// How fast the anonymous part grew during the window, MiB per minute: a steady stream should hold it flat,
+    /// so growth here is a leak or a queue that does not drain.
+    var anonymousGrowthMiBPerMinute: Double
     var notes: [String]
 }
 
@@ -175,6 +178,7 @@ struct MeasurementRunner: Sendable {
         let floor = ledger.sentCounters()
         let recordsAtStart = records.total
         let windowStart = ContinuousClock.now
+        let memoryAtStart = ProcessStatistics.read(pid: carrier.pid)
         cpu.begin(processes)
         subscriber.beginWindow(floor: floor)
         try await Task.sleep(for: .milliseconds(Int(spec.seconds * 1000)))
@@ -184,6 +188,8 @@ struct MeasurementRunner: Sendable {
         let recordsAtEnd = records.total
         let cpuPercent = cpu.end()
         let memory = ProcessStatistics.read(pid: carrier.pid)
+        let anonymousGrowth = Double((memory?.residentAnonymousBytes ?? 0) - (memoryAtStart?.residentAnonymousBytes ?? 0))
+            / 1_048_576 / window * 60
         // Drain: samples of the window still on their way (a batch window, queues).
         try await Task.sleep(for: .milliseconds(max(1000, spec.batchMilliseconds + 500)))
         let tally = subscriber.snapshot()
@@ -192,6 +198,9 @@ struct MeasurementRunner: Sendable {
         let lost = sent > tally.windowSamplesReceived ? sent - tally.windowSamplesReceived : 0
         var notes: [String] = []
         if !carrier.isRunning { notes.append("\(spec.carrier.rawValue) exited during the window") }
+        if anonymousGrowth > 1 {
+            notes.append("anonymous memory grew \(ReportTable.format(anonymousGrowth, 1)) MiB/min during the window (a leak, or a queue falling behind)")
+        }
         let heartRateSent = Double(sent) / window
         if workload.straps > 0 && heartRateSent < 0.95 * workload.heartRateOffered {
             notes.append("the simulator sent \(Int(heartRateSent)) of \(Int(workload.heartRateOffered)) heart-rate samples/s offered")
@@ -221,16 +230,24 @@ struct MeasurementRunner: Sendable {
             rssMiB: Double(memory?.residentBytes ?? 0) / 1_048_576,
             rssAnonymousMiB: Double(memory?.residentAnonymousBytes ?? 0) / 1_048_576,
             rssFileMiB: Double(memory?.residentFileBytes ?? 0) / 1_048_576,
+            anonymousGrowthMiBPerMinute: anonymousGrowth,
             notes: notes)
     }
 
     // MARK: The carriers
+
+    /// The environment the systemd unit (`deploy/wear2mqtt.service`) gives the gateway, so the bench measures it
+    /// as deployed: glibc's malloc capped at two arenas.
+    static var deployedEnvironment: [String: String] {
+        ProcessInfo.processInfo.environment.merging(["MALLOC_ARENA_MAX": "2"]) { _, deployed in deployed }
+    }
 
     private func startCarrier(_ spec: RunSpec, bus: String, directory: TemporaryDirectory) throws -> ChildProcess {
         switch spec.carrier {
         case .gateway:
             let configuration = try gatewayConfiguration(spec, bus: bus, directory: directory)
             return try ChildProcess(executable: BuildProducts.gatewayExecutable, arguments: ["run", "--config", configuration],
+                                    environment: Self.deployedEnvironment,
                                     outputPath: directory.file("gateway.out"), errorPath: directory.file("gateway.err"))
         case .relay:
             let addresses = (0..<spec.workload.straps).map(Workload.strapAddress).joined(separator: ",")
