@@ -106,6 +106,11 @@ public final class BlueZSimulator: Sendable {
         try await daemon.received(address, characteristic: characteristic)
     }
 
+    /// What the device shows or counted that a central cannot read, as the control interface's `Inspect`.
+    public func inspect(_ address: BluetoothAddress) async throws(BlueZErrorReply) -> [String: String] {
+        try await daemon.inspect(address)
+    }
+
     /// Stops like a bluetoothd that exits: the names are released with the connections.
     public func stop() async {
         timeline.cancel()

@@ -90,12 +90,12 @@ enum ShutdownSignal {
 
 struct Control: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Injects a fault or device event into a running simulator, or reads back what a device received.",
+        abstract: "Injects a fault or device event into a running simulator, or reads back what a device received or shows.",
         discussion: """
         Verbs: list; drop-link ADDRESS; refuse-connects ADDRESS COUNT [ERROR]; advertising ADDRESS on|off;
         latency ADDRESS|adapter MILLISECONDS; fail-next-call ADDRESS|adapter METHOD [ERROR]; power on|off;
         press-button ADDRESS; event ADDRESS button_press|find_my_phone|spot_check; rssi ADDRESS DBM;
-        received ADDRESS CHARACTERISTIC-UUID.
+        received ADDRESS CHARACTERISTIC-UUID; inspect ADDRESS.
         """)
 
     @Option(help: "session, system, or a D-Bus address (unix:path=…).")
@@ -158,6 +158,9 @@ struct Control: AsyncParsableCommand {
             case "received":
                 let values = try await client.received(try argument(0, "an address"), characteristic: try argument(1, "a UUID"))
                 for value in values { print(value.map { String(format: "%02x", $0) }.joined()) }
+            case "inspect":
+                let values = try await client.inspect(try argument(0, "an address"))
+                for key in values.keys.sorted() { print("\(key)=\(values[key] ?? "")") }
             default:
                 throw ValidationError("unknown verb \(verb) (see --help)")
             }

@@ -75,7 +75,9 @@ struct EmpaticaE4EndToEndTests {
                 // reconstructed times have not drifted from the wall clock after more than 30 s of streaming.
                 let bvp = samples(stack, "\(band.id)/sensor/bvp")
                 let perSecond = Double(bvp.count - (counts[band.id] ?? 0)) / elapsed
-                #expect((40...90).contains(perSecond), "\(band.id): \(perSecond) BVP samples/s")
+                // Half to double: a loaded machine delays and then catches up within 5 s; the exact rate is checked
+                // on the reconstructed times below.
+                #expect((32...128).contains(perSecond), "\(band.id): \(perSecond) BVP samples/s")
                 let times = bvp.compactMap { $0["ts"] as? Int64 }
                 #expect(times.count > 64 * 30, "\(band.id): more than 30 s of BVP")
                 #expect(zip(times, times.dropFirst()).allSatisfy { $0 < $1 }, "\(band.id): BVP times increase")

@@ -20,7 +20,8 @@ struct Stack {
 
     /// Starts everything: `scenarioDevices` is the `devices:` list of the simulator's scenario, `configuredDevices`
     /// the `devices:` list of the gateway's configuration (nil: none), both as YAML list items.
-    static func start(scenarioDevices: String, configuredDevices: String?) async throws -> Stack {
+    /// `gatewayExtra` is more top-level YAML for the gateway's configuration (an `allow:` section).
+    static func start(scenarioDevices: String, configuredDevices: String?, gatewayExtra: String = "") async throws -> Stack {
         let base = "sim/\(UUID().uuidString.prefix(8))"
         let broker = try MosquittoBroker()
         try await broker.start()
@@ -45,7 +46,7 @@ struct Stack {
             extra: """
             bluez:
               bus: \(daemon.address)
-            """ + (configuredDevices.map { "\ndevices:\n" + $0 } ?? "")))
+            """ + (configuredDevices.map { "\ndevices:\n" + $0 } ?? "") + (gatewayExtra.isEmpty ? "" : "\n" + gatewayExtra)))
         let gateway = try GatewayProcess.start(arguments: ["run", "--config", config], in: broker.directory)
         return Stack(broker: broker, daemon: daemon, simulator: simulator, gateway: gateway, configPath: config,
                      control: control, witness: witness, base: base)
@@ -70,9 +71,10 @@ struct Stack {
 
     /// Starts the stack, runs `body` and stops every process by pid afterwards — also when `body` throws (a
     /// failed `#require`), which a `defer` could not await.
-    static func with(scenarioDevices: String, configuredDevices: String?,
+    static func with(scenarioDevices: String, configuredDevices: String?, gatewayExtra: String = "",
                      _ body: (inout Stack) async throws -> Void) async throws {
-        var stack = try await start(scenarioDevices: scenarioDevices, configuredDevices: configuredDevices)
+        var stack = try await start(scenarioDevices: scenarioDevices, configuredDevices: configuredDevices,
+                                    gatewayExtra: gatewayExtra)
         do {
             try await body(&stack)
         } catch {

@@ -182,7 +182,8 @@ public actor DeviceManager {
         let output = output
         let driver = driverType.init(configuration: DriverConfiguration(
             address: address, notifyMethod: device.options.notify == "start_notify" ? .startNotify : .acquire,
-            configure: device.configure ?? [:]))
+            configure: device.configure ?? [:],
+            storage: DriverFileStorage.storage(stateDirectory: store.stateDirectory, address: address)))
         let bluez = bluez
         let selector = adapterSelector
         let session = DeviceSession(
@@ -250,6 +251,9 @@ public actor DeviceManager {
         await sessions.removeValue(forKey: id)?.stop()
         if let address = BluetoothAddress(device.address), let adapter, let seen = bluez.model.device(address: address, adapter: adapter.path) {
             try? await bluez.removeDevice(seen.path, adapter: adapter.path)
+        }
+        if let address = BluetoothAddress(device.address) {
+            DriverFileStorage.forget(stateDirectory: store.stateDirectory, address: address)
         }
         persist()
         output(.deviceRetired(id: id))
@@ -358,8 +362,13 @@ public actor DeviceManager {
 
     /// `device/pair`: starts BlueZ pairing; answers `code_required` when the device wants a passkey typed in
     /// (then `device/pair/confirm` continues), `paired` when it needed none.
+    /// A driver whose devices pair in their own protocol (GoFIT's code on the band) takes both requests itself,
+    /// as its commands `pair` and `pair_confirm`, on the connected link.
     public func pair(id: String) async throws(CommandError) -> DeviceValue {
         guard let device = devices[id], let address = BluetoothAddress(device.address) else { throw notFound(id) }
+        if pairsInDriver(device), let session = sessions[id] {
+            return try await session.execute(.named("pair", [:]))
+        }
         guard let adapter, let info = bluez.model.device(address: address, adapter: adapter.path) else {
             throw CommandError(.deviceDisconnected, "BlueZ has not seen \(id) yet; bring it in range and try again")
         }
@@ -386,6 +395,11 @@ public actor DeviceManager {
 
     /// `device/pair/confirm`: the code the user read on the device.
     public func confirmPairing(id: String, code: String) async throws(CommandError) -> DeviceValue {
+        if let device = devices[id], pairsInDriver(device), let session = sessions[id] {
+            let result = try await session.execute(.named("pair_confirm", ["code": .text(code)]))
+            output(.bridgeEvent(type: "device_paired", data: ["id": .text(id)]))
+            return result
+        }
         guard let device = devices[id], let address = BluetoothAddress(device.address),
               let info = bluez.model.device(address: address), let flow = pairings[info.path.rawValue] else {
             throw CommandError(.invalidValue, "id: no pairing of \(id) is waiting for a code; send device/pair first")
@@ -402,6 +416,10 @@ public actor DeviceManager {
             return .object(["state": "paired"])
         case .failure(let error): throw error
         }
+    }
+
+    private func pairsInDriver(_ device: ManagedDevice) -> Bool {
+        registry.driver(named: device.driver)?.commands.contains("pair") ?? false
     }
 
     /// The agent's handler: BlueZ asks while a `device/pair` is running.

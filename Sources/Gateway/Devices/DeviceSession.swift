@@ -223,7 +223,7 @@ public actor DeviceSession {
             throw CommandError(.deviceDisconnected, "\(device.id) is not connected; the command was not sent")
         }
         let driver = driver
-        let timeout = commandTimeout
+        let timeout = command.runsLong ? max(commandTimeout, .seconds(6 * 3600)) : commandTimeout
         let result = await withTaskGroup(of: Result<DeviceValue, CommandError>?.self) { group in
             group.addTask {
                 do throws(CommandError) {

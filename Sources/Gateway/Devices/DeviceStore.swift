@@ -60,8 +60,10 @@ public struct DeviceOptions: Sendable, Equatable, Codable {
 /// atomically (temporary file, fsync, rename) so a crash leaves the old or the new list, never half of one.
 public struct DeviceStore: Sendable {
     public let path: String
+    public let stateDirectory: String
 
     public init(stateDirectory: String) {
+        self.stateDirectory = stateDirectory
         path = stateDirectory + "/devices.json"
     }
 
@@ -74,15 +76,6 @@ public struct DeviceStore: Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         let data = try encoder.encode(devices.sorted { $0.id < $1.id })
-        let temporary = path + ".tmp"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-        let written = data.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        let synced = fsync(fd) == 0
-        close(fd)
-        guard written == data.count, synced, rename(temporary, path) == 0 else {
-            unlink(temporary)
-            throw POSIXError(.EIO)
-        }
+        try AtomicFile.replace(path, with: data)
     }
 }

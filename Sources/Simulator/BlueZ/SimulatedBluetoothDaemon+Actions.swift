@@ -45,6 +45,12 @@ extension SimulatedBluetoothDaemon {
         try simulatedDevice(address).received[characteristic] ?? []
     }
 
+    /// What the device shows or counted that a central cannot read (`SimulatedPeripheral.inspect()`).
+    func inspect(_ address: BluetoothAddress) async throws(BlueZErrorReply) -> [String: String] {
+        let device = try simulatedDevice(address)
+        return await device.peripheral.inspect()
+    }
+
     /// Address, kind, and the link state of every simulated device, for `wear2mqtt-sim control list`.
     func deviceSummaries() -> [(address: String, kind: String, state: String)] {
         devices.values.sorted { $0.address < $1.address }.map { device in

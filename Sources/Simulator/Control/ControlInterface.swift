@@ -3,7 +3,8 @@ import Wearables
 
 /// `org.wear2mqtt.Simulator1` at `/org/wear2mqtt/simulator`, owned as `org.wear2mqtt.Simulator` on a connection
 /// of its own, so that the `org.bluez` object tree stays exactly what BlueZ exports. Tests and
-/// `wear2mqtt-sim control` use it to inject faults and device-side events and to read back what devices received.
+/// `wear2mqtt-sim control` use it to inject faults and device-side events and to read back what devices received
+/// and what they show (`Inspect`: a band's pairing code, its counters).
 public enum SimulatorControl {
     public static let busName = "org.wear2mqtt.Simulator"
     public static let path: ObjectPath = "/org/wear2mqtt/simulator"
@@ -81,6 +82,14 @@ public enum SimulatorControl {
                     }
                     let values = try await daemon.received(device, characteristic: uuid)
                     return [.array(elementSignature: "ay", values.map(DBusValue.bytes))]
+                }
+            },
+            MethodDefinition("Inspect", input: "s", output: "a{ss}") { call throws(BusError) in
+                try await BlueZInterfaces.answer { () throws(BlueZErrorReply) in
+                    let values = try await daemon.inspect(try address(call.arguments[0]))
+                    return [.dictionary(keySignature: "s", valueSignature: "s", values.sorted { $0.key < $1.key }.map {
+                        DBusValue.DictionaryEntry(.string($0.key), .string($0.value))
+                    })]
                 }
             },
             MethodDefinition("ListDevices", output: "a(sss)") { _ throws(BusError) in

@@ -49,6 +49,17 @@ public struct SimulatorControlClient: Sendable {
         return reply.first?.arrayValues?.compactMap(\.bytesValue) ?? []
     }
 
+    /// What the device shows or counted that a central cannot read (`SimulatedPeripheral.inspect()`): for a
+    /// `gofit_care_xc` its `pairing_code`, `paired`, `vibrations`, `history_records`, …; empty for most kinds.
+    public func inspect(_ address: String) async throws(BusError) -> [String: String] {
+        let reply = try await call("Inspect", [.string(address)])
+        var values: [String: String] = [:]
+        for entry in reply.first?.dictionaryEntries ?? [] {
+            if let key = entry.key.stringValue, let value = entry.value.stringValue { values[key] = value }
+        }
+        return values
+    }
+
     public func listDevices() async throws(BusError) -> [(address: String, kind: String, state: String)] {
         let reply = try await call("ListDevices")
         return (reply.first?.arrayValues ?? []).compactMap { entry in

@@ -120,7 +120,7 @@ public struct DeviceSettings: Sendable {
     /// The device's configuration for its kind, with a seed from the scenario's and the address.
     func configuration(scenarioSeed: UInt64) -> SimulatedDeviceConfiguration {
         SimulatedDeviceConfiguration(name: name, seed: SimulationRandom.seed(from: address.description, base: scenarioSeed),
-                                     options: options)
+                                     options: options, address: address.description)
     }
 }
 

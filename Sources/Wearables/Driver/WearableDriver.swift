@@ -53,13 +53,16 @@ public struct DriverConfiguration: Sendable {
     /// A `request/configure` payload to apply on every connection until a request replaces it: from
     /// `devices[].configure` in config.yaml, or the last configuration accepted before a restart.
     public var configure: [String: DeviceValue]
+    /// What the driver keeps for this device across restarts (credentials, sync position).
+    public var storage: DriverStorage
 
     public init(address: BluetoothAddress, notifyMethod: NotifyMethod = .acquire, options: [String: DeviceValue] = [:],
-                configure: [String: DeviceValue] = [:]) {
+                configure: [String: DeviceValue] = [:], storage: DriverStorage = .inMemory()) {
         self.address = address
         self.notifyMethod = notifyMethod
         self.options = options
         self.configure = configure
+        self.storage = storage
     }
 }
 

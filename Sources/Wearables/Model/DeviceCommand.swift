@@ -16,6 +16,15 @@ public enum DeviceCommand: Sendable, Equatable {
     /// A command the contract names but only some drivers know (`clear_data`, `factory_reset`, `dfu`, …).
     case named(String, [String: DeviceValue])
 
+    /// A history download or a firmware update takes as long as the data takes; the driver watches the device's
+    /// progress instead, so the gateway's command timeout does not apply.
+    public var runsLong: Bool {
+        switch self {
+        case .sync, .named("dfu", _): true
+        default: false
+        }
+    }
+
     /// The contract's command name, for errors and logs.
     public var name: String {
         switch self {

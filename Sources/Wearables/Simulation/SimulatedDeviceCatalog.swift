@@ -22,6 +22,7 @@ public enum SimulatedDeviceCatalog {
         .keyFinder,
         .boseFrames,
         .empaticaE4,
+        .gofitCareXc,
     ]
 
     public static func kind(named name: String) -> SimulatedDeviceKind? {

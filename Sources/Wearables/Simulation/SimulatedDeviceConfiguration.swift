@@ -23,11 +23,17 @@ public struct SimulatedDeviceConfiguration: Sendable {
     /// The seed of every random value this device produces.
     public var seed: UInt64
     public var options: [String: SimulationOptionValue]
+    /// The device's Bluetooth address (`AA:BB:CC:DD:EE:FF`) when the host knows it, for devices that report their
+    /// own address or derive a serial number from it; nil in peripheral mode, where the adapter's address is the
+    /// device's.
+    public var address: String?
 
-    public init(name: String? = nil, seed: UInt64 = 1, options: [String: SimulationOptionValue] = [:]) {
+    public init(name: String? = nil, seed: UInt64 = 1, options: [String: SimulationOptionValue] = [:],
+                address: String? = nil) {
         self.name = name
         self.seed = seed
         self.options = options
+        self.address = address
     }
 }
 

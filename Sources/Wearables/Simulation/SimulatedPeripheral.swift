@@ -33,10 +33,17 @@ public protocol SimulatedPeripheral: AnyObject, Sendable {
     /// Something happened on the device side. `link` is the current connection, if any. Returns false when the
     /// device has no such thing (a heart-rate strap has no button).
     func handle(_ event: DeviceEvent, link: (any PeripheralLink)?) async -> Bool
+
+    /// What the device shows or has counted that a central cannot read over the air (a pairing code on its
+    /// display, how often it vibrated), for tests and demos through the simulator's control interface
+    /// (`Inspect`). Keys and values are the device's own; empty for devices with nothing to show.
+    func inspect() async -> [String: String]
 }
 
 extension SimulatedPeripheral {
     public func subscriptionChanged(_ characteristic: BluetoothUUID, isSubscribed: Bool) async {}
+
+    public func inspect() async -> [String: String] { [:] }
 }
 
 /// Whether a write wants an answer: a Write Request (`request`) does, a Write Command (`command`, "write

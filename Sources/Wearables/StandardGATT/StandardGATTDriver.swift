@@ -157,27 +157,9 @@ public final class StandardGATTDriver: WearableDriver {
             await readInformation(link)
             return .object([:])
         case .find(let vibrations, let level):
-            guard let alert = link.characteristic(Self.uuid(GATTUUID.Characteristic.alertLevel)) else {
-                throw CommandError(.notSupported, "this device has no Immediate Alert service")
-            }
-            // Immediate Alert knows levels, not vibration counts: any count means a high alert.
-            let chosen: AlertLevel
-            switch level {
-            case "none": chosen = .none
-            case "mild": chosen = .mild
-            case "high", nil: chosen = vibrations == 0 ? .none : .high
-            case let other?: throw .invalidValue(field: "level", "must be none, mild or high, not \(other)")
-            }
-            try await link.write(alert, chosen.encode(), withResponse: false)
-            return .object(["level": .text(chosen.name)])
+            return try await link.immediateAlert(vibrations: vibrations, level: level)
         case .timeSync:
-            guard let time = link.characteristic(Self.uuid(GATTUUID.Characteristic.currentTime)), time.flags.contains("write") else {
-                throw CommandError(.notSupported, "this device has no writable Current Time characteristic")
-            }
-            guard let current = try? CurrentTime(date: Date(), timeZone: .current, adjustReason: [.manualTimeUpdate]) else {
-                throw CommandError(.internalError, "the gateway's clock cannot be expressed as a Current Time value")
-            }
-            try await link.write(time, current.encode(), withResponse: true)
+            try await link.writeCurrentTime()
             return .object([:])
         case .named("reset_energy_expended", _):
             guard let point = link.characteristic(Self.uuid(GATTUUID.Characteristic.heartRateControlPoint)) else {

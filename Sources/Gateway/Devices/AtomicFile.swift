@@ -1,0 +1,21 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+
+/// Writes a whole file so that a crash leaves the old content or the new, never half of either: a temporary
+/// file beside it, fsync, rename. The file is created readable and writable by its owner only.
+enum AtomicFile {
+    static func replace(_ path: String, with data: Data) throws {
+        let temporary = path + ".tmp"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        let written = data.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        let synced = fsync(fd) == 0
+        close(fd)
+        guard written == data.count, synced, rename(temporary, path) == 0 else {
+            unlink(temporary)
+            throw POSIXError(.EIO)
+        }
+    }
+}

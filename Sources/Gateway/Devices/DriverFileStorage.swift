@@ -1,0 +1,41 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import BlueZ
+import Foundation
+import Wearables
+
+/// The `DriverStorage` of one device: `<state_dir>/drivers/<address without colons>/<name>.json`, in a directory
+/// and files only the gateway's user can read (entries hold pairing credentials). Keyed by address, not id, so
+/// a `device/rename` keeps them.
+enum DriverFileStorage {
+    static func directory(stateDirectory: String, address: BluetoothAddress) -> String {
+        stateDirectory + "/drivers/" + address.rawValue.replacingOccurrences(of: ":", with: "").lowercased()
+    }
+
+    /// Deletes everything kept for the device: `device/remove` forgets its pairing as BlueZ forgets the bond.
+    static func forget(stateDirectory: String, address: BluetoothAddress) {
+        try? FileManager.default.removeItem(atPath: directory(stateDirectory: stateDirectory, address: address))
+    }
+
+    static func storage(stateDirectory: String, address: BluetoothAddress) -> DriverStorage {
+        let directory = directory(stateDirectory: stateDirectory, address: address)
+        return DriverStorage(
+            load: { name in
+                guard let data = FileManager.default.contents(atPath: "\(directory)/\(name).json") else { return nil }
+                return try? JSONDecoder().decode([String: DeviceValue].self, from: data)
+            },
+            save: { name, value in
+                let path = "\(directory)/\(name).json"
+                guard let value else {
+                    if unlink(path) != 0 && errno != ENOENT { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+                    return
+                }
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
+                                                        attributes: [.posixPermissions: 0o700])
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+                try AtomicFile.replace(path, with: try encoder.encode(value))
+            })
+    }
+}

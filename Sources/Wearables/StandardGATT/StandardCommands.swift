@@ -1,0 +1,32 @@
+import Foundation
+
+extension DeviceLink {
+    /// `find` through Immediate Alert 0x1802: the standard knows alert levels, not vibration counts, so any
+    /// count but 0 is a high alert. Answers the level written.
+    public func immediateAlert(vibrations: Int?, level: String?) async throws(CommandError) -> DeviceValue {
+        guard let alert = characteristic(GATTUUID.string(for: GATTUUID.Characteristic.alertLevel)) else {
+            throw CommandError(.notSupported, "this device has no Immediate Alert service")
+        }
+        let chosen: AlertLevel
+        switch level {
+        case "none": chosen = .none
+        case "mild": chosen = .mild
+        case "high", nil: chosen = vibrations == 0 ? .none : .high
+        case let other?: throw .invalidValue(field: "level", "must be none, mild or high, not \(other)")
+        }
+        try await write(alert, chosen.encode(), withResponse: false)
+        return .object(["level": .text(chosen.name)])
+    }
+
+    /// `time_sync` through Current Time 0x2A2B: the gateway's clock in its local time zone.
+    public func writeCurrentTime() async throws(CommandError) {
+        guard let time = characteristic(GATTUUID.string(for: GATTUUID.Characteristic.currentTime)),
+              time.flags.contains("write") else {
+            throw CommandError(.notSupported, "this device has no writable Current Time characteristic")
+        }
+        guard let current = try? CurrentTime(date: Date(), timeZone: .current, adjustReason: [.manualTimeUpdate]) else {
+            throw CommandError(.internalError, "the gateway's clock cannot be expressed as a Current Time value")
+        }
+        try await write(time, current.encode(), withResponse: true)
+    }
+}
