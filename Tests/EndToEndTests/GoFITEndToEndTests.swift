@@ -109,6 +109,23 @@ struct GoFITEndToEndTests {
         }
     }
 
+    @Test func aLostResponseIsAskedForAgainAndNotExecutedTwice() async throws {
+        try await Stack.with(scenarioDevices: Self.scenario(options: "{ lose_responses: 1 }"),
+                             configuredDevices: Self.configuredDevices) { stack in
+            // The band swallows its answer to PAIR_START; after 3 s of silence the gateway sends the request
+            // again with the same sequence number, and the band answers from its cache: one code, shown once.
+            #expect(await eventually(timeout: .seconds(45)) { lastState(stack)?["pairing"] as? String == "required" })
+            try await stack.request("bridge/request/device/pair", #"{"id":"band","transaction":"p"}"#)
+            let started = await response(stack, "bridge/response/device/pair", transaction: "p")
+            #expect(started?["status"] as? String == "ok")
+            let band = try await inspect(stack)
+            #expect(band["retransmissions_answered"] == "1")
+            let code = try #require(band["pairing_code"])
+            try await stack.request("bridge/request/device/pair/confirm", #"{"id":"band","code":"\#(code)","transaction":"c"}"#)
+            #expect(await response(stack, "bridge/response/device/pair/confirm", transaction: "c")?["status"] as? String == "ok")
+        }
+    }
+
     @Test func aSyncWithTheLinkDroppedHalfWayDeliversEveryRecordExactlyOnce() async throws {
         try await Stack.with(scenarioDevices: Self.scenario(options: "{ history_days: 2, drop_after_pages: 3 }"),
                              configuredDevices: Self.configuredDevices) { stack in

@@ -70,6 +70,8 @@ public actor SimulatedCareXc: SimulatedPeripheral {
     private let logger: Logger
     private let dropAfterPages: Int
     private var droppedAfterPages = false
+    /// Responses still to lose, as a lossy radio would: the host must send the request again.
+    private var responsesToLose: Int
     private var alerts = 0
     private var alertLevel = AlertLevel.none
     private var writtenTime: (value: CurrentTime, at: ContinuousClock.Instant)?
@@ -105,6 +107,7 @@ public actor SimulatedCareXc: SimulatedPeripheral {
         let end = try options.int("history_end", default: now - now % 1200, in: 86_400...Int(UInt32.max))
         let paired = try options.bool("paired", default: false)
         dropAfterPages = try options.int("drop_after_pages", default: 0, in: 0...1_000_000)
+        responsesToLose = try options.int("lose_responses", default: 0, in: 0...1_000)
         let battery = try SimulatedBattery(reading: &options, defaultLevel: 76)
         self.battery = battery
         var information = try SimulatedDeviceInformation(reading: &options, defaultModel: "Care-Xc", seed: configuration.seed)
@@ -264,6 +267,11 @@ public actor SimulatedCareXc: SimulatedPeripheral {
             logger.info("gofit_care_xc \(information.serial) shows pairing code \(code)")
         }
         guard !segments.isEmpty else { return }
+        if responsesToLose > 0 {
+            responsesToLose -= 1
+            logger.info("gofit_care_xc \(information.serial) loses a response (\(responsesToLose) more to lose)")
+            return
+        }
         var outgoing = [Outgoing.segments(segments)]
         if engine.takeDisconnectRequest() {
             outgoing.append(.hangUp(after: Self.restartDelay))
