@@ -64,6 +64,10 @@ struct GoFITEndToEndTests {
             // Commands that need the pairing say so, naming the way out.
             try await stack.request("band/request/find", #"{"vibrations":2,"transaction":"early"}"#)
             #expect(error(await response(stack, "band/response/find", transaction: "early")).code == "PAIRING_REQUIRED")
+            // The standard services need no pairing: refresh reads battery and Device Information.
+            try await stack.request("band/get", #"{"transaction":"r0"}"#)
+            let refreshed = await response(stack, "band/response/refresh", transaction: "r0")
+            #expect((refreshed?["data"] as? [String: Any])?["serial"] as? String == "CXC0000001")
 
             try await stack.request("bridge/request/device/pair", #"{"id":"band","transaction":"p1"}"#)
             let started = try #require(await response(stack, "bridge/response/device/pair", transaction: "p1"))

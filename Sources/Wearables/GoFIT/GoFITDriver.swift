@@ -191,7 +191,8 @@ public final class GoFITDriver: WearableDriver {
         case .refresh:
             var state = await link.readDeviceInformationStrings()
             if let battery = await readBattery(link) { state["battery"] = .integer(Int64(battery)) }
-            if try requireAuthentication() { state.merge(try await readIdentity(channel)) { $1 } }
+            // Battery and Device Information need no pairing; the band's identity does.
+            if connection.withLock({ $0.authenticated }) { state.merge(try await readIdentity(channel)) { $1 } }
             link.emit(.state(state))
             return .object(state)
         case .timeSync:
@@ -201,25 +202,25 @@ public final class GoFITDriver: WearableDriver {
             if level != nil { return try await link.immediateAlert(vibrations: vibrations, level: level) }
             let count = vibrations ?? 3
             guard (1...10).contains(count) else { throw .invalidValue(field: "vibrations", "must be 1 to 10, not \(count)") }
-            _ = try requireAuthentication()
+            try requireAuthentication()
             _ = try await channel.call(.findBand(vibrations: UInt8(count)))
             return .object(["vibrations": .integer(Int64(count))])
         case .settings(let request):
-            _ = try requireAuthentication()
+            try requireAuthentication()
             return try await settings(request, link, channel)
         case .sync(let since, let until):
-            _ = try requireAuthentication()
+            try requireAuthentication()
             let sinceSeconds = since.map { UInt32(clamping: ($0 + 999) / 1000) } ?? 0
             let untilSeconds = until.map { UInt32(clamping: $0 / 1000) } ?? UInt32.max
             guard sinceSeconds <= untilSeconds else { throw .invalidValue(field: "since_ts", "must not be after until_ts") }
             return try await runSync(since: sinceSeconds, until: untilSeconds, link, channel)
         case .named("clear_data", _):
-            _ = try requireAuthentication()
+            try requireAuthentication()
             _ = try await channel.call(.clearData)
             try storage.remove("sync")
             return .object([:])
         case .named("factory_reset", _):
-            _ = try requireAuthentication()
+            try requireAuthentication()
             _ = try await channel.call(.initialise)
             try storage.remove("credentials")
             try storage.remove("sync")
@@ -325,13 +326,11 @@ public final class GoFITDriver: WearableDriver {
         throw CommandError(.deviceDisconnected, "the band's connection is not ready yet")
     }
 
-    /// Throws `PAIRING_REQUIRED` unless this connection authenticated; answers true so it can gate an expression.
-    @discardableResult
-    private func requireAuthentication() throws(CommandError) -> Bool {
+    /// Throws `PAIRING_REQUIRED` unless this connection authenticated.
+    private func requireAuthentication() throws(CommandError) {
         guard connection.withLock({ $0.authenticated }) else {
             throw CommandError(.pairingRequired, "the band is not paired with this gateway; send device/pair, then device/pair/confirm with its code")
         }
-        return true
     }
 
     /// Runs a decoding step, reporting a band's malformed answer as `INTERNAL` (the band broke the protocol).
