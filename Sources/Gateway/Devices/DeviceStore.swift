@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import Wearables
 
@@ -57,7 +54,7 @@ public struct DeviceOptions: Sendable, Equatable, Codable {
 }
 
 /// Keeps the devices added over MQTT and the names given to them in `<state_dir>/devices.json`, written
-/// atomically (temporary file, fsync, rename) so a crash leaves the old or the new list, never half of one.
+/// with `AtomicFile`, so a crash leaves the old or the new list, never half of one.
 public struct DeviceStore: Sendable {
     public let path: String
     public let stateDirectory: String

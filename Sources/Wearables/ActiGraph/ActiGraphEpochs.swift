@@ -1,7 +1,7 @@
 /// The `EPOCH_OPEN` request: the epochs with start ≤ ts ≤ stop, Unix seconds — start u32, stop u32. The codec
 /// does not order them: a start after stop is for the Link to refuse (status 0x88), and for
 /// `ActiGraphConfigurationRequest` to refuse before asking.
-public struct ActiGraphEpochRange: Sendable, Equatable, GoFITLayout {
+public struct ActiGraphEpochRange: Sendable, Equatable, ByteLayout {
     public static let length = 8
 
     public var start: UInt32
@@ -27,7 +27,7 @@ public struct ActiGraphEpochRange: Sendable, Equatable, GoFITLayout {
 }
 
 /// The data of an `EPOCH_OPEN` answer: epoch count u32, page count u16.
-public struct ActiGraphEpochOpened: Sendable, Equatable, GoFITLayout {
+public struct ActiGraphEpochOpened: Sendable, Equatable, ByteLayout {
     public static let length = 6
 
     public var epochCount: UInt32
@@ -56,7 +56,7 @@ public struct ActiGraphEpochOpened: Sendable, Equatable, GoFITLayout {
 /// heart rate u8 (0 = none), wear u8 (0/1) — 14 bytes. docs/protocols/actigraph.md says "13 bytes", which
 /// miscounts its own field list (4 + 3 × 2 + 2 + 1 + 1); the fields are what the SDK's `epochData` needs, so
 /// they win.
-public struct ActiGraphEpochRecord: Sendable, Equatable, GoFITLayout {
+public struct ActiGraphEpochRecord: Sendable, Equatable, ByteLayout {
     public static let length = 14
 
     public var timestamp: UInt32
@@ -119,7 +119,7 @@ public struct ActiGraphEpochRecord: Sendable, Equatable, GoFITLayout {
 /// The data of an `EPOCH_PAGE` answer: page u16, count u8 (at most 60), then `count` 14-byte epoch records.
 /// Records missing for the count are `truncated`; bytes after them are `truncated` too, with `expected` the
 /// length the count accounts for.
-public struct ActiGraphEpochPage: Sendable, Equatable, GoFITLayout {
+public struct ActiGraphEpochPage: Sendable, Equatable, ByteLayout {
     public static let maximumRecords = 60
 
     public var page: UInt16

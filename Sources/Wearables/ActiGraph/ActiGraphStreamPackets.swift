@@ -75,7 +75,7 @@ public struct ActiGraphAcceleration: Sendable, Equatable {
 /// One Raw Stream notification: sequence u16, first sample time u32 s + u16 ms, rate u8 (30–100 Hz), count u8
 /// (at most 40), then `count` samples of x, y, z i16 in 1/4096 g. Unframed: the notification is the packet,
 /// so bytes after the samples are `truncated` like in every other layout here.
-public struct ActiGraphRawPacket: Sendable, Equatable, GoFITLayout {
+public struct ActiGraphRawPacket: Sendable, Equatable, ByteLayout {
     public static let maximumSamples = 40
     /// Raw counts per g.
     public static let countsPerG = 4096.0
@@ -195,7 +195,7 @@ public struct ActiGraphIMUMeasurement: Sendable, Equatable {
 /// One IMU Stream notification: sensor u8 (1–4), sequence u16, first sample time u32 s + u16 ms, rate u8
 /// (at least 1 Hz), count u8, then `count` samples — i16 × 3 for accelerometer, gyroscope and magnetometer,
 /// one i16 for temperature. `rawSamples` holds each sample's i16 values as sent.
-public struct ActiGraphIMUPacket: Sendable, Equatable, GoFITLayout {
+public struct ActiGraphIMUPacket: Sendable, Equatable, ByteLayout {
     public var sensor: ActiGraphIMUSensor
     public var sequence: UInt16
     public var firstSampleSeconds: UInt32

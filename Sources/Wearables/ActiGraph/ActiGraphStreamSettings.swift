@@ -33,7 +33,7 @@ extension ByteReader {
 
 /// The streams a Link runs: the `SET_STREAMS` request and its answer, and bytes 2–4 of `STATUS` — raw streaming
 /// u8 (0/1), raw rate u8 (30–100 Hz), IMU mask u8. Three bytes.
-public struct ActiGraphStreamSettings: Sendable, Equatable, GoFITLayout {
+public struct ActiGraphStreamSettings: Sendable, Equatable, ByteLayout {
     public static let length = 3
     /// The raw accelerometer rates a Link runs, in Hz.
     public static let rawRates: ClosedRange<UInt8> = 30...100
@@ -68,7 +68,7 @@ public struct ActiGraphStreamSettings: Sendable, Equatable, GoFITLayout {
 /// The data of a `STATUS` answer (after the status byte): battery u8 (%), wear u8 (0/1), the stream settings
 /// (3 bytes), first epoch u32, last epoch u32, epoch count u32, device time u32 — 21 bytes. Times are Unix
 /// seconds of the Link's clock.
-public struct ActiGraphDeviceStatus: Sendable, Equatable, GoFITLayout {
+public struct ActiGraphDeviceStatus: Sendable, Equatable, ByteLayout {
     public static let length = 21
 
     /// 0…100 %.

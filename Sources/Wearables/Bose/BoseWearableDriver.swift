@@ -76,7 +76,7 @@ public final class BoseWearableDriver: WearableDriver {
             group.addTask { await link.bluez.waitForDisconnection(link.device) }
             // Only the disconnection ends the session: a notification stream ending alone changes nothing.
             while let _ = await group.next() {
-                if !(link.bluez.model.devices[link.device]?.connected ?? false) || Task.isCancelled { break }
+                if !link.isConnected || Task.isCancelled { break }
             }
             group.cancelAll()
         }

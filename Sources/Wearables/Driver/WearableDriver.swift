@@ -98,6 +98,10 @@ public struct DeviceLink: Sendable {
         bluez.model.characteristic(device: device, service: service, uuid: uuid)
     }
 
+    /// Whether BlueZ still reports the device connected: a session ends when this goes false, not when one of
+    /// its notification streams ends.
+    public var isConnected: Bool { bluez.model.devices[device]?.connected ?? false }
+
     public func hasService(_ uuid: String) -> Bool {
         bluez.model.services(of: device).contains { $0.uuid == uuid.lowercased() }
     }

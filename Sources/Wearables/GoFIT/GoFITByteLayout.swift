@@ -1,63 +1,8 @@
-/// Reading helpers the GoFIT layouts share: signed fields, and the rule that a layout ends exactly where its
-/// bytes end.
+/// Reading a GoFIT history kind: an unknown one is `unknownIdentifier`, since the bytes after it cannot be framed.
 extension ByteReader {
-    mutating func readInt16() throws(GATTCodecError) -> Int16 { Int16(bitPattern: try read(UInt16.self)) }
-
-    mutating func readInt32() throws(GATTCodecError) -> Int32 { Int32(bitPattern: try read(UInt32.self)) }
-
-    /// Every GoFIT layout has a fixed or declared length, so bytes left over mean the value was misread (a wrong
-    /// record kind, a count that does not match): `truncated` naming the length the layout accounts for
-    /// (`expected`, here less than `actual`). The vendor service has no room for fields appended later.
-    func expectEnd() throws(GATTCodecError) {
-        guard isAtEnd else { throw .truncated(expected: offset, actual: offset + remainingCount) }
-    }
-
     mutating func readHistoryKind() throws(GATTCodecError) -> GoFITHistoryKind {
         let raw = try readUInt8()
         guard let kind = GoFITHistoryKind(rawValue: raw) else { throw .unknownIdentifier(field: "kind", value: Int(raw)) }
         return kind
-    }
-
-    /// 0 or 1; anything else is `reservedValue`, since guessing could turn a garbled byte into a claim.
-    mutating func readFlag(field: String) throws(GATTCodecError) -> Bool {
-        let raw = try readUInt8()
-        guard raw <= 1 else { throw .reservedValue(field: field, value: Int(raw)) }
-        return raw == 1
-    }
-}
-
-extension ByteWriter {
-    mutating func write(_ value: Int16) { write(UInt16(bitPattern: value)) }
-
-    mutating func write(_ value: Int32) { write(UInt32(bitPattern: value)) }
-
-    mutating func write(_ flag: Bool) { write(UInt8(flag ? 1 : 0)) }
-}
-
-/// A GoFIT layout that reads itself from and writes itself into a byte stream; the whole-value forms (exactly
-/// one value's bytes, nothing left over) come with it, so each type's `init(decoding:)` and `encoded()` are one
-/// line.
-protocol GoFITLayout: GoFITWritable {
-    init(reading reader: inout ByteReader) throws(GATTCodecError)
-}
-
-extension GoFITLayout {
-    init(whole bytes: [UInt8]) throws(GATTCodecError) {
-        var reader = ByteReader(bytes)
-        try self.init(reading: &reader)
-        try reader.expectEnd()
-    }
-}
-
-/// Something written into a byte stream; `wholeBytes` is the value alone.
-protocol GoFITWritable {
-    func write(to writer: inout ByteWriter)
-}
-
-extension GoFITWritable {
-    var wholeBytes: [UInt8] {
-        var writer = ByteWriter()
-        write(to: &writer)
-        return writer.bytes
     }
 }

@@ -88,7 +88,7 @@ public final class GoFITDriver: WearableDriver {
             }
             group.addTask { await link.bluez.waitForDisconnection(link.device) }
             while let _ = await group.next() {
-                if !(link.bluez.model.devices[link.device]?.connected ?? false) || Task.isCancelled { break }
+                if !link.isConnected || Task.isCancelled { break }
             }
             group.cancelAll()
         }

@@ -28,7 +28,7 @@ public enum GoFITHistoryKind: UInt8, Sendable, CaseIterable {
 }
 
 /// A 20-minute bucket of walking: ts u32 (its start), steps u16, distance u16 (m), calories u16 (kcal).
-public struct GoFITStepRecord: Sendable, Equatable, GoFITLayout {
+public struct GoFITStepRecord: Sendable, Equatable, ByteLayout {
     public static let length = 10
 
     public var timestamp: UInt32
@@ -61,7 +61,7 @@ public struct GoFITStepRecord: Sendable, Equatable, GoFITLayout {
 }
 
 /// A 10-minute period of sleep: ts u32 (its start), score u8 from 0 (deep) to 5 (light).
-public struct GoFITSleepRecord: Sendable, Equatable, GoFITLayout {
+public struct GoFITSleepRecord: Sendable, Equatable, ByteLayout {
     public static let maximumScore: UInt8 = 5
 
     public var timestamp: UInt32
@@ -90,7 +90,7 @@ public struct GoFITSleepRecord: Sendable, Equatable, GoFITLayout {
 }
 
 /// One pulse reading: ts u32, pulse u8 (bpm).
-public struct GoFITHeartRateRecord: Sendable, Equatable, GoFITLayout {
+public struct GoFITHeartRateRecord: Sendable, Equatable, ByteLayout {
     public var timestamp: UInt32
     public var bpm: UInt8
 
@@ -114,7 +114,7 @@ public struct GoFITHeartRateRecord: Sendable, Equatable, GoFITLayout {
 }
 
 /// One blood-oxygen reading: ts u32, SpO2 u8 (%, at most 100).
-public struct GoFITSpO2Record: Sendable, Equatable, GoFITLayout {
+public struct GoFITSpO2Record: Sendable, Equatable, ByteLayout {
     public var timestamp: UInt32
     public var percent: UInt8
 
@@ -141,7 +141,7 @@ public struct GoFITSpO2Record: Sendable, Equatable, GoFITLayout {
 }
 
 /// One GPS fix of an activity, the SDK's GPS data object — 35 bytes.
-public struct GoFITGPSPoint: Sendable, Equatable, GoFITLayout {
+public struct GoFITGPSPoint: Sendable, Equatable, ByteLayout {
     public static let length = 35
 
     public var timestamp: UInt32
@@ -222,7 +222,7 @@ public struct GoFITGPSPoint: Sendable, Equatable, GoFITLayout {
 }
 
 /// One lap of an activity, the SDK's lap object — 23 bytes.
-public struct GoFITLap: Sendable, Equatable, GoFITLayout {
+public struct GoFITLap: Sendable, Equatable, ByteLayout {
     public static let length = 23
 
     public var start: UInt32
@@ -283,7 +283,7 @@ public struct GoFITLap: Sendable, Equatable, GoFITLayout {
 /// One recorded workout: a summary, its GPS track and its laps. On the wire it is `length u16` followed by that
 /// many bytes (the summary, then 35-byte points, then 23-byte laps); `encoded()` and `init(decoding:)` include
 /// the length, as a history page carries it.
-public struct GoFITActivity: Sendable, Equatable, GoFITLayout {
+public struct GoFITActivity: Sendable, Equatable, ByteLayout {
     /// The summary after the length: start … lap count.
     public static let summaryLength = 27
     public static let maximumPoints = 1800
@@ -392,7 +392,7 @@ public struct GoFITActivity: Sendable, Equatable, GoFITLayout {
 }
 
 /// A history record of any kind, as a `HISTORY_PAGE` answer carries it.
-public enum GoFITHistoryRecord: Sendable, Equatable, GoFITWritable {
+public enum GoFITHistoryRecord: Sendable, Equatable, ByteWritable {
     case steps(GoFITStepRecord)
     case sleep(GoFITSleepRecord)
     case heartRate(GoFITHeartRateRecord)
