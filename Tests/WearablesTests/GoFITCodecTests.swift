@@ -21,8 +21,8 @@ struct GoFITCodecTests {
     @Test("PAIR_START with sequence 5 is 01 05 00 00 84 19")
     func examplePairStart() throws {
         #expect(GoFITRequest.pairStart.frame(sequence: 5).encoded() == Self.pairStart)
-        let frame = try GoFITFrame(decoding: Self.pairStart)
-        #expect(frame == GoFITFrame(opcode: 0x01, sequence: 5))
+        let frame = try VendorFrame(decoding: Self.pairStart)
+        #expect(frame == VendorFrame(opcode: 0x01, sequence: 5))
         #expect(try GoFITRequest(frame: frame) == .pairStart)
     }
 
@@ -31,7 +31,7 @@ struct GoFITCodecTests {
         let response = GoFITResponse(opcode: .pairStart, sequence: 5, status: .ok,
                                      data: GoFITPairingStarted(pairingTime: 1_795_320_000).encoded())
         #expect(response.frame().encoded() == Self.pairStartAnswer)
-        let decoded = try GoFITResponse(frame: GoFITFrame(decoding: Self.pairStartAnswer))
+        let decoded = try GoFITResponse(frame: VendorFrame(decoding: Self.pairStartAnswer))
         #expect(decoded == response)
         #expect(decoded.status == .ok && decoded.status.commandError == nil)
         #expect(try GoFITPairingStarted(decoding: decoded.data).pairingTime == 1_795_320_000)
@@ -41,14 +41,14 @@ struct GoFITCodecTests {
     func examplePairConfirm() throws {
         let request = GoFITRequest.pairConfirm(code: "4821", pairingTime: 1_795_320_000)
         #expect(request.frame(sequence: 6).encoded() == Self.pairConfirm)
-        #expect(try GoFITRequest(frame: GoFITFrame(decoding: Self.pairConfirm)) == request)
+        #expect(try GoFITRequest(frame: VendorFrame(decoding: Self.pairConfirm)) == request)
     }
 
     @Test("its answer for a wrong code is 82 06 01 00 0E 38 86: DEVICE_PAIRING_FAIL, PAIRING_FAILED with vendor_code 14")
     func examplePairConfirmWrongCode() throws {
         let response = GoFITResponse(opcode: .pairConfirm, sequence: 6, status: .pairingFailed)
         #expect(response.frame().encoded() == Self.pairConfirmWrongCode)
-        let decoded = try GoFITResponse(frame: GoFITFrame(decoding: Self.pairConfirmWrongCode))
+        let decoded = try GoFITResponse(frame: VendorFrame(decoding: Self.pairConfirmWrongCode))
         #expect(decoded == response)
         #expect(decoded.status.sdkName == "DEVICE_PAIRING_FAIL")
         #expect(decoded.status.commandError?.code == .pairingFailed)
@@ -58,10 +58,10 @@ struct GoFITCodecTests {
     @Test("FIND_BAND with 3 vibrations is 30 07 01 00 03 9C 4B, its answer B0 07 01 00 0A 65 F8")
     func exampleFindBand() throws {
         #expect(GoFITRequest.findBand(vibrations: 3).frame(sequence: 7).encoded() == Self.findBand)
-        #expect(try GoFITRequest(frame: GoFITFrame(decoding: Self.findBand)) == .findBand(vibrations: 3))
+        #expect(try GoFITRequest(frame: VendorFrame(decoding: Self.findBand)) == .findBand(vibrations: 3))
         let answer = GoFITResponse(opcode: .findBand, sequence: 7, status: .ok)
         #expect(answer.frame().encoded() == Self.findBandAnswer)
-        #expect(try GoFITResponse(frame: GoFITFrame(decoding: Self.findBandAnswer)) == answer)
+        #expect(try GoFITResponse(frame: VendorFrame(decoding: Self.findBandAnswer)) == answer)
     }
 
     @Test("SETTINGS_WRITE of step goal 8000 and a 24-hour clock is 11 08 09 00 02 04 40 1F 00 00 04 01 18 1D AD")
@@ -70,19 +70,19 @@ struct GoFITCodecTests {
             GoFITSettingTLV(id: 2, value: [0x40, 0x1F, 0x00, 0x00]), GoFITSettingTLV(id: 4, value: [0x18]),
         ])
         #expect(request.frame(sequence: 8).encoded() == Self.settingsWrite)
-        #expect(try GoFITRequest(frame: GoFITFrame(decoding: Self.settingsWrite)) == request)
+        #expect(try GoFITRequest(frame: VendorFrame(decoding: Self.settingsWrite)) == request)
     }
 
     @Test("the event FIND_PHONE with band sequence 0 is E0 00 00 00 2A 00")
     func exampleFindPhone() throws {
         #expect(GoFITEvent.findPhone.frame(sequence: 0).encoded() == Self.findPhone)
-        #expect(try GoFITEvent(frame: GoFITFrame(decoding: Self.findPhone)) == .findPhone)
+        #expect(try GoFITEvent(frame: VendorFrame(decoding: Self.findPhone)) == .findPhone)
     }
 
     @Test("the PAIR_START frame in one segment is 80 01 05 00 00 84 19")
     func exampleSegment() {
-        #expect(GoFITSegmenter.segments(of: Self.pairStart) == [[0x80, 0x01, 0x05, 0x00, 0x00, 0x84, 0x19]])
-        var reassembler = GoFITReassembler()
+        #expect(FrameSegmenter.segments(of: Self.pairStart) == [[0x80, 0x01, 0x05, 0x00, 0x00, 0x84, 0x19]])
+        var reassembler = FrameReassembler()
         #expect(reassembler.append([0x80, 0x01, 0x05, 0x00, 0x00, 0x84, 0x19]) == Self.pairStart)
     }
 
@@ -90,9 +90,9 @@ struct GoFITCodecTests {
 
     @Test("CRC-16/CCITT-FALSE: \"123456789\" gives 0x29B1, nothing gives the initial 0xFFFF")
     func crcCheckValue() {
-        #expect(GoFITCRC16.checksum(Array("123456789".utf8)) == 0x29B1)
-        #expect(GoFITCRC16.checksum([UInt8]()) == 0xFFFF)
-        #expect(GoFITCRC16.checksum([0x30, 0x07, 0x01, 0x00, 0x03]) == 0x4B9C)
+        #expect(FrameCRC16.checksum(Array("123456789".utf8)) == 0x29B1)
+        #expect(FrameCRC16.checksum([UInt8]()) == 0xFFFF)
+        #expect(FrameCRC16.checksum([0x30, 0x07, 0x01, 0x00, 0x03]) == 0x4B9C)
     }
 
     // MARK: Segments
@@ -100,41 +100,41 @@ struct GoFITCodecTests {
     @Test("a 50-byte frame at 20-byte segments is 19 + 19 + 12 bytes under headers 00, 01 and 82, and reassembles")
     func segmentsOfFiftyBytes() {
         let frame = (0..<50).map { UInt8($0) }
-        let segments = GoFITSegmenter.segments(of: frame, segmentSize: 20)
+        let segments = FrameSegmenter.segments(of: frame, segmentSize: 20)
         #expect(segments.map(\.count) == [20, 20, 13])
         #expect(segments.map { $0[0] } == [0x00, 0x01, 0x82])
         #expect(Array(segments[0].dropFirst()) == Array(0..<19))
         #expect(Array(segments[1].dropFirst()) == Array(19..<38))
         #expect(Array(segments[2].dropFirst()) == Array(38..<50))
 
-        var reassembler = GoFITReassembler()
+        var reassembler = FrameReassembler()
         #expect(reassembler.append(segments[0]) == nil)
         #expect(reassembler.append(segments[1]) == nil)
         #expect(reassembler.append(segments[2]) == frame)
         #expect(reassembler.droppedFrames == 0)
         // The next frame starts afresh.
-        #expect(reassembler.append(GoFITSegmenter.segments(of: Self.pairStart)[0]) == Self.pairStart)
+        #expect(reassembler.append(FrameSegmenter.segments(of: Self.pairStart)[0]) == Self.pairStart)
     }
 
     @Test("the default segment is 20 bytes; a frame filling its last segment exactly gets no empty extra one")
     func segmentBoundaries() {
-        #expect(GoFITSegmenter.defaultSegmentSize == 20)
+        #expect(FrameSegmenter.defaultSegmentSize == 20)
         let frame = [UInt8](repeating: 0xAA, count: 38)
-        #expect(GoFITSegmenter.segments(of: frame).map(\.count) == [20, 20])
-        #expect(GoFITSegmenter.segments(of: frame).map { $0[0] } == [0x00, 0x81])
-        #expect(GoFITSegmenter.segments(of: frame, segmentSize: 244) == [[0x80] + frame])
-        #expect(GoFITSegmenter.segments(of: []) == [[0x80]])
+        #expect(FrameSegmenter.segments(of: frame).map(\.count) == [20, 20])
+        #expect(FrameSegmenter.segments(of: frame).map { $0[0] } == [0x00, 0x81])
+        #expect(FrameSegmenter.segments(of: frame, segmentSize: 244) == [[0x80] + frame])
+        #expect(FrameSegmenter.segments(of: []) == [[0x80]])
     }
 
     @Test("indices count modulo 128: a 200-segment frame runs 0…127, 0…71 and reassembles across the wrap")
     func segmentIndexWraps() {
         let frame = (0..<200).map { UInt8(truncatingIfNeeded: $0 * 7) }
-        let segments = GoFITSegmenter.segments(of: frame, segmentSize: 2)
+        let segments = FrameSegmenter.segments(of: frame, segmentSize: 2)
         #expect(segments.count == 200)
         #expect(segments[127][0] == 0x7F)
         #expect(segments[128][0] == 0x00)
         #expect(segments[199][0] == 0x80 | 71)
-        var reassembler = GoFITReassembler()
+        var reassembler = FrameReassembler()
         let outputs = segments.map { reassembler.append($0) }
         #expect(outputs.dropLast().allSatisfy { $0 == nil })
         #expect(outputs.last == frame)
@@ -143,7 +143,7 @@ struct GoFITCodecTests {
 
     @Test("index 0 while a frame is unfinished drops that frame (counted) and starts the new one")
     func indexZeroRestarts() {
-        var reassembler = GoFITReassembler()
+        var reassembler = FrameReassembler()
         #expect(reassembler.append([0x00, 0xDE, 0xAD]) == nil)
         #expect(reassembler.append([0x01, 0xBE, 0xEF]) == nil)
         #expect(reassembler.append([0x00, 0x01, 0x02]) == nil)
@@ -154,7 +154,7 @@ struct GoFITCodecTests {
 
     @Test("a wrong index drops the frame in progress, and segments are ignored until the next index 0")
     func wrongIndexDrops() {
-        var reassembler = GoFITReassembler()
+        var reassembler = FrameReassembler()
         #expect(reassembler.append([0x00, 0x01]) == nil)
         #expect(reassembler.append([0x02, 0x02]) == nil, "index 1 was lost")
         #expect(reassembler.droppedFrames == 1)
@@ -166,7 +166,7 @@ struct GoFITCodecTests {
 
     @Test("a repeated index is a wrong index")
     func repeatedIndexDrops() {
-        var reassembler = GoFITReassembler()
+        var reassembler = FrameReassembler()
         #expect(reassembler.append([0x00, 0x01]) == nil)
         #expect(reassembler.append([0x01, 0x02]) == nil)
         #expect(reassembler.append([0x81, 0x02]) == nil)
@@ -175,7 +175,7 @@ struct GoFITCodecTests {
 
     @Test("a segment other than index 0 with no frame in progress is dropped (counted once) until the next index 0")
     func continuationWithoutStart() {
-        var reassembler = GoFITReassembler()
+        var reassembler = FrameReassembler()
         #expect(reassembler.append([0x01, 0x01]) == nil)
         #expect(reassembler.append([0x82, 0x02]) == nil)
         #expect(reassembler.droppedFrames == 1)
@@ -184,7 +184,7 @@ struct GoFITCodecTests {
 
     @Test("an empty ATT value is ignored and counted; the frame in progress goes on")
     func emptySegment() {
-        var reassembler = GoFITReassembler()
+        var reassembler = FrameReassembler()
         #expect(reassembler.append([]) == nil)
         #expect(reassembler.droppedFrames == 1)
         #expect(reassembler.append([0x00, 0x01]) == nil)
@@ -195,15 +195,15 @@ struct GoFITCodecTests {
 
     @Test("a header-only final segment ends the frame with what came before it")
     func headerOnlyFinalSegment() {
-        var reassembler = GoFITReassembler()
+        var reassembler = FrameReassembler()
         #expect(reassembler.append([0x00, 0x01, 0x02]) == nil)
         #expect(reassembler.append([0x81]) == [0x01, 0x02])
     }
 
     @Test("a frame growing past 65,541 bytes is dropped and counted")
     func oversizedFrame() {
-        #expect(GoFITReassembler.maximumFrameLength == 65_541)
-        var reassembler = GoFITReassembler()
+        #expect(FrameReassembler.maximumFrameLength == 65_541)
+        var reassembler = FrameReassembler()
         let chunk = [UInt8](repeating: 0x55, count: 511)
         var index: UInt8 = 0
         var results: [[UInt8]?] = []
@@ -216,8 +216,8 @@ struct GoFITCodecTests {
         #expect(reassembler.append([index | 0x80, 0x01]) == nil, "the rest of the frame is ignored")
         #expect(reassembler.append([0x80, 0x07]) == [0x07])
 
-        var largest = GoFITReassembler()
-        let maximal = GoFITSegmenter.segments(of: [UInt8](repeating: 1, count: 65_541), segmentSize: 512)
+        var largest = FrameReassembler()
+        let maximal = FrameSegmenter.segments(of: [UInt8](repeating: 1, count: 65_541), segmentSize: 512)
         #expect(maximal.map { largest.append($0) }.last == [UInt8](repeating: 1, count: 65_541))
         #expect(largest.droppedFrames == 0)
     }
@@ -227,46 +227,46 @@ struct GoFITCodecTests {
     @Test("a frame is opcode, sequence, payload length u16 LE, payload, CRC u16 LE; it round-trips at any length")
     func frameRoundTrip() throws {
         for length in [0, 1, 19, 300, 65_535] {
-            let frame = GoFITFrame(opcode: 0xA1, sequence: 0xFE, payload: (0..<length).map { UInt8(truncatingIfNeeded: $0) })
+            let frame = VendorFrame(opcode: 0xA1, sequence: 0xFE, payload: (0..<length).map { UInt8(truncatingIfNeeded: $0) })
             let bytes = frame.encoded()
             #expect(bytes.count == length + 6)
             #expect(bytes[2] == UInt8(length & 0xFF) && bytes[3] == UInt8(length >> 8))
-            #expect(try GoFITFrame(decoding: bytes) == frame)
+            #expect(try VendorFrame(decoding: bytes) == frame)
         }
     }
 
     @Test("fewer than 6 bytes is truncated; a length field that disagrees with the bytes is a length mismatch")
     func frameTruncatedAndLengthMismatch() {
         for length in 0..<6 {
-            #expect(throws: GoFITFrameError.truncated(expected: 6, actual: length)) {
-                try GoFITFrame(decoding: Array(Self.findBand.prefix(length)))
+            #expect(throws: VendorFrameError.truncated(expected: 6, actual: length)) {
+                try VendorFrame(decoding: Array(Self.findBand.prefix(length)))
             }
         }
-        #expect(throws: GoFITFrameError.lengthMismatch(declared: 1, actual: 0)) {
-            try GoFITFrame(decoding: [0x30, 0x07, 0x01, 0x00, 0x9C, 0x4B])
+        #expect(throws: VendorFrameError.lengthMismatch(declared: 1, actual: 0)) {
+            try VendorFrame(decoding: [0x30, 0x07, 0x01, 0x00, 0x9C, 0x4B])
         }
-        #expect(throws: GoFITFrameError.lengthMismatch(declared: 1, actual: 2)) {
-            try GoFITFrame(decoding: [0x30, 0x07, 0x01, 0x00, 0x03, 0x03, 0x9C, 0x4B])
+        #expect(throws: VendorFrameError.lengthMismatch(declared: 1, actual: 2)) {
+            try VendorFrame(decoding: [0x30, 0x07, 0x01, 0x00, 0x03, 0x03, 0x9C, 0x4B])
         }
-        #expect(throws: GoFITFrameError.lengthMismatch(declared: 0x0100, actual: 1)) {
-            try GoFITFrame(decoding: [0x30, 0x07, 0x00, 0x01, 0x03, 0x9C, 0x4B])
+        #expect(throws: VendorFrameError.lengthMismatch(declared: 0x0100, actual: 1)) {
+            try VendorFrame(decoding: [0x30, 0x07, 0x00, 0x01, 0x03, 0x9C, 0x4B])
         }
     }
 
     @Test("a frame whose CRC does not match is malformed: 30 07 01 00 04 with the CRC of 03 should carry 7B 3B")
     func frameChecksumMismatch() {
-        #expect(throws: GoFITFrameError.checksumMismatch(expected: 0x3B7B, actual: 0x4B9C)) {
-            try GoFITFrame(decoding: [0x30, 0x07, 0x01, 0x00, 0x04, 0x9C, 0x4B])
+        #expect(throws: VendorFrameError.checksumMismatch(expected: 0x3B7B, actual: 0x4B9C)) {
+            try VendorFrame(decoding: [0x30, 0x07, 0x01, 0x00, 0x04, 0x9C, 0x4B])
         }
-        #expect(throws: GoFITFrameError.checksumMismatch(expected: 0x4B9C, actual: 0x9C4B)) {
-            try GoFITFrame(decoding: [0x30, 0x07, 0x01, 0x00, 0x03, 0x4B, 0x9C])
+        #expect(throws: VendorFrameError.checksumMismatch(expected: 0x4B9C, actual: 0x9C4B)) {
+            try VendorFrame(decoding: [0x30, 0x07, 0x01, 0x00, 0x03, 0x4B, 0x9C])
         }
         // Every single-bit error anywhere in the frame is caught.
         for index in Self.settingsWrite.indices {
             for bit in 0..<8 {
                 var corrupted = Self.settingsWrite
                 corrupted[index] ^= UInt8(1) << bit
-                #expect(throws: GoFITFrameError.self) { try GoFITFrame(decoding: corrupted) }
+                #expect(throws: VendorFrameError.self) { try VendorFrame(decoding: corrupted) }
             }
         }
     }
@@ -318,8 +318,8 @@ struct GoFITCodecTests {
 
     @Test("a response with a status the table does not list decodes, and is INTERNAL with that status as vendor_code")
     func unknownStatus() throws {
-        let bytes = GoFITFrame(opcode: 0xA3, sequence: 9, payload: [99, 0x01]).encoded()
-        let response = try GoFITResponse(frame: GoFITFrame(decoding: bytes))
+        let bytes = VendorFrame(opcode: 0xA3, sequence: 9, payload: [99, 0x01]).encoded()
+        let response = try GoFITResponse(frame: VendorFrame(decoding: bytes))
         #expect(response == GoFITResponse(opcode: .historyStatus, sequence: 9, status: GoFITStatus(rawValue: 99), data: [0x01]))
         #expect(response.status.sdkName == "status 99")
         #expect(response.status.commandError?.code == .internalError)
@@ -330,29 +330,29 @@ struct GoFITCodecTests {
     @Test("a response frame needs bit 7 and a known request opcode, and at least its status byte")
     func malformedResponses() {
         #expect(throws: GATTCodecError.unknownIdentifier(field: "opcode", value: 0x30)) {
-            try GoFITResponse(frame: GoFITFrame(opcode: 0x30, sequence: 1, payload: [10]))
+            try GoFITResponse(frame: VendorFrame(opcode: 0x30, sequence: 1, payload: [10]))
         }
         #expect(throws: GATTCodecError.unknownIdentifier(field: "opcode", value: 0x85)) {
-            try GoFITResponse(frame: GoFITFrame(opcode: 0x85, sequence: 1, payload: [10]))
+            try GoFITResponse(frame: VendorFrame(opcode: 0x85, sequence: 1, payload: [10]))
         }
         #expect(throws: GATTCodecError.unknownIdentifier(field: "opcode", value: 0xE0)) {
-            try GoFITResponse(frame: GoFITFrame(opcode: 0xE0, sequence: 0))
+            try GoFITResponse(frame: VendorFrame(opcode: 0xE0, sequence: 0))
         }
         #expect(throws: GATTCodecError.truncated(expected: 1, actual: 0)) {
-            try GoFITResponse(frame: GoFITFrame(opcode: 0xB0, sequence: 1))
+            try GoFITResponse(frame: VendorFrame(opcode: 0xB0, sequence: 1))
         }
     }
 
     @Test("an event other than FIND_PHONE is unknownIdentifier; FIND_PHONE carries no payload")
     func malformedEvents() {
         #expect(throws: GATTCodecError.unknownIdentifier(field: "event opcode", value: 0xE1)) {
-            try GoFITEvent(frame: GoFITFrame(opcode: 0xE1, sequence: 0))
+            try GoFITEvent(frame: VendorFrame(opcode: 0xE1, sequence: 0))
         }
         #expect(throws: GATTCodecError.unknownIdentifier(field: "event opcode", value: 0xB0)) {
-            try GoFITEvent(frame: GoFITFrame(opcode: 0xB0, sequence: 0, payload: [10]))
+            try GoFITEvent(frame: VendorFrame(opcode: 0xB0, sequence: 0, payload: [10]))
         }
         #expect(throws: GATTCodecError.truncated(expected: 0, actual: 1)) {
-            try GoFITEvent(frame: GoFITFrame(opcode: 0xE0, sequence: 0, payload: [1]))
+            try GoFITEvent(frame: VendorFrame(opcode: 0xE0, sequence: 0, payload: [1]))
         }
     }
 
@@ -384,11 +384,11 @@ struct GoFITCodecTests {
         for (request, payload) in Self.requestPayloads {
             #expect(request.payload() == payload, "\(request)")
             let frame = request.frame(sequence: 0x42)
-            #expect(frame == GoFITFrame(opcode: request.opcode.rawValue, sequence: 0x42, payload: payload))
-            #expect(try GoFITRequest(frame: GoFITFrame(decoding: frame.encoded())) == request)
+            #expect(frame == VendorFrame(opcode: request.opcode.rawValue, sequence: 0x42, payload: payload))
+            #expect(try GoFITRequest(frame: VendorFrame(decoding: frame.encoded())) == request)
         }
-        #expect(try GoFITRequest(frame: GoFITFrame(opcode: 0x10, sequence: 0)) == .settingsRead(ids: []), "none = all")
-        #expect(try GoFITRequest(frame: GoFITFrame(opcode: 0x11, sequence: 0)) == .settingsWrite([]))
+        #expect(try GoFITRequest(frame: VendorFrame(opcode: 0x10, sequence: 0)) == .settingsRead(ids: []), "none = all")
+        #expect(try GoFITRequest(frame: VendorFrame(opcode: 0x11, sequence: 0)) == .settingsWrite([]))
     }
 
     @Test("every request payload one byte short, or one byte long, is truncated with the length the opcode takes")
@@ -398,18 +398,18 @@ struct GoFITCodecTests {
             if case .settingsWrite = request { continue } // checked below
             let opcode = request.opcode.rawValue
             if !payload.isEmpty {
-                let short = GoFITFrame(opcode: opcode, sequence: 0, payload: Array(payload.dropLast()))
+                let short = VendorFrame(opcode: opcode, sequence: 0, payload: Array(payload.dropLast()))
                 #expect(throws: GATTCodecError.truncated(expected: payload.count, actual: payload.count - 1), "\(request)") {
                     try GoFITRequest(frame: short)
                 }
             }
-            let long = GoFITFrame(opcode: opcode, sequence: 0, payload: payload + [0x00])
+            let long = VendorFrame(opcode: opcode, sequence: 0, payload: payload + [0x00])
             #expect(throws: GATTCodecError.truncated(expected: payload.count, actual: payload.count + 1), "\(request)") {
                 try GoFITRequest(frame: long)
             }
         }
         #expect(throws: GATTCodecError.truncated(expected: 6, actual: 4), "a 4-byte value with 2 bytes of it") {
-            try GoFITRequest(frame: GoFITFrame(opcode: 0x11, sequence: 0, payload: [0x02, 0x04, 0x40, 0x1F]))
+            try GoFITRequest(frame: VendorFrame(opcode: 0x11, sequence: 0, payload: [0x02, 0x04, 0x40, 0x1F]))
         }
     }
 
@@ -417,7 +417,7 @@ struct GoFITCodecTests {
     func unknownRequestOpcode() {
         for opcode: UInt8 in [0x00, 0x05, 0x12, 0x31, 0x7F, 0x81, 0xE0] {
             #expect(throws: GATTCodecError.unknownIdentifier(field: "opcode", value: Int(opcode))) {
-                try GoFITRequest(frame: GoFITFrame(opcode: opcode, sequence: 0))
+                try GoFITRequest(frame: VendorFrame(opcode: opcode, sequence: 0))
             }
         }
     }
@@ -425,13 +425,13 @@ struct GoFITCodecTests {
     @Test("a pairing code that is not 4 ASCII digits is outOfRange(code) naming the first bad byte")
     func pairingCodeDigits() {
         #expect(throws: GATTCodecError.outOfRange(field: "code", value: 0x61)) {
-            try GoFITRequest(frame: GoFITFrame(opcode: 0x02, sequence: 0, payload: [0x34, 0x61, 0x32, 0x31, 0, 0, 0, 0]))
+            try GoFITRequest(frame: VendorFrame(opcode: 0x02, sequence: 0, payload: [0x34, 0x61, 0x32, 0x31, 0, 0, 0, 0]))
         }
         #expect(throws: GATTCodecError.outOfRange(field: "code", value: 0x2F)) {
-            try GoFITRequest(frame: GoFITFrame(opcode: 0x02, sequence: 0, payload: [0x2F, 0x30, 0x30, 0x30, 0, 0, 0, 0]))
+            try GoFITRequest(frame: VendorFrame(opcode: 0x02, sequence: 0, payload: [0x2F, 0x30, 0x30, 0x30, 0, 0, 0, 0]))
         }
         #expect(throws: GATTCodecError.outOfRange(field: "code", value: 0x3A)) {
-            try GoFITRequest(frame: GoFITFrame(opcode: 0x02, sequence: 0, payload: [0x30, 0x30, 0x30, 0x3A, 0, 0, 0, 0]))
+            try GoFITRequest(frame: VendorFrame(opcode: 0x02, sequence: 0, payload: [0x30, 0x30, 0x30, 0x3A, 0, 0, 0, 0]))
         }
         #expect(GoFITRequest.isPairingCode("0000"))
         #expect(GoFITRequest.isPairingCode("4821"))
@@ -445,7 +445,7 @@ struct GoFITCodecTests {
         for (opcode, payload) in [(UInt8(0x20), [UInt8](repeating: 0, count: 8)), (0x21, [0, 0]), (0x22, [0, 0])] {
             for kind: UInt8 in [0, 6, 0xFF] {
                 #expect(throws: GATTCodecError.unknownIdentifier(field: "kind", value: Int(kind))) {
-                    try GoFITRequest(frame: GoFITFrame(opcode: opcode, sequence: 0, payload: [kind] + payload))
+                    try GoFITRequest(frame: VendorFrame(opcode: opcode, sequence: 0, payload: [kind] + payload))
                 }
             }
         }

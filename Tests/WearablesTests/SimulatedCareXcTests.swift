@@ -19,8 +19,8 @@ struct BandUnderTest {
     }
 
     /// Writes the frame's segments and answers the segments the band notified.
-    mutating func exchange(_ frame: GoFITFrame) -> [[UInt8]] {
-        GoFITSegmenter.segments(of: frame.encoded()).flatMap { engine.receive($0, now: now) }
+    mutating func exchange(_ frame: VendorFrame) -> [[UInt8]] {
+        FrameSegmenter.segments(of: frame.encoded()).flatMap { engine.receive($0, now: now) }
     }
 
     /// Sends `request` with the next sequence number, or `sequence` to repeat one; the band's one response.
@@ -28,7 +28,7 @@ struct BandUnderTest {
         try send(request.frame(sequence: repeated ?? nextSequence()))
     }
 
-    mutating func send(_ frame: GoFITFrame) throws -> GoFITResponse {
+    mutating func send(_ frame: VendorFrame) throws -> GoFITResponse {
         try Self.response(from: exchange(frame))
     }
 
@@ -38,11 +38,11 @@ struct BandUnderTest {
     }
 
     static func response(from segments: [[UInt8]]) throws -> GoFITResponse {
-        #expect(segments.allSatisfy { $0.count <= GoFITSegmenter.defaultSegmentSize })
-        var reassembler = GoFITReassembler()
+        #expect(segments.allSatisfy { $0.count <= FrameSegmenter.defaultSegmentSize })
+        var reassembler = FrameReassembler()
         let frames = segments.compactMap { reassembler.append($0) }
         try #require(frames.count == 1, "one response, got \(frames.count) frames from \(segments.count) segments")
-        return try GoFITResponse(frame: GoFITFrame(decoding: frames[0]))
+        return try GoFITResponse(frame: VendorFrame(decoding: frames[0]))
     }
 
     /// Pairs with the code on the display; answers the key.
@@ -93,7 +93,7 @@ struct SimulatedCareXcTests {
         #expect(paired.exchange(GoFITRequest.findBand(vibrations: 3).frame(sequence: 7))
             == [[0x80, 0xB0, 0x07, 0x01, 0x00, 0x0A, 0x65, 0xF8]])
         #expect(paired.engine.findPhoneEvent() == [[0x80, 0xE0, 0x00, 0x00, 0x00, 0x2A, 0x00]])
-        #expect(paired.engine.findPhoneEvent() == GoFITSegmenter.segments(of: GoFITEvent.findPhone.frame(sequence: 1).encoded()))
+        #expect(paired.engine.findPhoneEvent() == FrameSegmenter.segments(of: GoFITEvent.findPhone.frame(sequence: 1).encoded()))
     }
 
     // MARK: Pairing and authentication
@@ -185,7 +185,7 @@ struct SimulatedCareXcTests {
         #expect(try band.send(.findBand(vibrations: 10)).status == .ok)
         #expect(try band.send(.findBand(vibrations: 0)).status == .settingFormatError)
         #expect(try band.send(.findBand(vibrations: 11)).status == .settingFormatError)
-        let long = GoFITFrame(opcode: GoFITOpcode.findBand.rawValue, sequence: band.nextSequence(), payload: [3, 0])
+        let long = VendorFrame(opcode: GoFITOpcode.findBand.rawValue, sequence: band.nextSequence(), payload: [3, 0])
         #expect(try band.send(long).status == .settingFormatError)
         #expect(band.engine.counters.vibrations == 10)
     }
@@ -199,7 +199,7 @@ struct SimulatedCareXcTests {
         let second = band.exchange(frame)
         #expect(first == second && !first.isEmpty)
         #expect(band.engine.counters.vibrations == 3)
-        #expect(band.engine.counters.retransmissionsAnswered == 1)
+        #expect(band.engine.frames.retransmissionsAnswered == 1)
         // The same number with another opcode is a new request (*chosen*: a retransmission repeats both).
         #expect(try band.send(.identity, sequence: 40).data == BandUnderTest.identity.encoded())
         #expect(try band.send(.findBand(vibrations: 2), sequence: 41).status == .ok)
@@ -223,13 +223,13 @@ struct SimulatedCareXcTests {
         short[2] = 2
         #expect(band.engine.receive([0x80] + short, now: band.now).isEmpty)
         #expect(band.engine.receive([0x03, 0x01], now: band.now).isEmpty, "a segment out of order")
-        #expect(band.engine.counters.malformedFrames == 3)
+        #expect(band.engine.frames.malformedFrames == 3)
         #expect(band.engine.counters.vibrations == 0)
         #expect(try band.send(.findBand(vibrations: 3), sequence: 9).status == .ok, "the retransmission is answered")
 
-        let raw = band.exchange(GoFITFrame(opcode: 0x55, sequence: 3, payload: [1, 2]))
-        #expect(GoFITSegmenter.segments(of: GoFITFrame(opcode: 0xD5, sequence: 3, payload: [21]).encoded()) == raw)
-        #expect(band.exchange(GoFITFrame(opcode: 0xB0, sequence: 4, payload: [10])).isEmpty, "a response is not a request")
+        let raw = band.exchange(VendorFrame(opcode: 0x55, sequence: 3, payload: [1, 2]))
+        #expect(FrameSegmenter.segments(of: VendorFrame(opcode: 0xD5, sequence: 3, payload: [21]).encoded()) == raw)
+        #expect(band.exchange(VendorFrame(opcode: 0xB0, sequence: 4, payload: [10])).isEmpty, "a response is not a request")
     }
 
     // MARK: Settings
@@ -261,7 +261,7 @@ struct SimulatedCareXcTests {
         #expect(try band.send(.settingsWrite([GoFITSetting.stepGoal(99).tlv()])).status == .settingFormatError)
         #expect(try band.send(.settingsWrite([GoFITSettingTLV(id: 17, value: [1])])).status == .notImplemented)
         #expect(try band.send(.settingsWrite([])).status == .settingFormatError)
-        let truncated = GoFITFrame(opcode: GoFITOpcode.settingsWrite.rawValue, sequence: band.nextSequence(), payload: [2, 4, 0x40])
+        let truncated = VendorFrame(opcode: GoFITOpcode.settingsWrite.rawValue, sequence: band.nextSequence(), payload: [2, 4, 0x40])
         #expect(try band.send(truncated).status == .settingFormatError)
         #expect(try read([2, 4, 16]) == [.stepGoal(12_000), .timeFormat(.twelveHour), .screenLock(false)])
         #expect(band.engine.counters.settingsWrites == 1)
@@ -301,7 +301,7 @@ struct SimulatedCareXcTests {
         #expect(window.recordCount == 3, "both ends included")
         let empty = try GoFITHistoryOpened(decoding: band.send(.historyOpen(kind: .heartRate, since: 10, until: 5)).data)
         #expect(empty.recordCount == 0 && empty.pageCount == 0)
-        let unknownKind = GoFITFrame(opcode: GoFITOpcode.historyOpen.rawValue, sequence: band.nextSequence(),
+        let unknownKind = VendorFrame(opcode: GoFITOpcode.historyOpen.rawValue, sequence: band.nextSequence(),
                                      payload: [9, 0, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0xFF])
         #expect(try band.send(unknownKind).status == .notImplemented)
     }
@@ -492,7 +492,7 @@ struct SimulatedCareXcTests {
         #expect(before["pairing_code"] == "" && before["paired"] == "false" && before["serial"] == "CXC0000001")
         #expect(Int(before["history_records"] ?? "") ?? 0 > 1500, "a week of history")
 
-        for segment in GoFITSegmenter.segments(of: GoFITRequest.pairStart.frame(sequence: 0).encoded()) {
+        for segment in FrameSegmenter.segments(of: GoFITRequest.pairStart.frame(sequence: 0).encoded()) {
             try await band.write(Self.request, value: segment, kind: .request)
         }
         #expect(await waitUntil { !link.values(of: Self.response).isEmpty })
@@ -503,7 +503,7 @@ struct SimulatedCareXcTests {
         #expect(code.count == 4)
 
         link.clear()
-        for segment in GoFITSegmenter.segments(of: GoFITRequest.pairConfirm(code: code, pairingTime: time).frame(sequence: 1).encoded()) {
+        for segment in FrameSegmenter.segments(of: GoFITRequest.pairConfirm(code: code, pairingTime: time).frame(sequence: 1).encoded()) {
             try await band.write(Self.request, value: segment, kind: .command)
         }
         #expect(await waitUntil { link.values(of: Self.response).count == 2 })
@@ -519,7 +519,7 @@ struct SimulatedCareXcTests {
 
         // INITIALISE: answered, then the band hangs up.
         link.clear()
-        for segment in GoFITSegmenter.segments(of: GoFITRequest.initialise.frame(sequence: 2).encoded()) {
+        for segment in FrameSegmenter.segments(of: GoFITRequest.initialise.frame(sequence: 2).encoded()) {
             try await band.write(Self.request, value: segment, kind: .request)
         }
         #expect(await waitUntil { link.hangUps == 1 })
@@ -540,14 +540,14 @@ struct SimulatedCareXcTests {
             link.clear()
             let frame = request.frame(sequence: sequence)
             sequence &+= 1
-            for segment in GoFITSegmenter.segments(of: frame.encoded()) {
+            for segment in FrameSegmenter.segments(of: frame.encoded()) {
                 try await band.write(Self.request, value: segment, kind: .request)
             }
             var response: GoFITResponse?
             _ = await waitUntil {
-                var reassembler = GoFITReassembler()
+                var reassembler = FrameReassembler()
                 response = link.values(of: Self.response).compactMap { reassembler.append($0) }.first
-                    .flatMap { try? GoFITResponse(frame: GoFITFrame(decoding: $0)) }
+                    .flatMap { try? GoFITResponse(frame: VendorFrame(decoding: $0)) }
                 return response != nil
             }
             return try #require(response)

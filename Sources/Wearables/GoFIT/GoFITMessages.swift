@@ -78,13 +78,13 @@ public enum GoFITRequest: Sendable, Equatable {
         return writer.bytes
     }
 
-    public func frame(sequence: UInt8) -> GoFITFrame {
-        GoFITFrame(opcode: opcode.rawValue, sequence: sequence, payload: payload())
+    public func frame(sequence: UInt8) -> VendorFrame {
+        VendorFrame(opcode: opcode.rawValue, sequence: sequence, payload: payload())
     }
 
     /// What the band reads. A payload of the wrong length, shorter or longer, is `truncated` with the length the
     /// opcode takes.
-    public init(frame: GoFITFrame) throws(GATTCodecError) {
+    public init(frame: VendorFrame) throws(GATTCodecError) {
         guard let opcode = GoFITOpcode(rawValue: frame.opcode) else {
             throw .unknownIdentifier(field: "opcode", value: Int(frame.opcode))
         }
@@ -140,7 +140,7 @@ public struct GoFITResponse: Sendable, Equatable {
 
     /// An opcode without bit 7, or one whose low bits name no request (an event's, for one), is
     /// `unknownIdentifier(field: "opcode")`; a payload without its status byte is truncated.
-    public init(frame: GoFITFrame) throws(GATTCodecError) {
+    public init(frame: VendorFrame) throws(GATTCodecError) {
         guard let opcode = GoFITOpcode(responseOpcode: frame.opcode) else {
             throw .unknownIdentifier(field: "opcode", value: Int(frame.opcode))
         }
@@ -149,8 +149,8 @@ public struct GoFITResponse: Sendable, Equatable {
                   data: Array(frame.payload.dropFirst()))
     }
 
-    public func frame() -> GoFITFrame {
-        GoFITFrame(opcode: opcode.responseOpcode, sequence: sequence, payload: [status.rawValue] + data)
+    public func frame() -> VendorFrame {
+        VendorFrame(opcode: opcode.responseOpcode, sequence: sequence, payload: [status.rawValue] + data)
     }
 }
 
@@ -167,7 +167,7 @@ public enum GoFITEvent: Sendable, Equatable {
 
     /// An opcode outside the known events is `unknownIdentifier(field: "event opcode")`; `FIND_PHONE` carries no
     /// payload, so bytes in one are `truncated(expected: 0, …)`.
-    public init(frame: GoFITFrame) throws(GATTCodecError) {
+    public init(frame: VendorFrame) throws(GATTCodecError) {
         guard let opcode = GoFITEventOpcode(rawValue: frame.opcode) else {
             throw .unknownIdentifier(field: "event opcode", value: Int(frame.opcode))
         }
@@ -179,8 +179,8 @@ public enum GoFITEvent: Sendable, Equatable {
     }
 
     /// `sequence` is the band's own counter, independent of the host's.
-    public func frame(sequence: UInt8) -> GoFITFrame {
-        GoFITFrame(opcode: opcode.rawValue, sequence: sequence)
+    public func frame(sequence: UInt8) -> VendorFrame {
+        VendorFrame(opcode: opcode.rawValue, sequence: sequence)
     }
 }
 

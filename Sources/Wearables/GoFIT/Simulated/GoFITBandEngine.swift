@@ -3,14 +3,8 @@
 /// simulated Care-Xc (`SimulatedCareXc`) feeds it and delivers what it answers.
 ///
 /// What it keeps and the rules it follows:
-/// - **Frames.** Segments are reassembled (`GoFITReassembler`); a frame that fails the segment rules, the length
-///   field or the CRC is dropped and counted in `malformedFrames`, never answered. A frame whose opcode is 0x80
-///   or above is not a request and is ignored. Responses are segmented at `segmentSize` (20 unless the link's
-///   MTU is known to be larger).
-/// - **Retransmission.** The last response is kept with its request's opcode and sequence; a request repeating
-///   both gets it again without being executed (a repeated `FIND_BAND` does not vibrate twice). The cache is
-///   per connection (*chosen*: a host's retransmission only happens within one connection, and a host starts
-///   its sequence numbers afresh on each).
+/// - **Frames and retransmission** are `FramedResponder`'s (malformed frames dropped and counted, the last
+///   response answered again for a repeated opcode and sequence without executing twice).
 /// - **Pairing.** `PAIR_START` shows a random 4-digit code for 120 s (`pairingCodeLifetime`), with the current
 ///   time as the pairing time. `PAIR_CONFIRM` with a wrong code is 14 and counts a wrong try; the third wrong
 ///   try is still 14 and ends the pairing; with no code shown, another pairing time, or after 120 s it is 15.
@@ -50,16 +44,13 @@ public struct GoFITBandEngine: Sendable {
         public internal(set) var settingsWrites = 0
         public internal(set) var clears = 0
         public internal(set) var initialisations = 0
-        public internal(set) var malformedFrames = 0
-        public internal(set) var requests = 0
-        public internal(set) var retransmissionsAnswered = 0
         public internal(set) var historyPagesServed = 0
         public internal(set) var findPhoneEvents = 0
     }
 
     public let identity: GoFITIdentity
-    /// The ATT value size responses are cut to, header byte included.
-    public var segmentSize = GoFITSegmenter.defaultSegmentSize
+    /// Reassembly, the retransmission cache and segmenting, with their counters.
+    public internal(set) var frames = FramedResponder()
     public private(set) var pairingKey: [UInt8]?
     public private(set) var shownCode: ShownCode?
     public private(set) var isAuthenticated = false
@@ -67,9 +58,7 @@ public struct GoFITBandEngine: Sendable {
     private(set) var settings: [GoFITSettingID: GoFITSetting]
     private(set) var history: GoFITBandHistoryStore
     private var random: SimulationRandom
-    private var reassembler = GoFITReassembler()
     private var nonce: [UInt8]?
-    private var lastResponse: (requestOpcode: UInt8, sequence: UInt8, frame: GoFITFrame)?
     private var eventSequence: UInt8 = 0
     private var disconnectRequested = false
 
@@ -111,32 +100,16 @@ public struct GoFITBandEngine: Sendable {
     /// One segment written to Request; answers the segments to notify on Response (none until a frame is
     /// complete, none for a malformed frame).
     public mutating func receive(_ segment: [UInt8], now: UInt32) -> [[UInt8]] {
-        let droppedBefore = reassembler.droppedFrames
-        let completed = reassembler.append(segment)
-        counters.malformedFrames += reassembler.droppedFrames - droppedBefore
-        guard let completed else { return [] }
-        let frame: GoFITFrame
-        do {
-            frame = try GoFITFrame(decoding: completed)
-        } catch {
-            counters.malformedFrames += 1
-            return []
-        }
-        guard let response = respond(to: frame, now: now) else { return [] }
-        return GoFITSegmenter.segments(of: response.encoded(), segmentSize: segmentSize)
+        var frames = self.frames
+        defer { self.frames = frames }
+        return frames.receive(segment) { execute($0, now: now) }
     }
 
     /// The response to one well-formed frame; nil when it is not a request.
-    public mutating func respond(to frame: GoFITFrame, now: UInt32) -> GoFITFrame? {
-        guard frame.opcode < 0x80 else { return nil }
-        if let last = lastResponse, last.requestOpcode == frame.opcode, last.sequence == frame.sequence {
-            counters.retransmissionsAnswered += 1
-            return last.frame
-        }
-        counters.requests += 1
-        let response = execute(frame, now: now)
-        lastResponse = (frame.opcode, frame.sequence, response)
-        return response
+    public mutating func respond(to frame: VendorFrame, now: UInt32) -> VendorFrame? {
+        var frames = self.frames
+        defer { self.frames = frames }
+        return frames.respond(to: frame) { execute($0, now: now) }
     }
 
     /// The wearer asked the band to find the phone: the event's segments.
@@ -144,7 +117,7 @@ public struct GoFITBandEngine: Sendable {
         let frame = GoFITEvent.findPhone.frame(sequence: eventSequence)
         eventSequence &+= 1
         counters.findPhoneEvents += 1
-        return GoFITSegmenter.segments(of: frame.encoded(), segmentSize: segmentSize)
+        return frames.segments(of: frame)
     }
 
     /// The link went: authentication, the challenge, the open transfer, the cached response and any half
@@ -152,11 +125,9 @@ public struct GoFITBandEngine: Sendable {
     public mutating func connectionEnded() {
         isAuthenticated = false
         nonce = nil
-        lastResponse = nil
-        reassembler = GoFITReassembler()
+        frames.connectionEnded()
         history.closeTransfer()
         disconnectRequested = false
-        segmentSize = GoFITSegmenter.defaultSegmentSize
     }
 
     /// True once after a request that makes the band hang up (`INITIALISE`); the peripheral then drops the link
@@ -168,9 +139,9 @@ public struct GoFITBandEngine: Sendable {
 
     // MARK: Requests
 
-    private mutating func execute(_ frame: GoFITFrame, now: UInt32) -> GoFITFrame {
+    private mutating func execute(_ frame: VendorFrame, now: UInt32) -> VendorFrame {
         guard let opcode = GoFITOpcode(rawValue: frame.opcode) else {
-            return GoFITFrame(opcode: frame.opcode | 0x80, sequence: frame.sequence,
+            return VendorFrame(opcode: frame.opcode | 0x80, sequence: frame.sequence,
                               payload: [GoFITStatus.notImplemented.rawValue])
         }
         let (status, data) = answer(opcode, frame, now: now)
@@ -178,7 +149,7 @@ public struct GoFITBandEngine: Sendable {
             .frame()
     }
 
-    private mutating func answer(_ opcode: GoFITOpcode, _ frame: GoFITFrame, now: UInt32) -> (GoFITStatus, [UInt8]) {
+    private mutating func answer(_ opcode: GoFITOpcode, _ frame: VendorFrame, now: UInt32) -> (GoFITStatus, [UInt8]) {
         guard isAuthenticated || opcode.isAllowedBeforeAuthentication else {
             return (pairingKey == nil ? .pairingNeeded : .authorizationNeeded, [])
         }

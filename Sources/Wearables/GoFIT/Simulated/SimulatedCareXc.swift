@@ -186,7 +186,7 @@ public actor SimulatedCareXc: SimulatedPeripheral {
         connectionCount += 1
         connection?.outbox.finish()
         engine.connectionEnded()
-        engine.segmentSize = max(GoFITSegmenter.defaultSegmentSize, mtu - 3)
+        engine.frames.segmentSize = max(FrameSegmenter.defaultSegmentSize, mtu - 3)
         connection = Connection(id: connectionCount, outbox: outbox)
         return connectionCount
     }
@@ -336,9 +336,9 @@ public actor SimulatedCareXc: SimulatedPeripheral {
             "settings_writes": String(counters.settingsWrites),
             "clears": String(counters.clears),
             "initialised_count": String(counters.initialisations),
-            "requests": String(counters.requests),
-            "retransmissions_answered": String(counters.retransmissionsAnswered),
-            "malformed_frames": String(counters.malformedFrames),
+            "requests": String(engine.frames.requests),
+            "retransmissions_answered": String(engine.frames.retransmissionsAnswered),
+            "malformed_frames": String(engine.frames.malformedFrames),
             "find_phone_events": String(counters.findPhoneEvents),
         ]
     }

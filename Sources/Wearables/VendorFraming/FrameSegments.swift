@@ -1,8 +1,8 @@
 /// Splits a frame into ATT values ("segments"): one header byte — bit 7 final, bits 0–6 the segment's index
 /// modulo 128 — then up to `segmentSize − 1` frame bytes (docs/protocols/gofit.md, "Segments").
 ///
-/// Knows nothing of frames: any bytes are cut, and `GoFITReassembler` puts them back together.
-public enum GoFITSegmenter {
+/// Knows nothing of frames: any bytes are cut, and `FrameReassembler` puts them back together.
+public enum FrameSegmenter {
     /// An ATT value of the default MTU (23 − 3).
     public static let defaultSegmentSize = 20
 
@@ -38,8 +38,8 @@ public enum GoFITSegmenter {
 /// - A frame growing past the protocol's 65,541 bytes is dropped like a wrong index.
 ///
 /// Each of these counts once in `droppedFrames` (the segments ignored after a drop do not count again). It does
-/// not check the frame itself: `GoFITFrame(decoding:)` does, and its failures are the caller's to count.
-public struct GoFITReassembler: Sendable {
+/// not check the frame itself: `VendorFrame(decoding:)` does, and its failures are the caller's to count.
+public struct FrameReassembler: Sendable {
     /// Opcode, sequence, length u16, payload of at most 65,535 bytes, CRC u16.
     public static let maximumFrameLength = 4 + Int(UInt16.max) + 2
 
@@ -65,8 +65,8 @@ public struct GoFITReassembler: Sendable {
             droppedFrames += 1
             return nil
         }
-        let index = header & GoFITSegmenter.indexMask
-        let isFinal = header & GoFITSegmenter.finalBit != 0
+        let index = header & FrameSegmenter.indexMask
+        let isFinal = header & FrameSegmenter.finalBit != 0
 
         switch state {
         case .assembling(let nextIndex) where index == nextIndex:
@@ -97,7 +97,7 @@ public struct GoFITReassembler: Sendable {
         }
         buffer.append(contentsOf: segment.dropFirst())
         guard isFinal else {
-            state = .assembling(nextIndex: (index + 1) & GoFITSegmenter.indexMask)
+            state = .assembling(nextIndex: (index + 1) & FrameSegmenter.indexMask)
             return nil
         }
         state = .idle

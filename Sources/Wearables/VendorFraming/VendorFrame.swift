@@ -1,6 +1,6 @@
 /// CRC-16/CCITT-FALSE: polynomial 0x1021, initial value 0xFFFF, no reflection, no final XOR.
 /// The check value ("123456789") is 0x29B1.
-public enum GoFITCRC16 {
+public enum FrameCRC16 {
     public static func checksum(_ bytes: some Sequence<UInt8>) -> UInt16 {
         var crc: UInt16 = 0xFFFF
         for byte in bytes {
@@ -15,7 +15,7 @@ public enum GoFITCRC16 {
 
 /// Why reassembled bytes are not a frame. The receiver drops such a frame and counts it; it never answers it
 /// (the requester's retransmission recovers).
-public enum GoFITFrameError: Error, Equatable, Sendable {
+public enum VendorFrameError: Error, Equatable, Sendable {
     /// Fewer bytes than the 6 of an empty frame.
     case truncated(expected: Int, actual: Int)
     /// The length field (`declared`) is not the number of payload bytes received (`actual`).
@@ -28,7 +28,7 @@ public enum GoFITFrameError: Error, Equatable, Sendable {
 /// byte before it (docs/protocols/gofit.md, "Frames").
 ///
 /// Only the envelope: what the opcode and payload mean is `GoFITRequest`'s, `GoFITResponse`'s and `GoFITEvent`'s.
-public struct GoFITFrame: Sendable, Equatable {
+public struct VendorFrame: Sendable, Equatable {
     /// Opcode, sequence and length before the payload, the CRC after it.
     public static let overhead = 6
 
@@ -50,18 +50,18 @@ public struct GoFITFrame: Sendable, Equatable {
         writer.write(sequence)
         writer.write(UInt16(payload.count))
         writer.write(contentsOf: payload)
-        writer.write(GoFITCRC16.checksum(writer.bytes))
+        writer.write(FrameCRC16.checksum(writer.bytes))
         return writer.bytes
     }
 
     /// Checks the length field first (so a frame cut short is a length mismatch, not a checksum one), then the CRC.
-    public init(decoding bytes: [UInt8]) throws(GoFITFrameError) {
+    public init(decoding bytes: [UInt8]) throws(VendorFrameError) {
         guard bytes.count >= Self.overhead else { throw .truncated(expected: Self.overhead, actual: bytes.count) }
         let declared = Int(bytes[2]) | Int(bytes[3]) << 8
         let received = bytes.count - Self.overhead
         guard declared == received else { throw .lengthMismatch(declared: declared, actual: received) }
         let carried = UInt16(bytes[bytes.count - 2]) | UInt16(bytes[bytes.count - 1]) << 8
-        let computed = GoFITCRC16.checksum(bytes[..<(bytes.count - 2)])
+        let computed = FrameCRC16.checksum(bytes[..<(bytes.count - 2)])
         guard carried == computed else { throw .checksumMismatch(expected: computed, actual: carried) }
         self.init(opcode: bytes[0], sequence: bytes[1], payload: Array(bytes[4..<(bytes.count - 2)]))
     }

@@ -1,0 +1,134 @@
+import BlueZ
+import Synchronization
+
+/// The host side of a framed vendor control channel (GoFIT and the ActiGraph Link share the framing,
+/// docs/protocols/gofit.md "Segments" and "Frames"), for one connection: segments each request frame into the
+/// request characteristic, reassembles the response notifications, and matches a response by opcode | 0x80 and
+/// sequence number.
+///
+/// One request is in flight at a time (the device answers in order and keeps one transfer). The device's silence
+/// is measured from the last segment received, so a long page is not cut off while it streams in; after
+/// `silenceLimit` the request is sent again with the same sequence number, which the device answers from its
+/// cache without executing it twice; a second silence is `TIMEOUT`. Frames the device sends unasked (opcodes
+/// `unsolicitedOpcodes`) go to `onUnsolicited`.
+///
+/// Knows frames only: what a payload means is the vendor's codec's.
+final class FramedRequestChannel: Sendable {
+    private enum Signal: Sendable {
+        /// A segment arrived that did not complete the awaited frame: the device is still talking.
+        case progress
+        case response(VendorFrame)
+        case tick
+    }
+
+    private struct Waiter {
+        var opcode: UInt8
+        var sequence: UInt8
+        var signals: AsyncStream<Signal>.Continuation
+    }
+
+    private struct State {
+        var reassembler = FrameReassembler()
+        var nextSequence: UInt8 = 0
+        var waiter: Waiter?
+        var malformedFrames = 0
+    }
+
+    private let state = Mutex(State())
+    private let requests = OperationChain()
+    private let link: DeviceLink
+    private let requestCharacteristic: GattCharacteristicInfo
+    private let peerName: String
+    private let unsolicitedOpcodes: ClosedRange<UInt8>?
+    private let onUnsolicited: @Sendable (VendorFrame) -> Void
+    private let silenceLimit: Duration
+
+    /// `peerName` ("the band", "the Link") is what log lines and errors call the device.
+    init(link: DeviceLink, request: GattCharacteristicInfo, peerName: String, silenceLimit: Duration = .seconds(3),
+         unsolicitedOpcodes: ClosedRange<UInt8>? = nil,
+         onUnsolicited: @escaping @Sendable (VendorFrame) -> Void = { _ in }) {
+        self.link = link
+        self.requestCharacteristic = request
+        self.peerName = peerName
+        self.silenceLimit = silenceLimit
+        self.unsolicitedOpcodes = unsolicitedOpcodes
+        self.onUnsolicited = onUnsolicited
+    }
+
+    /// Frames dropped since the channel opened because their length or CRC was wrong.
+    var malformedFrames: Int { state.withLock { $0.malformedFrames } }
+
+    /// One notification of the response characteristic.
+    func receive(_ segment: [UInt8]) {
+        let (waiter, completed) = state.withLock { state in (state.waiter?.signals, state.reassembler.append(segment)) }
+        guard let completed else {
+            waiter?.yield(.progress)
+            return
+        }
+        let frame: VendorFrame
+        do {
+            frame = try VendorFrame(decoding: completed)
+        } catch {
+            state.withLock { $0.malformedFrames += 1 }
+            link.logger.warning("dropped a malformed frame from \(peerName)", metadata: ["error": "\(error)"])
+            waiter?.yield(.progress)
+            return
+        }
+        if let unsolicitedOpcodes, unsolicitedOpcodes.contains(frame.opcode) {
+            onUnsolicited(frame)
+            return
+        }
+        state.withLock { state in
+            guard let waiter = state.waiter, waiter.opcode == frame.opcode, waiter.sequence == frame.sequence else { return }
+            waiter.signals.yield(.response(frame))
+        }
+    }
+
+    /// Sends a request frame of `opcode` and `payload` and answers the response frame, whatever it says.
+    func exchange(opcode: UInt8, payload: [UInt8], name: String) async throws(CommandError) -> VendorFrame {
+        let result = await requests.run { [self] () async -> Result<VendorFrame, CommandError> in
+            do throws(CommandError) {
+                return .success(try await send(opcode: opcode, payload: payload, name: name))
+            } catch { return .failure(error) }
+        }
+        return try result.get()
+    }
+
+    private func send(opcode: UInt8, payload: [UInt8], name: String) async throws(CommandError) -> VendorFrame {
+        let sequence = state.withLock { state in
+            defer { state.nextSequence &+= 1 }
+            return state.nextSequence
+        }
+        let frame = VendorFrame(opcode: opcode, sequence: sequence, payload: payload)
+        let segments = FrameSegmenter.segments(of: frame.encoded())
+        let (signals, continuation) = AsyncStream.makeStream(of: Signal.self)
+        state.withLock { $0.waiter = Waiter(opcode: opcode | 0x80, sequence: sequence, signals: continuation) }
+        let ticker = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(250))
+                continuation.yield(.tick)
+            }
+        }
+        defer {
+            ticker.cancel()
+            state.withLock { $0.waiter = nil }
+            continuation.finish()
+        }
+        var iterator = signals.makeAsyncIterator()
+        for _ in 1...2 {
+            for segment in segments {
+                try await link.write(requestCharacteristic, segment, withResponse: true)
+            }
+            var lastHeard = ContinuousClock.now
+            waiting: while let signal = await iterator.next() {
+                switch signal {
+                case .response(let response): return response
+                case .progress: lastHeard = .now
+                case .tick: if ContinuousClock.now - lastHeard >= silenceLimit { break waiting }
+                }
+            }
+            link.logger.debug("\(peerName) was silent; sending the request again", metadata: ["request": "\(name)"])
+        }
+        throw CommandError(.timeout, "\(peerName) did not answer \(name) (sent twice, \(silenceLimit) of silence each)")
+    }
+}
