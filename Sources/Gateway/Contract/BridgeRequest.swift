@@ -11,6 +11,9 @@ public enum BridgeRequest: Sendable, Equatable {
     case stopScan
     /// `device/add` `{"address","driver"?,"name"?}`; the address is normalized to `AA:BB:CC:DD:EE:FF`.
     case addDevice(address: String, driver: String?, name: String?)
+    /// `device/add` `{"serial","driver"?,"name"?}`: a device that advertises its serial (an ActiGraph Link's
+    /// `TAS…`), seen by a scan, as the SDK's `connectToDevice:serial` finds it.
+    case addDeviceBySerial(serial: String, driver: String?, name: String?)
     /// `device/remove` `{"id"}`.
     case removeDevice(id: String)
     /// `device/rename` `{"id","name"}`; the new name is a valid device id.
@@ -39,17 +42,24 @@ public enum BridgeRequest: Sendable, Equatable {
             try reader.rejectUnknownFields(allowed: [], request: name)
             self = .stopScan
         case "device/add":
-            try reader.rejectUnknownFields(allowed: ["address", "driver", "name"], request: name)
-            let text = try reader.required(try reader.string("address"), "address", "the device's Bluetooth address")
-            guard let address = DeviceIdentifier.normalizedAddress(text) else {
-                throw reader.invalid("address", "must be a Bluetooth address like AA:BB:CC:DD:EE:FF", got: .text(text))
-            }
+            try reader.rejectUnknownFields(allowed: ["address", "serial", "driver", "name"], request: name)
+            let serial = try reader.nonEmptyString("serial")
+            let text = try reader.string("address")
             let driver = try reader.string("driver")
             if let driver, let problem = ConfigurationRules.segmentProblem(driver) {
                 throw CommandError(.invalidValue, "driver \(problem)")
             }
             let deviceName = try reader.string("name")
             if let deviceName { try DeviceIdentifier.validate(deviceName) }
+            if let serial {
+                guard text == nil else { throw CommandError(.invalidValue, "device/add takes an address or a serial, not both") }
+                self = .addDeviceBySerial(serial: serial, driver: driver, name: deviceName)
+                return
+            }
+            let given = try reader.required(text, "address", "the device's Bluetooth address (or its serial, for a device that advertises one)")
+            guard let address = DeviceIdentifier.normalizedAddress(given) else {
+                throw reader.invalid("address", "must be a Bluetooth address like AA:BB:CC:DD:EE:FF", got: .text(given))
+            }
             self = .addDevice(address: address, driver: driver, name: deviceName)
         case "device/remove":
             try reader.rejectUnknownFields(allowed: ["id"], request: name)
@@ -89,7 +99,7 @@ public enum BridgeRequest: Sendable, Equatable {
         switch self {
         case .scan: "scan"
         case .stopScan: "scan/stop"
-        case .addDevice: "device/add"
+        case .addDevice, .addDeviceBySerial: "device/add"
         case .removeDevice: "device/remove"
         case .renameDevice: "device/rename"
         case .pairDevice: "device/pair"

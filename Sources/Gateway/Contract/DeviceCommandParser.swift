@@ -58,16 +58,53 @@ public enum DeviceCommandParser {
         }
     }
 
-    /// `{"since_ts"?, "until_ts"?}`: Unix milliseconds, since no later than until.
+    /// `{"since_ts"?, "until_ts"?}`: Unix milliseconds, since no later than until. The ActiGraph SDK's range is
+    /// taken as it is written too: `startDateTime`/`stopDateTime` as `"MM-dd-yyyy HH:mm:ss"` (UTC), flat or in
+    /// its `epoch` object; a date that is not one is `INVALID_VALUE` with the SDK's code 8.
     static func sync(_ reader: ArgumentReader) throws(CommandError) -> DeviceCommand {
-        try reader.rejectUnknownFields(allowed: ["since_ts", "until_ts"], request: "sync")
+        try reader.rejectUnknownFields(allowed: ["since_ts", "until_ts", "startDateTime", "stopDateTime", "epoch"],
+                                       request: "sync")
         let meaning = "an integer Unix time in milliseconds"
-        let since = try reader.integer("since_ts", atLeast: 0, meaning: meaning)
-        let until = try reader.integer("until_ts", atLeast: 0, meaning: meaning)
+        var since = try reader.integer("since_ts", atLeast: 0, meaning: meaning)
+        var until = try reader.integer("until_ts", atLeast: 0, meaning: meaning)
+        var dates = reader
+        if let epoch = try reader.object("epoch") {
+            dates = ArgumentReader(epoch, path: "epoch.")
+            try dates.rejectUnknownFields(allowed: ["startDateTime", "stopDateTime"], request: "sync")
+            guard reader.arguments["startDateTime"] == nil, reader.arguments["stopDateTime"] == nil else {
+                throw CommandError(.invalidValue, "sync takes startDateTime and stopDateTime either in epoch or beside it, not both")
+            }
+        }
+        if let start = try sdkDate(dates, "startDateTime") {
+            guard since == nil else { throw CommandError(.invalidValue, "sync takes since_ts or startDateTime, not both") }
+            since = start
+        }
+        if let stop = try sdkDate(dates, "stopDateTime") {
+            guard until == nil else { throw CommandError(.invalidValue, "sync takes until_ts or stopDateTime, not both") }
+            until = stop
+        }
         if let since, let until, since > until {
+            guard reader.arguments["since_ts"] != nil, reader.arguments["until_ts"] != nil else {
+                throw CommandError(.invalidValue, "the range starts after it stops (\(since) > \(until) in Unix ms)",
+                                   vendorCode: sdkDateFormatError)
+            }
             throw CommandError(.invalidValue, "since_ts (\(since)) must not be later than until_ts (\(until))")
         }
         return .sync(since: since, until: until)
+    }
+
+    /// The ActiGraph SDK's "Date Format Error".
+    static let sdkDateFormatError = 8
+
+    /// An SDK date string as Unix milliseconds.
+    private static func sdkDate(_ reader: ArgumentReader, _ key: String) throws(CommandError) -> Int64? {
+        guard let text = try reader.string(key) else { return nil }
+        guard let seconds = ActiGraphSDKDate.unixSeconds(from: text), seconds >= 0 else {
+            var error = reader.invalid(key, "must be a UTC date and time \"MM-dd-yyyy HH:mm:ss\"", got: .text(text))
+            error.vendorCode = sdkDateFormatError
+            throw error
+        }
+        return seconds * 1000
     }
 
     /// Passes through; `sensors` (each sensor's options) and `gestures` must be objects when present, since

@@ -211,9 +211,7 @@ public actor DeviceManager {
         guard let address = BluetoothAddress(text) else {
             throw .invalidValue(field: "address", "\"\(text)\" is not a Bluetooth address (AA:BB:CC:DD:EE:FF)")
         }
-        if let existing = devices.values.first(where: { $0.address == address.rawValue }) {
-            throw CommandError(.invalidValue, "address: \(address) is already managed as \(existing.id)")
-        }
+        try refuseManaged(address)
         let driver: String
         if let requested {
             guard registry.driver(named: requested) != nil else {
@@ -229,9 +227,7 @@ public actor DeviceManager {
             }
             driver = bluez.model.device(address: address).flatMap { registry.bestMatch(for: $0)?.name } ?? StandardGATTDriver.name
             // Another request may have added it while this one waited.
-            if let existing = devices.values.first(where: { $0.address == address.rawValue }) {
-                throw CommandError(.invalidValue, "address: \(address) is already managed as \(existing.id)")
-            }
+            try refuseManaged(address)
         }
         guard filter.permits(address: address, driver: driver) else {
             throw CommandError(.forbidden, "\(address) with driver \(driver) is not allowed by the configuration's allow/deny lists")
@@ -244,6 +240,29 @@ public actor DeviceManager {
         output(.deviceListChanged)
         output(.bridgeEvent(type: "device_added", data: ["id": .text(id), "address": .text(address.rawValue), "driver": .text(driver)]))
         return device
+    }
+
+    /// `device/add` `{"serial"}`: the device a scan saw advertising this serial (case-insensitive). None is
+    /// `DEVICE_NOT_FOUND` with the ActiGraph SDK's code 1, as its `connectToDevice:serial` answers.
+    public func add(serial: String, driver: String?, name: String?) async throws(CommandError) -> ManagedDevice {
+        let wanted = serial.uppercased()
+        let seen = bluez.model.devices.values.first { info in
+            (adapter == nil || info.adapter == adapter?.path)
+                && registry.drivers.contains { $0.serial(of: info)?.uppercased() == wanted }
+        }
+        guard let seen, let address = seen.address else {
+            throw CommandError(.deviceNotFound, "no device advertising serial \(serial) was found; scan first (bridge/request/scan) "
+                               + "with the device in range", vendorCode: 1)
+        }
+        return try await add(address: address.rawValue, driver: driver, name: name)
+    }
+
+    /// Adding a device already managed is `INVALID_VALUE`, with the vendor's "already connected" code when its
+    /// driver has one (the ActiGraph SDK's 10).
+    private func refuseManaged(_ address: BluetoothAddress) throws(CommandError) {
+        guard let existing = devices.values.first(where: { $0.address == address.rawValue }) else { return }
+        let code = registry.driver(named: existing.driver)?.existingConnectionVendorCode
+        throw CommandError(.invalidValue, "address: \(address) is already managed as \(existing.id)", vendorCode: code)
     }
 
     public func remove(id: String) async throws(CommandError) {
@@ -341,7 +360,7 @@ public actor DeviceManager {
 
     private func found(_ info: DeviceInfo) {
         guard scan != nil, let address = info.address else { return }
-        let driver = registry.bestMatch(for: info)?.name
+        let driver = registry.bestMatch(for: info)
         var entry: [String: DeviceValue] = [
             "address": .text(address.rawValue),
             "uuids": .list(info.serviceUUIDs.map(DeviceValue.text)),
@@ -349,7 +368,10 @@ public actor DeviceManager {
         ]
         if let name = info.name ?? info.alias { entry["name"] = .text(name) }
         if let rssi = info.rssi { entry["rssi"] = .integer(Int64(rssi)) }
-        if let driver { entry["driver"] = .text(driver) }
+        if let driver {
+            entry["driver"] = .text(driver.name)
+            if let serial = driver.serial(of: info) { entry["serial"] = .text(serial) }
+        }
         let previous = scan?.found[address.rawValue]
         scan?.found[address.rawValue] = entry
         let moved = abs((previous?["rssi"]?.integer ?? 0) - (entry["rssi"]?.integer ?? 0)) >= 10

@@ -419,6 +419,10 @@ public final class GatewayService: Service, Sendable {
             if let name { try DeviceIdentifier.validate(name) }
             let device = try await manager.add(address: address, driver: driver, name: name)
             return ["id": .text(device.id), "address": .text(device.address), "driver": .text(device.driver)]
+        case .addDeviceBySerial(let serial, let driver, let name):
+            let device = try await manager.add(serial: serial, driver: driver, name: name)
+            return ["id": .text(device.id), "address": .text(device.address), "driver": .text(device.driver),
+                    "serial": .text(serial)]
         case .removeDevice(let id):
             try await manager.remove(id: id)
             return ["id": .text(id)]

@@ -118,3 +118,39 @@ public struct ActiGraphDeviceStatus: Sendable, Equatable, ByteLayout {
         writer.write(deviceTime)
     }
 }
+
+extension ActiGraphStreamSettings {
+    /// The whole stream configuration as a `configure` request that sets it again: the SDK's `raw` and `imu`
+    /// sections (all four sensors) and the raw rate as the contract's `sensors.accelerometer.rate_hz`. The
+    /// gateway keeps it and the driver applies it on every connection.
+    public var configurationObject: [String: DeviceValue] {
+        var imu: [String: DeviceValue] = [:]
+        for sensor in ActiGraphIMUSensor.allCases { imu[sensor.name] = .flag(self.imu.contains(.init(sensor))) }
+        return [
+            "raw": .object(["stream": .flag(rawStreaming)]),
+            "imu": .object(imu),
+            "sensors": .object(["accelerometer": .object(["rate_hz": .integer(Int64(rawRateHz))])]),
+        ]
+    }
+
+    /// The state's `sensors`: each IMU sensor's switch, and the accelerometer's raw stream with its rate (the
+    /// raw stream and the IMU accelerometer both publish on `sensor/accelerometer`).
+    public var sensorsState: [String: DeviceValue] {
+        var sensors: [String: DeviceValue] = [:]
+        for sensor in ActiGraphIMUSensor.allCases {
+            sensors[sensor.name] = .object(["enabled": .flag(imu.contains(.init(sensor)))])
+        }
+        sensors["accelerometer"] = .object([
+            "enabled": .flag(rawStreaming || imu.contains(.accelerometer)),
+            "raw_stream": .flag(rawStreaming),
+            "rate_hz": .integer(Int64(rawRateHz)),
+            "imu": .flag(imu.contains(.accelerometer)),
+        ])
+        return sensors
+    }
+}
+
+extension ActiGraphStreamSettings {
+    /// Nothing streaming at the top rate: what the driver assumes before the Link's STATUS says otherwise.
+    public static let off = ActiGraphStreamSettings(rawStreaming: false, rawRateHz: rawRates.upperBound, imu: [])
+}

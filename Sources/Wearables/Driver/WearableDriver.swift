@@ -33,6 +33,13 @@ public protocol WearableDriver: AnyObject, Sendable {
     /// The commands this driver may accept (the contract's names), before a connection tells which apply.
     static var commands: Set<String> { get }
 
+    /// The serial a device of this family advertises (an ActiGraph Link's name), nil when it advertises none:
+    /// shown by scans and accepted by `device/add` in place of the address.
+    static func serial(of device: Advertisement) -> String?
+    /// The vendor's code for "this device is already connected", given as `vendor_code` when `device/add` names a
+    /// managed device again (the ActiGraph SDK's 10); nil when the vendor has none.
+    static var existingConnectionVendorCode: Int? { get }
+
     init(configuration: DriverConfiguration)
 
     /// Runs while the device is connected with its services resolved: reads what it needs, subscribes and
@@ -42,6 +49,11 @@ public protocol WearableDriver: AnyObject, Sendable {
 
     /// Executes one command while connected. The gateway queues commands and runs one at a time.
     func execute(_ command: DeviceCommand, link: DeviceLink) async throws(CommandError) -> DeviceValue
+}
+
+extension WearableDriver {
+    public static func serial(of device: Advertisement) -> String? { nil }
+    public static var existingConnectionVendorCode: Int? { nil }
 }
 
 /// Per-device settings a driver gets from the gateway's configuration and options.

@@ -65,20 +65,15 @@ public final class GoFITDriver: WearableDriver {
         }
         // Subscribe before the first request, or its response could be missed.
         let responses = try await link.bluez.notifications(response.path, method: link.notifyMethod)
-        var batteryUpdates: AsyncStream<[UInt8]>?
-        if let battery = link.characteristic(GATTUUID.string(for: GATTUUID.Characteristic.batteryLevel)) {
-            if battery.flags.contains("notify") {
-                batteryUpdates = try? await link.bluez.notifications(battery.path, method: link.notifyMethod)
-            }
-        }
+        let batteryUpdates = await link.batteryNotifications()
         await withTaskGroup(of: Void.self) { group in
             group.addTask { for await segment in responses { channel.receive(segment) } }
             if let batteryUpdates {
-                group.addTask { for await value in batteryUpdates { Self.battery(value, link) } }
+                group.addTask { for await value in batteryUpdates { link.emitBattery(value) } }
             }
             group.addTask { [self] in
                 var state = await link.readDeviceInformationStrings()
-                if let battery = await readBattery(link) { state["battery"] = .integer(Int64(battery)) }
+                if let battery = await link.readBatteryPercent() { state["battery"] = .integer(Int64(battery)) }
                 connection.withLock {
                     $0.serial = state["serial"]?.text
                     $0.channel = channel
@@ -146,17 +141,6 @@ public final class GoFITDriver: WearableDriver {
         link.emit(.event(name: "pairing_required", timestamp: link.now, details: ["message": .text(reason)]))
     }
 
-    private func readBattery(_ link: DeviceLink) async -> Int? {
-        guard let characteristic = link.characteristic(GATTUUID.string(for: GATTUUID.Characteristic.batteryLevel)),
-              let bytes = try? await link.read(characteristic) else { return nil }
-        return (try? BatteryLevel.decode(bytes)).map { Int($0.percent) }
-    }
-
-    private static func battery(_ bytes: [UInt8], _ link: DeviceLink) {
-        guard let level = try? BatteryLevel.decode(bytes) else { return }
-        link.emit(.state(["battery": .integer(Int64(level.percent))]))
-    }
-
     private func readIdentity(_ channel: GoFITChannel) async throws(CommandError) -> [String: DeviceValue] {
         let data = try await channel.call(.identity)
         let identity = try Self.decoded { () throws(GATTCodecError) in try GoFITIdentity(decoding: data) }
@@ -190,7 +174,7 @@ public final class GoFITDriver: WearableDriver {
             return try await confirmPairing(code: arguments["code"]?.text, link, channel)
         case .refresh:
             var state = await link.readDeviceInformationStrings()
-            if let battery = await readBattery(link) { state["battery"] = .integer(Int64(battery)) }
+            if let battery = await link.readBatteryPercent() { state["battery"] = .integer(Int64(battery)) }
             // Battery and Device Information need no pairing; the band's identity does.
             if connection.withLock({ $0.authenticated }) { state.merge(try await readIdentity(channel)) { $1 } }
             link.emit(.state(state))
@@ -316,14 +300,8 @@ public final class GoFITDriver: WearableDriver {
 
     // MARK: Helpers
 
-    /// The channel of the current connection, once the session has read the band (a command sent in the first
-    /// moments of a connection waits up to 5 s for it).
     private func readyChannel() async throws(CommandError) -> GoFITChannel {
-        for _ in 0..<100 {
-            if let channel = connection.withLock({ $0.channel }) { return channel }
-            try? await Task.sleep(for: .milliseconds(50))
-        }
-        throw CommandError(.deviceDisconnected, "the band's connection is not ready yet")
+        try await VendorSession.ready({ connection.withLock { $0.channel } }, peerName: "the band")
     }
 
     /// Throws `PAIRING_REQUIRED` unless this connection authenticated.
@@ -333,11 +311,8 @@ public final class GoFITDriver: WearableDriver {
         }
     }
 
-    /// Runs a decoding step, reporting a band's malformed answer as `INTERNAL` (the band broke the protocol).
     private static func decoded<T>(_ body: () throws(GATTCodecError) -> T) throws(CommandError) -> T {
-        do { return try body() } catch {
-            throw CommandError(.internalError, "the band's answer could not be read: \(error)")
-        }
+        try VendorSession.decoded(from: "the band", body)
     }
 
     static func hex(_ bytes: [UInt8]) -> String {

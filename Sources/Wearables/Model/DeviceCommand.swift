@@ -17,10 +17,12 @@ public enum DeviceCommand: Sendable, Equatable {
     case named(String, [String: DeviceValue])
 
     /// A history download or a firmware update takes as long as the data takes; the driver watches the device's
-    /// progress instead, so the gateway's command timeout does not apply.
+    /// progress instead, so the gateway's command timeout does not apply. A `configure` with an `epoch` section
+    /// (the ActiGraph SDK's way to ask for a download) is one.
     public var runsLong: Bool {
         switch self {
         case .sync, .named("dfu", _): true
+        case .configure(let request): request["epoch"] != nil
         default: false
         }
     }

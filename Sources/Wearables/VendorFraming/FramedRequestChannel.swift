@@ -132,3 +132,23 @@ final class FramedRequestChannel: Sendable {
         throw CommandError(.timeout, "\(peerName) did not answer \(name) (sent twice, \(silenceLimit) of silence each)")
     }
 }
+
+/// Helpers the framed vendor drivers (GoFIT, ActiGraph) share around their channels.
+enum VendorSession {
+    /// The channel of the current connection, once the session has set it up: a command sent in the first
+    /// moments of a connection waits up to 5 s for it.
+    static func ready<Channel>(_ probe: () -> Channel?, peerName: String) async throws(CommandError) -> Channel {
+        for _ in 0..<100 {
+            if let channel = probe() { return channel }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        throw CommandError(.deviceDisconnected, "\(peerName)'s connection is not ready yet")
+    }
+
+    /// Runs a decoding step, reporting a malformed answer as `INTERNAL`: the device broke the protocol.
+    static func decoded<T>(from peerName: String, _ body: () throws(GATTCodecError) -> T) throws(CommandError) -> T {
+        do { return try body() } catch {
+            throw CommandError(.internalError, "\(peerName)'s answer could not be read: \(error)")
+        }
+    }
+}

@@ -70,17 +70,22 @@ struct BridgeRequestTests {
             == .addDevice(address: "A4:C1:38:F0:0B:1E", driver: nil, name: nil))
         #expect(try bridgeRequest("device/add", #"{"address":"A4:C1:38:F0:0B:1E","driver":"heart_rate","name":"chest"}"#)
             == .addDevice(address: "A4:C1:38:F0:0B:1E", driver: "heart_rate", name: "chest"))
+        #expect(try bridgeRequest("device/add", #"{"serial":"TAS1D12345678"}"#)
+            == .addDeviceBySerial(serial: "TAS1D12345678", driver: nil, name: nil))
+        #expect(bridgeError("device/add", #"{"serial":"TAS1D12345678","address":"A4:C1:38:F0:0B:1E"}"#)
+            == CommandError(.invalidValue, "device/add takes an address or a serial, not both"))
+        #expect(bridgeError("device/add", #"{"serial":7}"#) == CommandError(.invalidValue, "serial must be a non-empty string, got 7"))
     }
 
     @Test("device/add refuses bad addresses, drivers and names", arguments: [
-        ("{}", "address is required: the device's Bluetooth address"),
+        ("{}", "address is required: the device's Bluetooth address (or its serial, for a device that advertises one)"),
         (#"{"address":"A4C138F00B1E"}"#, #"address must be a Bluetooth address like AA:BB:CC:DD:EE:FF, got "A4C138F00B1E""#),
         (#"{"address":42}"#, "address must be a string, got 42"),
         (#"{"address":"A4:C1:38:F0:0B:1E","driver":"heart rate"}"#, #"driver may only contain A-Z, a-z, 0-9, _ and -, got "heart rate""#),
         (#"{"address":"A4:C1:38:F0:0B:1E","name":"bridge"}"#, #"name "bridge" is reserved for the gateway's own topics"#),
         (#"{"address":"A4:C1:38:F0:0B:1E","name":"my/band"}"#, #"name may only contain A-Z, a-z, 0-9, _ and -, got "my/band""#),
         (#"{"address":"A4:C1:38:F0:0B:1E","adress":"x"}"#,
-         #"unknown field "adress" for device/add, which accepts address, driver and name"#),
+         #"unknown field "adress" for device/add, which accepts address, serial, driver and name"#),
     ])
     func addDeviceErrors(payload: String, message: String) {
         #expect(bridgeError("device/add", payload) == CommandError(.invalidValue, message))
