@@ -24,22 +24,9 @@ struct GoFITEndToEndTests {
         name: band
     """
 
-    /// The response on `topic` to the request sent with `transaction`.
-    func response(_ stack: Stack, _ topic: String, transaction: String) async -> [String: Any]? {
-        var found: [String: Any]?
-        _ = await eventually(timeout: .seconds(60)) {
-            found = stack.payloads(topic).compactMap(stack.json).first { $0["transaction"] as? String == transaction }
-            return found != nil
-        }
-        return found
-    }
+    func error(_ response: [String: Any]?) -> (code: String?, vendor: Int?) { Stack.error(response) }
 
-    func error(_ response: [String: Any]?) -> (code: String?, vendor: Int?) {
-        let error = response?["error"] as? [String: Any]
-        return (error?["code"] as? String, error?["vendor_code"] as? Int)
-    }
-
-    func lastState(_ stack: Stack) -> [String: Any]? { stack.payloads("band").last.flatMap(stack.json) }
+    func lastState(_ stack: Stack) -> [String: Any]? { stack.last("band") }
 
     func inspect(_ stack: Stack) async throws -> [String: String] { try await stack.control.inspect(Self.band) }
 
@@ -47,11 +34,11 @@ struct GoFITEndToEndTests {
     func pair(_ stack: Stack) async throws {
         #expect(await eventually(timeout: .seconds(45)) { lastState(stack)?["pairing"] as? String == "required" })
         try await stack.request("bridge/request/device/pair", #"{"id":"band","transaction":"pair"}"#)
-        let started = await response(stack, "bridge/response/device/pair", transaction: "pair")
+        let started = await stack.response("bridge/response/device/pair", transaction: "pair")
         #expect(started?["status"] as? String == "ok")
         let code = try await inspect(stack)["pairing_code"] ?? ""
         try await stack.request("bridge/request/device/pair/confirm", #"{"id":"band","code":"\#(code)","transaction":"confirm"}"#)
-        let confirmed = await response(stack, "bridge/response/device/pair/confirm", transaction: "confirm")
+        let confirmed = await stack.response("bridge/response/device/pair/confirm", transaction: "confirm")
         #expect(confirmed?["status"] as? String == "ok")
         #expect(await eventually(timeout: .seconds(20)) { lastState(stack)?["settings"] != nil })
     }
@@ -63,14 +50,14 @@ struct GoFITEndToEndTests {
             #expect(await eventually { stack.payloads("band/event").compactMap(stack.json).contains { $0["event"] as? String == "pairing_required" } })
             // Commands that need the pairing say so, naming the way out.
             try await stack.request("band/request/find", #"{"vibrations":2,"transaction":"early"}"#)
-            #expect(error(await response(stack, "band/response/find", transaction: "early")).code == "PAIRING_REQUIRED")
+            #expect(error(await stack.response("band/response/find", transaction: "early")).code == "PAIRING_REQUIRED")
             // The standard services need no pairing: refresh reads battery and Device Information.
             try await stack.request("band/get", #"{"transaction":"r0"}"#)
-            let refreshed = await response(stack, "band/response/refresh", transaction: "r0")
+            let refreshed = await stack.response("band/response/refresh", transaction: "r0")
             #expect((refreshed?["data"] as? [String: Any])?["serial"] as? String == "CXC0000001")
 
             try await stack.request("bridge/request/device/pair", #"{"id":"band","transaction":"p1"}"#)
-            let started = try #require(await response(stack, "bridge/response/device/pair", transaction: "p1"))
+            let started = try #require(await stack.response("bridge/response/device/pair", transaction: "p1"))
             let data = try #require(started["data"] as? [String: Any])
             #expect(data["state"] as? String == "code_required")
             #expect((data["pairing_time"] as? Int ?? 0) > 1_600_000_000_000)
@@ -79,14 +66,14 @@ struct GoFITEndToEndTests {
 
             let wrong = String(format: "%04d", ((Int(code) ?? 0) + 1) % 10_000)
             try await stack.request("bridge/request/device/pair/confirm", #"{"id":"band","code":"\#(wrong)","transaction":"c1"}"#)
-            let refused = error(await response(stack, "bridge/response/device/pair/confirm", transaction: "c1"))
+            let refused = error(await stack.response("bridge/response/device/pair/confirm", transaction: "c1"))
             #expect(refused.code == "PAIRING_FAILED")
             #expect(refused.vendor == 14)
             try await stack.request("bridge/request/device/pair/confirm", #"{"id":"band","code":"12x4","transaction":"c2"}"#)
-            #expect(error(await response(stack, "bridge/response/device/pair/confirm", transaction: "c2")).code == "INVALID_VALUE")
+            #expect(error(await stack.response("bridge/response/device/pair/confirm", transaction: "c2")).code == "INVALID_VALUE")
 
             try await stack.request("bridge/request/device/pair/confirm", #"{"id":"band","code":"\#(code)","transaction":"c3"}"#)
-            let confirmed = await response(stack, "bridge/response/device/pair/confirm", transaction: "c3")
+            let confirmed = await stack.response("bridge/response/device/pair/confirm", transaction: "c3")
             #expect(confirmed?["status"] as? String == "ok")
             #expect(await eventually { lastState(stack)?["pairing"] as? String == "paired" })
             #expect(await eventually { lastState(stack)?["mac"] != nil && lastState(stack)?["settings"] != nil })
@@ -107,7 +94,7 @@ struct GoFITEndToEndTests {
                 }
             })
             try await stack.request("band/request/find", #"{"vibrations":3,"transaction":"f1"}"#)
-            #expect(await response(stack, "band/response/find", transaction: "f1")?["status"] as? String == "ok")
+            #expect(await stack.response("band/response/find", transaction: "f1")?["status"] as? String == "ok")
             #expect(try await inspect(stack)["vibrations"] == "3")
             #expect(stack.payloads("band/event").count == eventsBefore)
         }
@@ -120,13 +107,13 @@ struct GoFITEndToEndTests {
             // again with the same sequence number, and the band answers from its cache: one code, shown once.
             #expect(await eventually(timeout: .seconds(45)) { lastState(stack)?["pairing"] as? String == "required" })
             try await stack.request("bridge/request/device/pair", #"{"id":"band","transaction":"p"}"#)
-            let started = await response(stack, "bridge/response/device/pair", transaction: "p")
+            let started = await stack.response("bridge/response/device/pair", transaction: "p")
             #expect(started?["status"] as? String == "ok")
             let band = try await inspect(stack)
             #expect(band["retransmissions_answered"] == "1")
             let code = try #require(band["pairing_code"])
             try await stack.request("bridge/request/device/pair/confirm", #"{"id":"band","code":"\#(code)","transaction":"c"}"#)
-            #expect(await response(stack, "bridge/response/device/pair/confirm", transaction: "c")?["status"] as? String == "ok")
+            #expect(await stack.response("bridge/response/device/pair/confirm", transaction: "c")?["status"] as? String == "ok")
         }
     }
 
@@ -139,7 +126,7 @@ struct GoFITEndToEndTests {
 
             try await stack.request("band/request/sync", #"{"transaction":"s1"}"#)
             // The band drops the link after the third page: the request fails, the sync resumes by itself.
-            let first = await response(stack, "band/response/sync", transaction: "s1")
+            let first = await stack.response("band/response/sync", transaction: "s1")
             #expect(error(first).code == "DEVICE_DISCONNECTED")
             #expect(await eventually(timeout: .seconds(90)) {
                 (lastState(stack)?["sync"] as? [String: Any])?["state"] as? String == "idle"
@@ -156,7 +143,7 @@ struct GoFITEndToEndTests {
 
             // A second sync publishes nothing new.
             try await stack.request("band/request/sync", #"{"transaction":"s2"}"#)
-            let second = try #require(await response(stack, "band/response/sync", transaction: "s2"))
+            let second = try #require(await stack.response("band/response/sync", transaction: "s2"))
             #expect(second["status"] as? String == "ok")
             let counts = (second["data"] as? [String: Any])?["records"] as? [String: Any]
             #expect(kinds.allSatisfy { counts?[$0] as? Int == 0 })
@@ -168,7 +155,7 @@ struct GoFITEndToEndTests {
         try await Stack.with(scenarioDevices: Self.scenario(), configuredDevices: Self.configuredDevices) { stack in
             try await pair(stack)
             try await stack.request("band/set", #"{"step_goal":8000,"time_format":"24","idle_alert":{"start":"09:30","days":["mon","fri"]},"transaction":"ok"}"#)
-            let applied = await response(stack, "band/response/settings", transaction: "ok")
+            let applied = await stack.response("band/response/settings", transaction: "ok")
             #expect(applied?["status"] as? String == "ok")
             #expect(await eventually {
                 let settings = lastState(stack)?["settings"] as? [String: Any]
@@ -190,7 +177,7 @@ struct GoFITEndToEndTests {
             for (index, (payload, code)) in invalid.enumerated() {
                 let body = String(payload.dropLast()) + #","transaction":"bad\#(index)"}"#
                 try await stack.request("band/request/settings", body)
-                let answer = await response(stack, "band/response/settings", transaction: "bad\(index)")
+                let answer = await stack.response("band/response/settings", transaction: "bad\(index)")
                 #expect(error(answer).code == code, "\(payload)")
             }
             try await stack.request("band/request/settings", "{not json")
@@ -201,7 +188,7 @@ struct GoFITEndToEndTests {
 
             // An empty request reads everything back from the band.
             try await stack.request("band/request/settings", #"{"transaction":"read"}"#)
-            let read = await response(stack, "band/response/settings", transaction: "read")
+            let read = await stack.response("band/response/settings", transaction: "read")
             let all = (read?["data"] as? [String: Any])?["settings"] as? [String: Any]
             #expect(all?.count == 16)
         }
@@ -213,10 +200,10 @@ struct GoFITEndToEndTests {
             try await stack.control.raiseEvent(Self.band, .findMyPhone)
             #expect(await eventually { stack.payloads("band/event").compactMap(stack.json).contains { $0["event"] as? String == "find_phone" } })
             try await stack.request("band/request/find", #"{"vibrations":11,"transaction":"f"}"#)
-            #expect(error(await response(stack, "band/response/find", transaction: "f")).code == "INVALID_VALUE")
+            #expect(error(await stack.response("band/response/find", transaction: "f")).code == "INVALID_VALUE")
             for command in ["clear_data", "factory_reset"] {
                 try await stack.request("band/request/\(command)", #"{"transaction":"x"}"#)
-                #expect(error(await response(stack, "band/response/\(command)", transaction: "x")).code == "FORBIDDEN")
+                #expect(error(await stack.response("band/response/\(command)", transaction: "x")).code == "FORBIDDEN")
             }
             #expect(try await inspect(stack)["paired"] == "true")
         }
@@ -224,10 +211,10 @@ struct GoFITEndToEndTests {
                              gatewayExtra: "allow:\n  clear_data: true\n  factory_reset: true") { stack in
             try await pair(stack)
             try await stack.request("band/request/clear_data", #"{"transaction":"c"}"#)
-            #expect(await response(stack, "band/response/clear_data", transaction: "c")?["status"] as? String == "ok")
+            #expect(await stack.response("band/response/clear_data", transaction: "c")?["status"] as? String == "ok")
             #expect(try await inspect(stack)["history_records"] == "0")
             try await stack.request("band/request/factory_reset", #"{"transaction":"r"}"#)
-            #expect(await response(stack, "band/response/factory_reset", transaction: "r")?["status"] as? String == "ok")
+            #expect(await stack.response("band/response/factory_reset", transaction: "r")?["status"] as? String == "ok")
             #expect(await eventually(timeout: .seconds(30)) { lastState(stack)?["pairing"] as? String == "required" })
             #expect(try await inspect(stack)["paired"] == "false")
         }

@@ -69,6 +69,25 @@ struct Stack {
         try await MosquittoClients.publish(port: broker.port, topic: "\(base)/\(topic)", message: payload)
     }
 
+    /// The response on `topic` to the request sent with `transaction`, nil when none came within `timeout`.
+    func response(_ topic: String, transaction: String, timeout: Duration = .seconds(60)) async -> [String: Any]? {
+        var found: [String: Any]?
+        _ = await eventually(timeout: timeout) {
+            found = payloads(topic).compactMap(json).first { $0["transaction"] as? String == transaction }
+            return found != nil
+        }
+        return found
+    }
+
+    /// The error code and vendor code of an error response.
+    static func error(_ response: [String: Any]?) -> (code: String?, vendor: Int?) {
+        let error = response?["error"] as? [String: Any]
+        return (error?["code"] as? String, error?["vendor_code"] as? Int)
+    }
+
+    /// The last payload on `topic` as JSON (a device's retained state).
+    func last(_ topic: String) -> [String: Any]? { payloads(topic).last.flatMap(json) }
+
     /// Starts the stack, runs `body` and stops every process by pid afterwards — also when `body` throws (a
     /// failed `#require`), which a `defer` could not await.
     static func with(scenarioDevices: String, configuredDevices: String?, gatewayExtra: String = "",

@@ -207,6 +207,8 @@ public final class ActiGraphDriver: WearableDriver {
 
     static let streamKeys: Set<String> = ["raw", "imu", "sensors", "raw_stream"]
     static let syncEntry = "sync"
+    /// The SDK's "Wireless Transfer Error": a page the Link failed to read, worth one more try.
+    static let wirelessTransferError = 6
 
     public func execute(_ command: DeviceCommand, link: DeviceLink) async throws(CommandError) -> DeviceValue {
         let channel = try await VendorSession.ready({ connection.withLock { $0.channel } }, peerName: ActiGraphChannel.peerName)
@@ -302,7 +304,14 @@ public final class ActiGraphDriver: WearableDriver {
         link.emit(.progress(key: "sync", OperationProgress(state: "started", percent: 0, lastTimestamp: lastTimestamp)))
         var published = 0
         for page in 0..<opened.pageCount {
-            let pageData = try await channel.call(.epochPage(page))
+            let pageData: [UInt8]
+            do {
+                pageData = try await channel.call(.epochPage(page))
+            } catch where error.vendorCode == Self.wirelessTransferError {
+                // The Link could not read the page from its storage: asked once more before giving up.
+                link.logger.notice("the Link could not read an epoch page; asking again", metadata: ["page": "\(page)"])
+                pageData = try await channel.call(.epochPage(page))
+            }
             let contents = try VendorSession.decoded(from: ActiGraphChannel.peerName) { () throws(GATTCodecError) in
                 try ActiGraphEpochPage(decoding: pageData)
             }

@@ -23,6 +23,7 @@ public enum SimulatedDeviceCatalog {
         .boseFrames,
         .empaticaE4,
         .gofitCareXc,
+        .actigraphLink,
     ]
 
     public static func kind(named name: String) -> SimulatedDeviceKind? {

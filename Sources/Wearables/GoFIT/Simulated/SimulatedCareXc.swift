@@ -28,9 +28,8 @@ import Logging
 /// - The link going ends the connection's authentication, challenge and history transfer.
 /// - The device event `find_my_phone` (the wearer asking the band to ring the phone) notifies a `FIND_PHONE`
 ///   event frame while a central is connected and subscribed to Response; otherwise nothing is sent.
-/// - Current Time answers the last time written, advanced by the time since; before any write, the simulation's
-///   clock in the wearer's time zone (UTC+8). A write of another length than 10 is ATT 0x0D, one that does not
-///   decode CTS's 0x80 "Data field ignored". Local Time Information keeps its 2 bytes likewise.
+/// - Current Time is `SimulatedCurrentTime` (the time last written, advanced since) in the wearer's time zone
+///   (UTC+8) before any write. Local Time Information keeps its 2 bytes (another length is ATT 0x0D).
 /// - Alert Level writes are counted (`alerts` in `inspect()`); the band buzzes at the level written.
 /// - The pairing code is on the band's display: it is logged at info level when shown and `inspect()` answers
 ///   it as `pairing_code`.
@@ -55,11 +54,8 @@ public actor SimulatedCareXc: SimulatedPeripheral {
     static let serviceUUID = uuid(GoFITUUID.service)
     static let requestUUID = uuid(GoFITUUID.request)
     static let responseUUID = uuid(GoFITUUID.response)
-    static let currentTimeUUID = BluetoothUUID(GATTUUID.Characteristic.currentTime)
     static let localTimeInformationUUID = BluetoothUUID(0x2A0F)
     static let alertLevelUUID = BluetoothUUID(GATTUUID.Characteristic.alertLevel)
-    /// Current Time Service's "Data field ignored".
-    static let dataFieldIgnored = ATTError.application(0x80)
     /// UTC+8 in 15-minute steps, no daylight saving: where the simulated wearer lives.
     static let localTimeInformation: [UInt8] = [32, 0]
     static let wearerTimeZone = TimeZone(secondsFromGMT: Int(GoFITSimulatedHistory.defaultTimeZoneOffsetMinutes) * 60)
@@ -74,7 +70,7 @@ public actor SimulatedCareXc: SimulatedPeripheral {
     private var responsesToLose: Int
     private var alerts = 0
     private var alertLevel = AlertLevel.none
-    private var writtenTime: (value: CurrentTime, at: ContinuousClock.Instant)?
+    private var clock = SimulatedCurrentTime(timeZone: SimulatedCareXc.wearerTimeZone ?? .current)
     private var localTime = SimulatedCareXc.localTimeInformation
     private var connection: Connection?
     private var connectionCount = 0
@@ -140,7 +136,7 @@ public actor SimulatedCareXc: SimulatedPeripheral {
             battery.service,
             information.service,
             SimulatedService(BluetoothUUID(GATTUUID.Service.currentTime), characteristics: [
-                SimulatedCharacteristic(Self.currentTimeUUID, flags: [.read, .write]),
+                SimulatedCurrentTime.characteristic,
                 SimulatedCharacteristic(Self.localTimeInformationUUID, flags: [.read, .write],
                                         initialValue: Self.localTimeInformation),
             ]),
@@ -227,9 +223,7 @@ public actor SimulatedCareXc: SimulatedPeripheral {
     public func read(_ characteristic: BluetoothUUID) async throws(ATTError) -> [UInt8] {
         switch characteristic {
         case SimulatedBattery.levelUUID: return battery.encoded
-        case Self.currentTimeUUID:
-            guard let time = currentTime() else { throw .unlikelyError }
-            return time.encode()
+        case SimulatedCurrentTime.uuid: return try clock.read()
         case Self.localTimeInformationUUID: return localTime
         default:
             guard let value = information.value(of: characteristic) else { throw .readNotPermitted }
@@ -241,10 +235,8 @@ public actor SimulatedCareXc: SimulatedPeripheral {
         switch characteristic {
         case Self.requestUUID:
             receive(value)
-        case Self.currentTimeUUID:
-            guard value.count == 10 else { throw .invalidAttributeValueLength }
-            guard let time = try? CurrentTime.decode(value) else { throw Self.dataFieldIgnored }
-            writtenTime = (time, .now)
+        case SimulatedCurrentTime.uuid:
+            try clock.write(value)
         case Self.localTimeInformationUUID:
             guard value.count == 2 else { throw .invalidAttributeValueLength }
             localTime = value
@@ -281,31 +273,6 @@ public actor SimulatedCareXc: SimulatedPeripheral {
             outgoing.append(.hangUp(after: .zero))
         }
         for item in outgoing { connection?.outbox.yield(item) }
-    }
-
-    /// The band's clock: the time last written, advanced by the time since; else the simulation's clock in the
-    /// wearer's time zone. Nil only for a clock outside the years Current Time can carry.
-    private func currentTime() -> CurrentTime? {
-        guard let written = writtenTime else {
-            return try? CurrentTime(date: Date(), timeZone: Self.wearerTimeZone ?? .current)
-        }
-        let elapsed = ContinuousClock.now - written.at
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        return Self.advanced(written.value, by: seconds) ?? written.value
-    }
-
-    /// `time` plus `seconds`, keeping its adjust reason; nil when its date is not a full calendar date.
-    static func advanced(_ time: CurrentTime, by seconds: Double) -> CurrentTime? {
-        guard let utc = TimeZone(secondsFromGMT: 0) else { return nil }
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = utc
-        let fields = time.dateTime
-        guard fields.year != 0, fields.month != 0, fields.day != 0,
-              let date = calendar.date(from: DateComponents(year: fields.year, month: fields.month, day: fields.day,
-                                                            hour: fields.hours, minute: fields.minutes,
-                                                            second: fields.seconds)) else { return nil }
-        let moved = date.addingTimeInterval(Double(time.fractions256) / 256 + seconds)
-        return try? CurrentTime(date: moved, timeZone: utc, adjustReason: time.adjustReason)
     }
 
     // MARK: Events and inspection
