@@ -26,7 +26,7 @@
 ///
 /// Does not: record new epochs, drain the battery (the peripheral sets `batteryPercent`), or produce stream data
 /// (`ActiGraphLinkStreams` does, from `streams`).
-public struct ActiGraphLinkEngine: Sendable {
+public struct ActiGraphLinkEngine: Sendable, FramedDeviceEngine {
     /// 0x83: an unknown opcode, or a STATUS request with a payload.
     public static let unrecognizedConfiguration = ActiGraphStatus(sdkCode: 3)
     /// 0x86: the page `failingPage` could not be read from storage.
@@ -80,22 +80,7 @@ public struct ActiGraphLinkEngine: Sendable {
                               epochCount: UInt32(clamping: epochs.records.count), deviceTime: now)
     }
 
-    // MARK: Segments in, segments out
-
-    /// One segment written to Control; answers the segments to notify on Control Response (none until a frame is
-    /// complete, none for a malformed frame).
-    public mutating func receive(_ segment: [UInt8], now: UInt32) -> [[UInt8]] {
-        var frames = self.frames
-        defer { self.frames = frames }
-        return frames.receive(segment) { execute($0, now: now) }
-    }
-
-    /// The response to one well-formed frame; nil when it is not a request.
-    public mutating func respond(to frame: VendorFrame, now: UInt32) -> VendorFrame? {
-        var frames = self.frames
-        defer { self.frames = frames }
-        return frames.respond(to: frame) { execute($0, now: now) }
-    }
+    // MARK: Connection
 
     /// The link went: the streams stop (a new connection starts with them off), the open download, the cached
     /// response and any half-received frame go. The epochs, the battery and a pending `failingPage` stay.
@@ -107,7 +92,7 @@ public struct ActiGraphLinkEngine: Sendable {
 
     // MARK: Requests
 
-    private mutating func execute(_ frame: VendorFrame, now: UInt32) -> VendorFrame {
+    mutating func execute(_ frame: VendorFrame, now: UInt32) -> VendorFrame {
         guard let opcode = ActiGraphOpcode(rawValue: frame.opcode) else {
             return VendorFrame(opcode: frame.opcode | 0x80, sequence: frame.sequence,
                                payload: [Self.unrecognizedConfiguration.rawValue])

@@ -55,10 +55,7 @@ public actor SimulatedActiGraphLink: SimulatedPeripheral {
     private var clock = SimulatedCurrentTime(timeZone: TimeZone(secondsFromGMT: 0) ?? .current)
     private let activity: ActiGraphSimulatedActivity
     private let logger: Logger
-    private let dropAfterPages: Int
-    private var droppedAfterPages = false
-    /// Responses still to lose, as a lossy radio would: the host must send the request again.
-    private var responsesToLose: Int
+    private var faults: FramedFaults
     /// One seed per connection's streams, in order.
     private var streamSeeds: SimulationRandom
     private var rawSamplesSent = 0
@@ -68,17 +65,11 @@ public actor SimulatedActiGraphLink: SimulatedPeripheral {
 
     private struct Connection {
         let id: Int
-        let outbox: AsyncStream<Outgoing>.Continuation
+        let outbox: AsyncStream<FramedOutgoing>.Continuation
         let connectedAt: ContinuousClock.Instant
         var streams: ActiGraphLinkStreams
 
         var elapsed: Duration { .now - connectedAt }
-    }
-
-    /// What the delivery task sends, in order.
-    private enum Outgoing: Sendable {
-        case segments([[UInt8]])
-        case hangUp
     }
 
     public init(_ configuration: SimulatedDeviceConfiguration) throws(SimulatedDeviceConfigurationError) {
@@ -93,8 +84,7 @@ public actor SimulatedActiGraphLink: SimulatedPeripheral {
         let activityName = try options.string("activity", default: ActiGraphSimulatedActivity.alternating.rawValue,
                                               allowed: ActiGraphSimulatedActivity.allCases.map(\.rawValue))
         activity = ActiGraphSimulatedActivity(rawValue: activityName) ?? .alternating
-        dropAfterPages = try options.int("drop_after_pages", default: 0, in: 0...1_000_000)
-        responsesToLose = try options.int("lose_responses", default: 0, in: 0...1_000)
+        faults = try FramedFaults(reading: &options)
         let failPage = try options.int("fail_page", default: -1, in: -1...Int(UInt16.max))
         let battery = try SimulatedBattery(reading: &options, defaultLevel: 88)
         self.battery = battery
@@ -147,10 +137,10 @@ public actor SimulatedActiGraphLink: SimulatedPeripheral {
     // MARK: Connection
 
     public func run(on link: any PeripheralLink) async {
-        let (outbox, continuation) = AsyncStream.makeStream(of: Outgoing.self)
+        let (outbox, continuation) = AsyncStream.makeStream(of: FramedOutgoing.self)
         let id = connect(mtu: link.mtu, outbox: continuation)
         await withTaskGroup(of: Void.self) { group in
-            group.addTask { await Self.deliver(outbox, on: link) }
+            group.addTask { await FramedOutgoing.deliver(outbox, response: Self.controlResponseUUID, on: link) }
             group.addTask { await self.stream(connection: id, on: link) }
             group.addTask { await self.drainBattery(connection: id, on: link) }
         }
@@ -160,7 +150,7 @@ public actor SimulatedActiGraphLink: SimulatedPeripheral {
     /// Whether a central is connected (the behaviour is running).
     var isConnected: Bool { connection != nil }
 
-    private func connect(mtu: Int, outbox: AsyncStream<Outgoing>.Continuation) -> Int {
+    private func connect(mtu: Int, outbox: AsyncStream<FramedOutgoing>.Continuation) -> Int {
         connectionCount += 1
         connection?.outbox.finish()
         engine.connectionEnded()
@@ -176,19 +166,6 @@ public actor SimulatedActiGraphLink: SimulatedPeripheral {
         current.outbox.finish()
         connection = nil
         engine.connectionEnded()
-    }
-
-    /// Notifies what the Link answers, in order; a hang-up ends the link (and so this task).
-    private static func deliver(_ outbox: AsyncStream<Outgoing>, on link: any PeripheralLink) async {
-        for await item in outbox {
-            switch item {
-            case .segments(let segments):
-                for segment in segments { await link.notify(controlResponseUUID, value: segment) }
-            case .hangUp:
-                await link.disconnect()
-                return
-            }
-        }
     }
 
     /// Sends the stream packets due, tick by tick, for as long as the connection lasts.
@@ -269,16 +246,14 @@ public actor SimulatedActiGraphLink: SimulatedPeripheral {
             connection = current
         }
         guard !segments.isEmpty else { return }
-        if responsesToLose > 0 {
-            responsesToLose -= 1
-            logger.info("actigraph_link \(information.serial) loses a response (\(responsesToLose) more to lose)")
+        if faults.losesResponse() {
+            logger.info("actigraph_link \(information.serial) loses a response (\(faults.responsesToLose) more to lose)")
             return
         }
         connection?.outbox.yield(.segments(segments))
-        if dropAfterPages > 0, !droppedAfterPages, engine.counters.epochPagesServed >= dropAfterPages {
-            droppedAfterPages = true
-            logger.info("actigraph_link \(information.serial) drops the link after \(dropAfterPages) epoch pages")
-            connection?.outbox.yield(.hangUp)
+        if faults.dropsLink(pagesServed: engine.counters.epochPagesServed) {
+            logger.info("actigraph_link \(information.serial) drops the link after \(faults.dropAfterPages) epoch pages")
+            connection?.outbox.yield(.hangUp(after: .zero))
         }
     }
 

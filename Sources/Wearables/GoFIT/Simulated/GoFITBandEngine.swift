@@ -26,7 +26,7 @@
 /// - **Events.** `findPhoneEvent()` makes a `FIND_PHONE` frame with the band's own sequence number.
 ///
 /// Does not: time out anything but the pairing code, record new history, or know about GATT or links.
-public struct GoFITBandEngine: Sendable {
+public struct GoFITBandEngine: Sendable, FramedDeviceEngine {
     public static let pairingCodeLifetime: UInt32 = 120
     public static let maximumWrongCodes = 3
     public static let findBandRange: ClosedRange<UInt8> = 1...10
@@ -95,22 +95,7 @@ public struct GoFITBandEngine: Sendable {
         Int64(now) - Int64(shown.pairingTime) > Int64(pairingCodeLifetime) || now < shown.pairingTime
     }
 
-    // MARK: Segments in, segments out
-
-    /// One segment written to Request; answers the segments to notify on Response (none until a frame is
-    /// complete, none for a malformed frame).
-    public mutating func receive(_ segment: [UInt8], now: UInt32) -> [[UInt8]] {
-        var frames = self.frames
-        defer { self.frames = frames }
-        return frames.receive(segment) { execute($0, now: now) }
-    }
-
-    /// The response to one well-formed frame; nil when it is not a request.
-    public mutating func respond(to frame: VendorFrame, now: UInt32) -> VendorFrame? {
-        var frames = self.frames
-        defer { self.frames = frames }
-        return frames.respond(to: frame) { execute($0, now: now) }
-    }
+    // MARK: Connection
 
     /// The wearer asked the band to find the phone: the event's segments.
     public mutating func findPhoneEvent() -> [[UInt8]] {
@@ -139,7 +124,7 @@ public struct GoFITBandEngine: Sendable {
 
     // MARK: Requests
 
-    private mutating func execute(_ frame: VendorFrame, now: UInt32) -> VendorFrame {
+    mutating func execute(_ frame: VendorFrame, now: UInt32) -> VendorFrame {
         guard let opcode = GoFITOpcode(rawValue: frame.opcode) else {
             return VendorFrame(opcode: frame.opcode | 0x80, sequence: frame.sequence,
                               payload: [GoFITStatus.notImplemented.rawValue])

@@ -64,10 +64,7 @@ public actor SimulatedCareXc: SimulatedPeripheral {
     private var battery: SimulatedBattery
     private let information: SimulatedDeviceInformation
     private let logger: Logger
-    private let dropAfterPages: Int
-    private var droppedAfterPages = false
-    /// Responses still to lose, as a lossy radio would: the host must send the request again.
-    private var responsesToLose: Int
+    private var faults: FramedFaults
     private var alerts = 0
     private var alertLevel = AlertLevel.none
     private var clock = SimulatedCurrentTime(timeZone: SimulatedCareXc.wearerTimeZone ?? .current)
@@ -77,14 +74,7 @@ public actor SimulatedCareXc: SimulatedPeripheral {
 
     private struct Connection {
         let id: Int
-        let outbox: AsyncStream<Outgoing>.Continuation
-    }
-
-    /// What the delivery task sends, in order.
-    private enum Outgoing: Sendable {
-        case segments([[UInt8]])
-        /// Drops the link after `delay`.
-        case hangUp(after: Duration)
+        let outbox: AsyncStream<FramedOutgoing>.Continuation
     }
 
     /// How long the band takes to restart after answering `INITIALISE`. A hang-up at once would race the answer
@@ -102,8 +92,7 @@ public actor SimulatedCareXc: SimulatedPeripheral {
         let now = Int(Self.unixNow())
         let end = try options.int("history_end", default: now - now % 1200, in: 86_400...Int(UInt32.max))
         let paired = try options.bool("paired", default: false)
-        dropAfterPages = try options.int("drop_after_pages", default: 0, in: 0...1_000_000)
-        responsesToLose = try options.int("lose_responses", default: 0, in: 0...1_000)
+        faults = try FramedFaults(reading: &options)
         let battery = try SimulatedBattery(reading: &options, defaultLevel: 76)
         self.battery = battery
         var information = try SimulatedDeviceInformation(reading: &options, defaultModel: "Care-Xc", seed: configuration.seed)
@@ -166,10 +155,10 @@ public actor SimulatedCareXc: SimulatedPeripheral {
     // MARK: Connection
 
     public func run(on link: any PeripheralLink) async {
-        let (outbox, continuation) = AsyncStream.makeStream(of: Outgoing.self)
+        let (outbox, continuation) = AsyncStream.makeStream(of: FramedOutgoing.self)
         let id = connect(mtu: link.mtu, outbox: continuation)
         await withTaskGroup(of: Void.self) { group in
-            group.addTask { await Self.deliver(outbox, on: link) }
+            group.addTask { await FramedOutgoing.deliver(outbox, response: Self.responseUUID, on: link) }
             group.addTask { await self.drainBattery(connection: id, on: link) }
         }
         disconnect(id)
@@ -178,7 +167,7 @@ public actor SimulatedCareXc: SimulatedPeripheral {
     /// Whether a central is connected (the behaviour is running).
     var isConnected: Bool { connection != nil }
 
-    private func connect(mtu: Int, outbox: AsyncStream<Outgoing>.Continuation) -> Int {
+    private func connect(mtu: Int, outbox: AsyncStream<FramedOutgoing>.Continuation) -> Int {
         connectionCount += 1
         connection?.outbox.finish()
         engine.connectionEnded()
@@ -192,22 +181,6 @@ public actor SimulatedCareXc: SimulatedPeripheral {
         current.outbox.finish()
         connection = nil
         engine.connectionEnded()
-    }
-
-    /// Notifies what the band answers, in order; a hang-up ends the link (and so this task).
-    private static func deliver(_ outbox: AsyncStream<Outgoing>, on link: any PeripheralLink) async {
-        for await item in outbox {
-            switch item {
-            case .segments(let segments):
-                for segment in segments { await link.notify(responseUUID, value: segment) }
-            case .hangUp(let delay):
-                if delay > .zero {
-                    do { try await Task.sleep(for: delay) } catch { return }
-                }
-                await link.disconnect()
-                return
-            }
-        }
     }
 
     private func drainBattery(connection id: Int, on link: any PeripheralLink) async {
@@ -259,17 +232,15 @@ public actor SimulatedCareXc: SimulatedPeripheral {
             logger.info("gofit_care_xc \(information.serial) shows pairing code \(code)")
         }
         guard !segments.isEmpty else { return }
-        if responsesToLose > 0 {
-            responsesToLose -= 1
-            logger.info("gofit_care_xc \(information.serial) loses a response (\(responsesToLose) more to lose)")
+        if faults.losesResponse() {
+            logger.info("gofit_care_xc \(information.serial) loses a response (\(faults.responsesToLose) more to lose)")
             return
         }
-        var outgoing = [Outgoing.segments(segments)]
+        var outgoing = [FramedOutgoing.segments(segments)]
         if engine.takeDisconnectRequest() {
             outgoing.append(.hangUp(after: Self.restartDelay))
-        } else if dropAfterPages > 0, !droppedAfterPages, engine.counters.historyPagesServed >= dropAfterPages {
-            droppedAfterPages = true
-            logger.info("gofit_care_xc \(information.serial) drops the link after \(dropAfterPages) history pages")
+        } else if faults.dropsLink(pagesServed: engine.counters.historyPagesServed) {
+            logger.info("gofit_care_xc \(information.serial) drops the link after \(faults.dropAfterPages) history pages")
             outgoing.append(.hangUp(after: .zero))
         }
         for item in outgoing { connection?.outbox.yield(item) }
