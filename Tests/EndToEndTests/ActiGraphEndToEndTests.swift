@@ -178,7 +178,7 @@ struct ActiGraphEndToEndTests {
             #expect(times.first == (Self.epochEnd - 3 * 3600) * 1000)
             #expect(times.last == (Self.epochEnd - 3600 - 60) * 1000)
             let first120 = try #require(epochs.first)
-            for key in ["x_counts", "y_counts", "z_counts", "steps", "wear"] { #expect(first120[key] != nil, "\(key)") }
+            for key in ["x_counts", "y_counts", "z_counts", "steps", "heart_rate", "wear"] { #expect(first120[key] != nil, "\(key)") }
             let progress = stack.last("link")?["sync"] as? [String: Any]
             #expect(progress?["progress"] as? Double == 100 || progress?["progress"] as? Int == 100)
             #expect(progress?["last_ts"] as? Int == (Self.epochEnd - 3600 - 60) * 1000)

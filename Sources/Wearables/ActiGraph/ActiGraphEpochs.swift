@@ -101,7 +101,8 @@ public struct ActiGraphEpochRecord: Sendable, Equatable, ByteLayout {
     }
 
     /// The epoch on `fitness/epoch`: id `<serial>-epoch-<ts>` (ts in Unix seconds, stable across re-downloads),
-    /// timestamp in Unix ms, `heart_rate` left out when the Link measured none.
+    /// timestamp in Unix ms, `heart_rate` null when the Link measured none (every record has every key, so a
+    /// pipeline reading them needs no special case, and 0 bpm is never claimed).
     public func fitnessRecord(serial: String) -> FitnessRecord {
         var fields: [String: DeviceValue] = [
             "x_counts": .integer(Int64(xCounts)),
@@ -110,7 +111,7 @@ public struct ActiGraphEpochRecord: Sendable, Equatable, ByteLayout {
             "steps": .integer(Int64(steps)),
             "wear": .flag(isWorn),
         ]
-        if heartRate != 0 { fields["heart_rate"] = .integer(Int64(heartRate)) }
+        fields["heart_rate"] = heartRate == 0 ? .null : .integer(Int64(heartRate))
         return FitnessRecord(kind: "epoch", id: "\(serial)-epoch-\(timestamp)", timestamp: Int64(timestamp) * 1000,
                              fields: fields)
     }
