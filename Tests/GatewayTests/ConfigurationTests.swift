@@ -55,6 +55,8 @@ struct ConfigurationTests {
         #expect(configuration.bluez.bus == .system)
         #expect(configuration.devices.isEmpty)
         #expect(!configuration.allow.clearData && !configuration.allow.factoryReset && !configuration.allow.dfu)
+        #expect(configuration.dfu.directory == "/var/lib/wear2mqtt/firmware")
+        #expect(configuration.dfu.maxBytes == 16 * 1_048_576)
     }
 
     @Test("every key is read from the file")
@@ -79,6 +81,7 @@ struct ConfigurationTests {
                     driver: gofit
                   - {address: "C8:0F:10:AA:BB:CD"}
                 allow: {clear_data: true, factory_reset: yes, dfu: true}
+                dfu: {dir: /srv/firmware, max_mb: 2.5}
                 """
         )
         #expect(configuration.gateway.id == "lab-1")
@@ -111,6 +114,8 @@ struct ConfigurationTests {
                 .init(address: "C8:0F:10:AA:BB:CD"),
             ])
         #expect(configuration.allow.clearData && configuration.allow.factoryReset && configuration.allow.dfu)
+        #expect(configuration.dfu.directory == "/srv/firmware")
+        #expect(configuration.dfu.maxBytes == 2_621_440)
     }
 
     @Test("protocol accepts the number 5 and the strings \"5\" and \"3.1.1\"")
@@ -237,6 +242,8 @@ struct ConfigurationTests {
             ("mqtt:\n  client_id: \"a\\tb\"\n", "mqtt.client_id", 2, "control characters"),
             ("mqtt:\n  tls:\n    enabled: maybe\n", "mqtt.tls.enabled", 3, "true or false"),
             ("bluez:\n  bus: tcp\n", "bluez.bus", 2, "must be system, session or a D-Bus address"),
+            ("dfu:\n  max_mb: 2048\n", "dfu.max_mb", 2, "greater than 0 and at most 1024"),
+            ("dfu:\n  dir: \"\"\n", "dfu.dir", 2, "must not be empty"),
             ("bluez:\n  adapter: hci\n", "bluez.adapter", 2, "hci0"),
             ("bluez:\n  adapter: AA:BB:CC:DD:EE\n", "bluez.adapter", 2, "AA:BB:CC:DD:EE:FF"),
         ] as [(String, String, Int, String)]

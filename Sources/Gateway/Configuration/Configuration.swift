@@ -22,6 +22,7 @@ public struct Configuration: Sendable, Equatable, Codable, ConfigurationSection 
     public var devices: [DeviceEntry] = []
     public var allow = AllowSection()
     public var filter = FilterSection()
+    public var dfu = DFUSection()
 
     public init() {}
 
@@ -32,6 +33,7 @@ public struct Configuration: Sendable, Equatable, Codable, ConfigurationSection 
         case devices
         case allow
         case filter
+        case dfu
     }
 
     static var nestedSchemas: [String: ConfigurationSchema] {
@@ -42,6 +44,7 @@ public struct Configuration: Sendable, Equatable, Codable, ConfigurationSection 
             CodingKeys.devices.stringValue: .list(of: DeviceEntry.schema),
             CodingKeys.allow.stringValue: AllowSection.schema,
             CodingKeys.filter.stringValue: FilterSection.schema,
+            CodingKeys.dfu.stringValue: DFUSection.schema,
         ]
     }
 
@@ -54,6 +57,7 @@ public struct Configuration: Sendable, Equatable, Codable, ConfigurationSection 
         devices = try container.value(.devices, default: [])
         allow = try container.value(.allow, default: AllowSection())
         filter = try container.value(.filter, default: FilterSection())
+        dfu = try container.value(.dfu, default: DFUSection())
 
         var seenAddresses: [String: Int] = [:]
         var seenNames: [String: Int] = [:]
@@ -82,6 +86,7 @@ public struct Configuration: Sendable, Equatable, Codable, ConfigurationSection 
         try container.encode(devices, forKey: .devices)
         try container.encode(allow, forKey: .allow)
         try container.encode(filter, forKey: .filter)
+        try container.encode(dfu, forKey: .dfu)
     }
 
     /// Set to `true` in an encoder's `userInfo` to encode the MQTT password in clear text instead of `***`.
@@ -123,6 +128,7 @@ extension Configuration {
             "allow.clear_data": .flag(allow.clearData),
             "allow.factory_reset": .flag(allow.factoryReset),
             "allow.dfu": .flag(allow.dfu),
+            "dfu.max_mb": .number(dfu.maxMegabytes),
         ]
     }
 
