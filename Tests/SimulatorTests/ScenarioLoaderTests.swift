@@ -1,3 +1,4 @@
+import Foundation
 import Simulator
 import Testing
 
@@ -59,6 +60,33 @@ struct ScenarioLoaderTests {
         ("faults:\n  - { at: 1s, action: fail_next_call, method: Connect, error: \"not an error\" }\n", "faults[0].error"),
         ("devices: [\n", ""),
     ]
+
+    @Test func aDeviceWhereABandsBootloaderWouldAdvertiseIsRefusedNamingItsLine() {
+        let yaml = """
+        devices:
+          - kind: gofit_care_xc
+            address: C0:F1:70:00:00:FF
+          - kind: key_finder
+            address: C0:F1:70:00:00:00
+        """
+        #expect(throws: ScenarioError(
+            key: "devices[1].address",
+            reason: "C0:F1:70:00:00:00 is where devices[0]'s secure_dfu_bootloader advertises; devices[1] cannot use it too",
+            line: 4)) { try ScenarioLoader.load(yaml: yaml) }
+        // Without a bootloader (dfu: none) the address is free.
+        #expect(throws: Never.self) {
+            try ScenarioLoader.load(yaml: yaml.replacingOccurrences(of: "00:00:FF", with: "00:00:FF\n    options: { dfu: none }"))
+        }
+    }
+
+    @Test func aFaultMayNameABandsBootloaderButNoOtherUnknownAddress() throws {
+        let yaml = "devices:\n  - kind: gofit_care_xc\n    address: C0:F1:70:00:00:01\n"
+        let scenario = try ScenarioLoader.load(yaml: yaml + "faults:\n  - { at: 1s, action: drop_link, device: C0:F1:70:00:00:02 }\n")
+        #expect(scenario.timeline.first?.action == .dropLink(BluetoothAddress("C0:F1:70:00:00:02")!))
+        #expect(throws: ScenarioError.self) {
+            try ScenarioLoader.load(yaml: yaml + "faults:\n  - { at: 1s, action: drop_link, device: C0:F1:70:00:00:03 }\n")
+        }
+    }
 
     @Test(arguments: 0..<malformed.count)
     func aMalformedScenarioFailsNamingTheKey(_ index: Int) {

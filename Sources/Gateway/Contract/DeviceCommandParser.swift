@@ -9,7 +9,7 @@ import Wearables
 public enum DeviceCommandParser {
     /// Every device command of contract version 1.
     public static let commandNames = [
-        "clear_data", "configure", "connect", "dfu", "disconnect", "factory_reset", "find", "refresh",
+        "clear_data", "configure", "connect", "dfu", "dfu/cancel", "disconnect", "factory_reset", "find", "refresh",
         "reset_energy_expended", "settings", "sync", "time_sync",
     ]
 
@@ -25,7 +25,7 @@ public enum DeviceCommandParser {
         case "time_sync":
             try reader.rejectUnknownFields(allowed: [], request: command)
             return .timeSync
-        case "connect", "disconnect", "clear_data", "factory_reset", "reset_energy_expended":
+        case "connect", "disconnect", "clear_data", "factory_reset", "reset_energy_expended", "dfu/cancel":
             try reader.rejectUnknownFields(allowed: [], request: command)
             return .named(command, [:])
         case "find":

@@ -323,6 +323,17 @@ public actor DeviceManager {
         return result
     }
 
+    /// `request/dfu` with a checked package: runs now or when the device next connects.
+    public func updateFirmware(_ order: FirmwareUpdateOrder, id: String) async throws(CommandError) -> DeviceValue {
+        guard let session = sessions[id] else { throw notFound(id) }
+        return try await session.updateFirmware(order)
+    }
+
+    public func cancelFirmwareUpdate(id: String) async throws(CommandError) -> DeviceValue {
+        guard let session = sessions[id] else { throw notFound(id) }
+        return await session.cancelFirmwareUpdate()
+    }
+
     // MARK: Scanning
 
     /// Scans for `duration`, reporting each device once as `device_found` (and again when its RSSI moves by

@@ -25,21 +25,25 @@ public actor DeviceSession {
     public let device: ManagedDevice
     public let address: BluetoothAddress
     private let driver: any WearableDriver
-    private let bluez: BlueZClient
-    private let adapter: @Sendable () -> AdapterInfo?
-    private let discovery: DiscoveryCoordinator
-    private let output: @Sendable (SessionOutput) -> Void
-    private let logger: Logger
+    let bluez: BlueZClient
+    let adapter: @Sendable () -> AdapterInfo?
+    let discovery: DiscoveryCoordinator
+    let output: @Sendable (SessionOutput) -> Void
+    let logger: Logger
     private let commandTimeout: Duration
     private let queueCapacity: Int
 
     private var connectionTask: Task<Void, Never>?
     private var queued = 0
     private var lastCommand: Task<Void, Never>?
-    private var link: DeviceLink?
-    private var wakeRequested = false
+    private(set) var link: DeviceLink?
+    var wakeRequested = false
     /// Set by the `disconnect` command: stay away until `connect` (or a restart of the gateway).
     private var heldDisconnected = false
+    /// The firmware update running or waiting for the device (`DeviceSession+FirmwareUpdate.swift`).
+    var updateJob: FirmwareUpdateJob?
+    /// Set while an update has the device in its bootloader: the application is not there to reconnect to.
+    var heldForUpdate = false
 
     public private(set) var state = ConnectionState.disconnected
 
@@ -70,6 +74,8 @@ public actor DeviceSession {
     public func stop() async {
         connectionTask?.cancel()
         connectionTask = nil
+        if case .running(_, let task) = updateJob { task.cancel() }
+        updateJob = nil
         if let path = devicePath(), state == .connected {
             setState(.disconnecting)
             try? await bluez.disconnect(path)
@@ -83,12 +89,12 @@ public actor DeviceSession {
         wakeRequested = true
     }
 
-    private func devicePath() -> ObjectPath? {
+    func devicePath() -> ObjectPath? {
         guard let adapter = adapter() else { return nil }
         return bluez.model.device(address: address, adapter: adapter.path)?.path
     }
 
-    private func setState(_ new: ConnectionState) {
+    func setState(_ new: ConnectionState) {
         guard new != state else { return }
         state = new
         output(.connection(new))
@@ -106,7 +112,7 @@ public actor DeviceSession {
             let delay = connected ? Duration.milliseconds(500) : backoff.nextDelay()
             // Sleep out the backoff, unless a `connect` command wakes us early.
             let deadline = ContinuousClock.now + delay
-            while (ContinuousClock.now < deadline || heldDisconnected) && !wakeRequested && !Task.isCancelled {
+            while (ContinuousClock.now < deadline || heldDisconnected || heldForUpdate) && !wakeRequested && !Task.isCancelled {
                 try? await Task.sleep(for: .milliseconds(100))
             }
             wakeRequested = false
@@ -158,6 +164,7 @@ public actor DeviceSession {
             logger: logger, emit: { output(.event($0)) },
             clock: { Int64(Date().timeIntervalSince1970 * 1000) })
         link = sessionLink
+        if case .scheduled(let order) = updateJob { startUpdate(order) }
         let driver = driver
         await withTaskGroup(of: Void.self) { group in
             group.addTask {

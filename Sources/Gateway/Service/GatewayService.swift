@@ -395,12 +395,40 @@ public final class GatewayService: Service, Sendable {
         guard isAllowed(command.name) else {
             throw CommandError(.forbidden, "\(command.name) is disabled; set allow.\(command.name): true in the configuration to permit it")
         }
-        if let driver = WearableDrivers.all.driver(named: device.driver), !driver.commands.contains(command.name) {
+        if let driver = WearableDrivers.all.driver(named: device.driver), !driver.commands.contains(command.name),
+           !Self.gatewayCommands.contains(command.name) {
             throw CommandError(.notSupported, "\(device.driver) devices do not support \(command.name)")
         }
-        let value = try await manager.execute(command, id: id)
+        let value: DeviceValue
+        switch command {
+        case .named("dfu", let arguments):
+            value = try await manager.updateFirmware(try firmwareOrder(arguments), id: id)
+        case .named("dfu/cancel", _):
+            value = try await manager.cancelFirmwareUpdate(id: id)
+        default:
+            value = try await manager.execute(command, id: id)
+        }
         if case .object(let object) = value { return object }
         return ["result": value]
+    }
+
+    /// Commands the gateway runs itself for any driver: a firmware update speaks Nordic DFU, whoever made the
+    /// device, and fails with `NOT_SUPPORTED` once connected if the device has no DFU service.
+    static let gatewayCommands: Set<String> = ["dfu", "dfu/cancel"]
+
+    /// The package `request/dfu` names, checked before anything reaches the device: confined to `dfu.dir`, at most
+    /// `dfu.max_mb`, the SHA-256 the request gave, a readable Nordic DFU zip. Any failure is `INVALID_VALUE`.
+    private func firmwareOrder(_ arguments: [String: DeviceValue]) throws(CommandError) -> FirmwareUpdateOrder {
+        guard let file = arguments["file"]?.text, let sha256 = arguments["sha256"]?.text else {
+            throw CommandError(.invalidPayload, "dfu needs file and sha256")
+        }
+        do {
+            let package = try DFUPackageFile.load(name: file, directory: configuration.dfu.directory,
+                                                  expectedSHA256: sha256, maximumSize: configuration.dfu.maxBytes)
+            return FirmwareUpdateOrder(file: file, package: package)
+        } catch {
+            throw CommandError(.invalidValue, "file: \(error.message); nothing was sent to the device")
+        }
     }
 
     private func bridgeRequest(_ name: String, _ arguments: [String: DeviceValue]) async throws(CommandError) -> [String: DeviceValue] {

@@ -13,14 +13,7 @@ extension SimulatedBluetoothDaemon {
         case .refuseConnects(let address, let count, let error):
             try simulatedDevice(address).faults.refuseConnects(count, with: error)
         case .setAdvertising(let address, let on):
-            let device = try simulatedDevice(address)
-            device.advertising = on
-            if on {
-                device.nextSighting = .now
-                if let attempt = device.attemptAwaitingAdvertising {
-                    schedule(after: device.settings.connectDelay) { daemon in daemon.attemptTimerFired(address, attempt: attempt) }
-                }
-            }
+            setAdvertising(try simulatedDevice(address), on)
         case .setLatency(let address, let latency):
             if let address { try simulatedDevice(address).faults.latency = latency } else { adapterFaults.latency = latency }
         case .failNextCall(let address, let method, let error):
@@ -38,6 +31,28 @@ extension SimulatedBluetoothDaemon {
         case .setRSSI(let address, let rssi):
             try simulatedDevice(address).rssi = rssi
         }
+    }
+
+    /// The device starts or stops advertising; a Connect waiting for it to advertise goes ahead.
+    func setAdvertising(_ device: SimulatedDevice, _ on: Bool) {
+        device.advertising = on
+        guard on else { return }
+        device.nextSighting = .now
+        if let attempt = device.attemptAwaitingAdvertising {
+            let address = device.address
+            schedule(after: device.settings.connectDelay) { daemon in daemon.attemptTimerFired(address, attempt: attempt) }
+        }
+    }
+
+    /// The peripheral at `host` switched its radio (`SimulatedCompanion.radio`): the one going off the air stops
+    /// advertising and loses its link, as a device that resets does; the other starts advertising.
+    func switchRadio(host hostAddress: BluetoothAddress, to radio: SimulatedRadio) async {
+        guard let host = devices[hostAddress], let address = host.companionAddress, let companion = devices[address] else { return }
+        let (leaving, arriving) = radio == .companion ? (host, companion) : (companion, host)
+        logger.info("\(hostAddress) switches its radio to \(radio == .companion ? "its \(companion.kindName) at \(address)" : "itself")")
+        setAdvertising(leaving, false)
+        if leaving.link.currentLink != nil { await linkDown(leaving, cause: .remote) }
+        setAdvertising(arriving, true)
     }
 
     /// Every value written to `characteristic` that reached the device, oldest first.
@@ -61,7 +76,7 @@ extension SimulatedBluetoothDaemon {
             case .connected: state = device.servicesResolved ? "connected" : "resolving"
             case .disconnecting: state = "disconnecting"
             }
-            return (device.address.description, device.settings.kind.name, state)
+            return (device.address.description, device.kindName, state)
         }
     }
 }

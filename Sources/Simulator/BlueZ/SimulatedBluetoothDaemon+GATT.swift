@@ -102,7 +102,10 @@ extension SimulatedBluetoothDaemon {
         if reliable || request {
             device.writesInFlight.insert(relative)
             defer { device.writesInFlight.remove(relative) }
+            let commandsBefore = device.commands.written
             try await attRoundTrip(device, link: link)
+            await waitForCommands(device, upTo: commandsBefore)
+            guard device.link.currentLink == link else { throw .failed("Operation failed") }
             guard flags.contains(.write) || (reliable && flags.contains(.reliableWrite)) else {
                 throw .fromATT(ATTError.writeNotPermitted.code)
             }
@@ -114,11 +117,35 @@ extension SimulatedBluetoothDaemon {
             throw .notSupported
         }
         // A write command is answered as soon as it is queued; the device gets it a moment later.
+        let command = CommandQueue.Command(link: link, characteristic: characteristic, value: value,
+                                           due: .now + device.settings.attRoundTrip / 2)
+        guard device.commands.append(command) else { return }
         let address = device.address
-        schedule(after: device.settings.attRoundTrip / 2) { daemon in
-            guard let device = daemon.devices[address], device.link.currentLink == link else { return }
-            try? await daemon.deliverWrite(device, characteristic, value, kind: .command)
+        track { daemon in await daemon.deliverCommands(address) }
+    }
+
+    /// Hands the queued write commands to the device in order, each at its due time; those of a link that ended
+    /// are dropped, as the air drops them.
+    func deliverCommands(_ address: BluetoothAddress) async {
+        while let device = devices[address], let next = device.commands.peek() {
+            do {
+                try await Task.sleep(until: next.due, clock: .continuous)
+            } catch {
+                device.commands.abandon()
+                return
+            }
+            _ = device.commands.removeFirst()
+            if device.link.currentLink == next.link {
+                try? await deliverWrite(device, next.characteristic, next.value, kind: .command)
+            }
+            device.commands.markTaken()
         }
+    }
+
+    /// Returns once the first `count` write commands ever queued for `device` were handed over.
+    func waitForCommands(_ device: SimulatedDevice, upTo count: Int) async {
+        guard !device.commands.hasTaken(count) else { return }
+        await withCheckedContinuation { continuation in device.commands.wait(for: count, continuation) }
     }
 
     /// Hands a write to the device; writes to attributes the device does not allow are refused as its ATT

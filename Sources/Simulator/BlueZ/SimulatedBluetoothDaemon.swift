@@ -49,11 +49,12 @@ actor SimulatedBluetoothDaemon {
 
     var objects: ObjectRegistry { bus.objects }
 
-    /// Builds the simulated devices and exports what bluetoothd exports at start: the ObjectManager at `/`,
-    /// AgentManager1, the adapter, and the devices it remembers (paired ones).
+    /// Builds the simulated devices and their companions and exports what bluetoothd exports at start: the
+    /// ObjectManager at `/`, AgentManager1, the adapter, and the devices it remembers (paired ones).
     func setUp(devices deviceSettings: [DeviceSettings]) async throws(ScenarioError) {
         characteristicDefinition = BlueZInterfaces.characteristicDefinition(self)
         descriptorDefinition = BlueZInterfaces.descriptorDefinition(self)
+        var companions: [(placement: CompanionPlacement, companion: SimulatedCompanion)] = []
         for (index, settings) in deviceSettings.enumerated() {
             let configuration = settings.configuration(scenarioSeed: scenarioSeed)
             let peripheral: any SimulatedPeripheral
@@ -62,11 +63,20 @@ actor SimulatedBluetoothDaemon {
             } catch {
                 throw ScenarioError(key: "devices[\(index)].options.\(error.key)", reason: error.description)
             }
-            let device = SimulatedDevice(settings: settings, peripheral: peripheral, adapterPath: adapterPath,
-                                         deviceDefinition: BlueZInterfaces.deviceDefinition(self, address: settings.address),
-                                         seed: configuration.seed ^ 0x5EED)
-            devices[settings.address] = device
-            pathToAddress[device.path] = settings.address
+            add(SimulatedDevice(settings: settings, peripheral: peripheral, kindName: settings.kind.name, adapterPath: adapterPath,
+                                deviceDefinition: BlueZInterfaces.deviceDefinition(self, address: settings.address),
+                                seed: configuration.seed ^ 0x5EED))
+            if let companion = peripheral.companion {
+                companions.append((CompanionPlacement(host: index, hostAddress: settings.address, offset: companion.addressOffset,
+                                                      kind: companion.kind), companion))
+            }
+        }
+        if let clash = CompanionPlacement.firstClash(companions.map(\.placement), devices: deviceSettings.map(\.address)) {
+            throw ScenarioError(key: "devices[\(clash.device ?? clash.placement.host)].address",
+                                reason: CompanionPlacement.reason(clash.placement, takes: clash.device))
+        }
+        for (placement, companion) in companions {
+            addCompanion(companion, at: placement.address, of: deviceSettings[placement.host])
         }
         objects.addObjectManager(at: "/")
         objects.export(Self.rootPath, interfaces: [(BlueZInterfaces.agentManagerDefinition(self), [:])])
@@ -89,6 +99,29 @@ actor SimulatedBluetoothDaemon {
         }
     }
 
+    private func add(_ device: SimulatedDevice) {
+        devices[device.address] = device
+        pathToAddress[device.path] = device.address
+    }
+
+    /// A device for `companion`, silent and unknown to BlueZ until its host switches to it, and the task that
+    /// follows the host's switches.
+    private func addCompanion(_ companion: SimulatedCompanion, at address: BluetoothAddress, of host: DeviceSettings) {
+        let settings = host.companionSettings(at: address)
+        let device = SimulatedDevice(settings: settings, peripheral: companion.peripheral, kindName: companion.kind,
+                                     adapterPath: adapterPath,
+                                     deviceDefinition: BlueZInterfaces.deviceDefinition(self, address: address),
+                                     seed: settings.configuration(scenarioSeed: scenarioSeed).seed ^ 0x5EED)
+        devices[host.address]?.companionAddress = address
+        add(device)
+        let hostAddress = host.address
+        backgroundTasks.append(Task { [weak self] in
+            for await radio in companion.radio {
+                await self?.switchRadio(host: hostAddress, to: radio)
+            }
+        })
+    }
+
     /// Stops timers, behaviours and sockets. The bus connection is closed by the owner.
     func shutDown() {
         scanTask?.cancel()
@@ -103,6 +136,7 @@ actor SimulatedBluetoothDaemon {
             device.disconnectWaiters = []
             for waiter in device.resolutionWaiters { waiter.resume(returning: false) }
             device.resolutionWaiters = []
+            device.commands.abandon()
             if let waiter = device.pairing?.waiter { waiter.resume(returning: .failure(.authenticationCanceled)) }
             device.pairing = nil
         }

@@ -10,6 +10,10 @@ final class SimulatedDevice {
     let layout: GATTLayout
     let path: ObjectPath
     let deviceDefinition: InterfaceDefinition
+    /// The scenario's kind, or the companion's (`secure_dfu_bootloader`), for listings.
+    let kindName: String
+    /// Where this device's companion lives, when its peripheral has one.
+    var companionAddress: BluetoothAddress?
 
     // The radio.
     var advertising: Bool
@@ -48,6 +52,9 @@ final class SimulatedDevice {
     var writeSockets: [String: AcquiredSocket] = [:]
     var readsInFlight: [String: (offset: Int, waiters: [CheckedContinuation<Result<[UInt8], BlueZErrorReply>, Never>])] = [:]
     var writesInFlight: Set<String> = []
+    /// Write commands on their way to the device, delivered in order by one task (ATT keeps a link's writes in
+    /// order; a DFU image arrives as a run of them). A write request waits for the commands written before it.
+    var commands = CommandQueue()
     var descriptorValues: [String: [UInt8]] = [:]
     var valueCache: [String: [UInt8]] = [:]
     var connectWaiters: [CheckedContinuation<Result<Void, BlueZErrorReply>, Never>] = []
@@ -66,10 +73,11 @@ final class SimulatedDevice {
         var waiter: CheckedContinuation<Result<Void, BlueZErrorReply>, Never>?
     }
 
-    init(settings: DeviceSettings, peripheral: any SimulatedPeripheral, adapterPath: ObjectPath,
+    init(settings: DeviceSettings, peripheral: any SimulatedPeripheral, kindName: String, adapterPath: ObjectPath,
          deviceDefinition: InterfaceDefinition, seed: UInt64) {
         self.settings = settings
         self.peripheral = peripheral
+        self.kindName = kindName
         self.deviceDefinition = deviceDefinition
         path = adapterPath.appending(settings.address.pathElement)
         layout = GATTLayout(deviceServices: peripheral.services, deviceName: peripheral.deviceName,

@@ -15,6 +15,14 @@ public struct BluetoothAddress: Hashable, Sendable, Comparable, CustomStringConv
         self.bytes = bytes
     }
 
+    private init(bytes: [UInt8]) { self.bytes = bytes }
+
+    /// The address with `offset` added to its last byte, wrapping without carry (`…:FF` + 1 is `…:00`): where a
+    /// device's companion (its DFU bootloader) advertises.
+    public func addingToLastByte(_ offset: UInt8) -> BluetoothAddress {
+        BluetoothAddress(bytes: bytes.dropLast() + [bytes[5] &+ offset])
+    }
+
     public var description: String { bytes.map(Self.hex).joined(separator: ":") }
 
     /// `dev_AA_BB_CC_DD_EE_FF`, the last element of a device's object path.

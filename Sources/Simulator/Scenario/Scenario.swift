@@ -117,6 +117,15 @@ public struct DeviceSettings: Sendable {
         self.options = options
     }
 
+    /// The settings of the companion this device's peripheral serves at `address` (its DFU bootloader): the same
+    /// radio and timing, nothing the scenario said about the device itself (name, advertising data, bonding,
+    /// options), and silent until the peripheral switches to it.
+    func companionSettings(at address: BluetoothAddress) -> DeviceSettings {
+        DeviceSettings(kind: kind, address: address, addressType: addressType, rssi: rssi, advertising: false,
+                       advertisingInterval: advertisingInterval, connectDelay: connectDelay,
+                       serviceDiscoveryTime: serviceDiscoveryTime, attRoundTrip: attRoundTrip, mtu: mtu)
+    }
+
     /// The device's configuration for its kind, with a seed from the scenario's and the address.
     func configuration(scenarioSeed: UInt64) -> SimulatedDeviceConfiguration {
         SimulatedDeviceConfiguration(name: name, seed: SimulationRandom.seed(from: address.description, base: scenarioSeed),
@@ -168,4 +177,37 @@ public enum SimulatorAction: Sendable, Equatable {
     case deviceEvent(BluetoothAddress, DeviceEvent)
     /// The device's signal strength changes (it moved).
     case setRSSI(BluetoothAddress, Int)
+}
+
+/// Where devices' companions (`SimulatedCompanion`: a band's DFU bootloader) go on the air, checked against the
+/// scenario's devices: a companion's address must not be another device's, nor another companion's.
+struct CompanionPlacement: Equatable {
+    /// The index of the device whose companion this is.
+    var host: Int
+    var address: BluetoothAddress
+    var kind: String
+
+    init(host: Int, hostAddress: BluetoothAddress, offset: UInt8, kind: String) {
+        self.host = host
+        address = hostAddress.addingToLastByte(offset)
+        self.kind = kind
+    }
+
+    /// The first clash: the index of the device (or nil: another companion) whose address `placement` takes.
+    static func firstClash(_ placements: [CompanionPlacement], devices: [BluetoothAddress])
+        -> (placement: CompanionPlacement, device: Int?)?
+    {
+        for (index, placement) in placements.enumerated() {
+            if let device = devices.firstIndex(of: placement.address) { return (placement, device) }
+            if placements[..<index].contains(where: { $0.address == placement.address }) { return (placement, nil) }
+        }
+        return nil
+    }
+
+    /// Why `placement` cannot go where it would, for a scenario error.
+    static func reason(_ placement: CompanionPlacement, takes device: Int?) -> String {
+        let what = device.map { "devices[\($0)]" } ?? "another device's companion"
+        return "\(placement.address) is where devices[\(placement.host)]'s \(placement.kind) advertises; \(what) "
+            + "cannot use it too"
+    }
 }

@@ -28,17 +28,29 @@ public enum ScenarioLoader {
         let seed = UInt64(try top.int("seed", in: 0...Int.max) ?? 1)
         let adapter = try adapterSettings(top.node("adapter"))
         var devices: [DeviceSettings] = []
-        for (index, node) in try top.sequence("devices").enumerated() {
-            let device = try deviceSettings(node, path: "devices[\(index)]", seed: seed)
+        var companions: [CompanionPlacement] = []
+        let deviceNodes = try top.sequence("devices")
+        for (index, node) in deviceNodes.enumerated() {
+            let (device, companion) = try deviceSettings(node, path: "devices[\(index)]", seed: seed)
             if devices.contains(where: { $0.address == device.address }) {
                 throw ScenarioError(key: "devices[\(index)].address", reason: "\(device.address) is used by another device",
                                     line: node.mark?.line)
             }
             devices.append(device)
+            if let companion {
+                companions.append(CompanionPlacement(host: index, hostAddress: device.address, offset: companion.addressOffset,
+                                                     kind: companion.kind))
+            }
+        }
+        if let clash = CompanionPlacement.firstClash(companions, devices: devices.map(\.address)) {
+            let index = clash.device ?? clash.placement.host
+            throw ScenarioError(key: "devices[\(index)].address", reason: CompanionPlacement.reason(clash.placement, takes: clash.device),
+                                line: deviceNodes[index].mark?.line)
         }
         var timeline: [TimedAction] = []
         for (index, node) in try top.sequence("faults").enumerated() {
-            timeline.append(try timedAction(node, path: "faults[\(index)]", devices: devices))
+            timeline.append(try timedAction(node, path: "faults[\(index)]",
+                                            addresses: devices.map(\.address) + companions.map(\.address)))
         }
         try top.rejectUnknownKeys()
         return Scenario(seed: seed, adapter: adapter, devices: devices, timeline: timeline)
@@ -71,7 +83,10 @@ public enum ScenarioLoader {
         return settings
     }
 
-    private static func deviceSettings(_ node: Node, path: String, seed: UInt64) throws(ScenarioError) -> DeviceSettings {
+    /// The device, and its peripheral's companion if it has one.
+    private static func deviceSettings(_ node: Node, path: String, seed: UInt64)
+        throws(ScenarioError) -> (DeviceSettings, SimulatedCompanion?)
+    {
         var reader = try YAMLMappingReader(node, path: path)
         let kindNode = try reader.required("kind")
         let kindName = try reader.string("kind") ?? ""
@@ -134,13 +149,12 @@ public enum ScenarioLoader {
         }
         try reader.rejectUnknownKeys()
         do {
-            _ = try kind.make(device.configuration(scenarioSeed: seed))
+            return (device, try kind.make(device.configuration(scenarioSeed: seed)).companion)
         } catch {
             let optionNode = try? reader.entries("options")?.first { $0.key == error.key }?.value
             throw ScenarioError(key: reader.keyPath("options") + "." + error.key,
                                 reason: error.description.dropPrefix(error.key + ": "), line: optionNode?.mark?.line ?? node.mark?.line)
         }
-        return device
     }
 
     private static func parseCompany(_ text: String) -> UInt16? {
@@ -185,7 +199,8 @@ public enum ScenarioLoader {
         "power_off", "power_on", "button_press", "find_my_phone", "spot_check", "set_rssi",
     ]
 
-    private static func timedAction(_ node: Node, path: String, devices: [DeviceSettings]) throws(ScenarioError) -> TimedAction {
+    /// One timeline entry; `addresses` are the devices' and their companions' (a fault may hit a bootloader).
+    private static func timedAction(_ node: Node, path: String, addresses: [BluetoothAddress]) throws(ScenarioError) -> TimedAction {
         var reader = try YAMLMappingReader(node, path: path)
         _ = try reader.required("at")
         let at = try reader.duration("at") ?? .zero
@@ -193,7 +208,7 @@ public enum ScenarioLoader {
         let name = try reader.string("action", allowed: actionNames) ?? ""
         var device: BluetoothAddress?
         if let address = try address(&reader, "device") {
-            guard devices.contains(where: { $0.address == address }) else {
+            guard addresses.contains(address) else {
                 throw reader.error("device", "no device in this scenario has address \(address)", nil)
             }
             device = address

@@ -71,6 +71,33 @@ public enum DFUPackageBuilder {
         ])
     }
 
+    /// A Legacy DFU application package as nrfutil 0.5 (`nrfutil dfu genpkg --application …`) wrote it: the image,
+    /// its Legacy init packet as the `.dat` (`LegacyDFUInitPacket`: any device and SoftDevice, the image's CRC-16),
+    /// and a manifest with `"dfu_version": 0.5` and the init packet's fields as `init_packet_data`.
+    /// 0xFFFF_FFFF, nrfutil's default application version, means "no version".
+    public static func legacyApplication(
+        firmware: [UInt8], applicationVersion: UInt32 = LegacyDFUInitPacket.anyApplicationVersion
+    ) -> [UInt8] {
+        let initPacket = LegacyDFUInitPacket(for: firmware, applicationVersion: applicationVersion)
+        let image = Image(kind: .application, firmware: firmware, initPacket: initPacket.encoded())
+        let manifest: [String: Any] = [
+            "application": [
+                "bin_file": image.binFile,
+                "dat_file": image.datFile,
+                "init_packet_data": [
+                    "application_version": Int(initPacket.applicationVersion),
+                    "device_revision": Int(initPacket.deviceRevision),
+                    "device_type": Int(initPacket.deviceType),
+                    "firmware_crc16": Int(initPacket.imageCRC16),
+                    "softdevice_req": initPacket.softDevices.map(Int.init),
+                ],
+            ],
+            "dfu_version": 0.5,
+        ]
+        return zip([("manifest.json", json(["manifest": manifest])), (image.binFile, image.firmware),
+                    (image.datFile, image.initPacket)])
+    }
+
     /// `manifest.json` naming the images, plus each image's `.bin` and `.dat`.
     public static func package(_ images: [Image], compressed: Bool = false) -> [UInt8] {
         var files: [(name: String, contents: [UInt8])] = [("manifest.json", manifest(for: images))]

@@ -22,12 +22,15 @@ public enum DFUPackageFile {
         let expected = try normalizedDigest(hex)
         let path = try confinedPath(name: name, directory: directory)
         let bytes = try read(path, name: name, maximumSize: maximumSize)
-        let actual = DFUHex.string(SHA256.hash(data: bytes))
+        let actual = sha256(of: bytes)
         guard actual == expected else { throw .checksumMismatch(expected: expected, actual: actual) }
         return try DFUPackage(data: bytes, maximumSize: maximumSize)
     }
 
     /// The 64 hex digits of a SHA-256 in lowercase; upper case is accepted because tools print both.
+    /// The SHA-256 of `bytes` as `request/dfu` expects it: 64 lower-case hex digits (what `sha256sum` prints).
+    public static func sha256(of bytes: [UInt8]) -> String { DFUHex.string(SHA256.hash(data: bytes)) }
+
     static func normalizedDigest(_ hex: String) throws(DFUPackageError) -> String {
         let lower = hex.lowercased()
         guard lower.utf8.count == 64, lower.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) })

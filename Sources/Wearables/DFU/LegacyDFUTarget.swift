@@ -23,6 +23,9 @@ public enum LegacyDFUTargetOutput: Equatable, Sendable {
 ///   success instead of a receipt.
 /// - Validate compares the image's CRC-16/CCITT with the init packet's: `crcError` when they differ.
 ///
+/// For fault injection, `addProgressMark(_:)` reports when the image passes a fraction and
+/// `rejectNextValidation(_:)` makes the next Validate answer a status of the caller's choosing.
+///
 /// Unlike `SecureDFUTarget`, nothing survives the link: Legacy DFU has no way to resume, so `linkDropped()`
 /// abandons the transfer (Nordic's library would answer a leftover transfer's `invalidState` with Reset anyway).
 public struct LegacyDFUTarget: Sendable {
@@ -61,9 +64,12 @@ public struct LegacyDFUTarget: Sendable {
     private var progressMarks: [Double] = []
     /// A Start arrived while a transfer was open; its sizes are answered `invalidState`.
     private var startRefused = false
+    private var pendingValidationStatus: LegacyDFUStatus?
 
     /// The image the last successful transfer installed.
     public private(set) var installedImage: [UInt8]?
+    /// The init packet that came with `installedImage` (its application version is the new firmware's).
+    public private(set) var installedInitPacket: LegacyDFUInitPacket?
 
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
@@ -77,11 +83,20 @@ public struct LegacyDFUTarget: Sendable {
         sizes.total == 0 ? 0 : Double(image.count) / Double(sizes.total)
     }
 
+    /// Image bytes received in the current transfer.
+    public var receivedImageBytes: Int { image.count }
+
     /// Report `.passedProgressMark(fraction)` once, from the packet write that takes `progress` to `fraction` or
     /// beyond.
     public mutating func addProgressMark(_ fraction: Double) {
         progressMarks.append(fraction)
         progressMarks.sort()
+    }
+
+    /// The next Validate that finds the whole image received answers `status` instead of checking the CRC, once;
+    /// the transfer stays where it was (validated again, it passes). A link drop does not cancel it.
+    public mutating func rejectNextValidation(_ status: LegacyDFUStatus) {
+        pendingValidationStatus = status
     }
 
     /// The transfer is abandoned; the next one starts from Start.
@@ -131,6 +146,10 @@ public struct LegacyDFUTarget: Sendable {
             return []
         case .validate:
             guard state == .firmwareReceived, let initPacket else { return [respond(.validate, .invalidState)] }
+            if let status = pendingValidationStatus {
+                pendingValidationStatus = nil
+                return [respond(.validate, status)]
+            }
             guard LegacyDFUImageCRC.checksum(image) == initPacket.imageCRC16 else {
                 return [respond(.validate, .crcError)]
             }
@@ -139,6 +158,7 @@ public struct LegacyDFUTarget: Sendable {
         case .activateAndReset:
             guard state == .validated else { return [respond(.activateAndReset, .invalidState)] }
             installedImage = image
+            installedInitPacket = initPacket
             linkDropped()
             return [.reset]
         case .reset:

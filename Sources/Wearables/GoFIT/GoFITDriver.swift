@@ -18,7 +18,7 @@ public final class GoFITDriver: WearableDriver {
     public static let vendor = "GOLiFE"
     public static let commands: Set<String> = [
         "pair", "pair_confirm", "settings", "sync", "find", "refresh", "time_sync", "connect", "disconnect",
-        "clear_data", "factory_reset",
+        "clear_data", "factory_reset", "dfu",
     ]
 
     public static func match(_ device: Advertisement) -> DriverMatch? {

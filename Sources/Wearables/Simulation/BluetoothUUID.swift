@@ -32,6 +32,12 @@ public struct BluetoothUUID: Hashable, Sendable, Comparable, CustomStringConvert
         }
     }
 
+    /// One of the 128-bit constants the codecs define (`GoFITUUID.service`), which their tests check are valid;
+    /// one that were not would read 0x0000, which no simulated table uses, rather than crash a simulation.
+    init(constant text: String) {
+        self = BluetoothUUID(string: text) ?? BluetoothUUID(0x0000)
+    }
+
     /// The 16-bit assigned number, when this UUID is one.
     public var shortUUID: UInt16? { GATTUUID.shortForm(of: string) }
 

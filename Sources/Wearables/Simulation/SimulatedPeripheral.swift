@@ -38,12 +38,18 @@ public protocol SimulatedPeripheral: AnyObject, Sendable {
     /// display, how often it vibrated), for tests and demos through the simulator's control interface
     /// (`Inspect`). Keys and values are the device's own; empty for devices with nothing to show.
     func inspect() async -> [String: String]
+
+    /// The other device this one sometimes is (its DFU bootloader), which the host serves at another address when
+    /// the peripheral switches to it; nil for most devices (the default).
+    var companion: SimulatedCompanion? { get }
 }
 
 extension SimulatedPeripheral {
     public func subscriptionChanged(_ characteristic: BluetoothUUID, isSubscribed: Bool) async {}
 
     public func inspect() async -> [String: String] { [:] }
+
+    public var companion: SimulatedCompanion? { nil }
 }
 
 /// Whether a write wants an answer: a Write Request (`request`) does, a Write Command (`command`, "write

@@ -9,7 +9,9 @@ import Synchronization
 public final class StandardGATTDriver: WearableDriver {
     public static let name = "standard"
     public static let vendor = "Bluetooth SIG"
-    public static let commands: Set<String> = ["refresh", "find", "time_sync", "reset_energy_expended", "connect", "disconnect"]
+    public static let commands: Set<String> = [
+        "refresh", "find", "time_sync", "reset_energy_expended", "connect", "disconnect", "dfu",
+    ]
 
     /// The services this driver serves: any one of them in an advertisement makes a device ours.
     static let servedServices: [UInt16] = [

@@ -180,13 +180,19 @@ struct DeviceCommandParserTests {
         #expect(commandError("dfu", payload) == CommandError(.invalidValue, message))
     }
 
+    @Test("dfu/cancel takes no fields")
+    func dfuCancel() throws {
+        #expect(try command("dfu/cancel", "{}") == .named("dfu/cancel", [:]))
+        #expect(commandError("dfu/cancel", #"{"now":true}"#)?.code == .invalidValue)
+    }
+
     // MARK: unknown
 
     @Test("an unknown command is UNKNOWN_COMMAND listing the commands")
     func unknownCommand() {
         #expect(commandError("explode", "{}") == CommandError(
             .unknownCommand,
-            #"unknown command "explode"; device commands are clear_data, configure, connect, dfu, disconnect, factory_reset, find, refresh, reset_energy_expended, settings, sync and time_sync"#))
+            #"unknown command "explode"; device commands are clear_data, configure, connect, dfu, dfu/cancel, disconnect, factory_reset, find, refresh, reset_energy_expended, settings, sync and time_sync"#))
         #expect(commandError("Find", "{}")?.code == .unknownCommand)
         #expect(commandError("find/now", "{}")?.code == .unknownCommand)
     }

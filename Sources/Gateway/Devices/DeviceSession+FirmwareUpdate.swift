@@ -1,0 +1,267 @@
+import BlueZ
+import DBus
+import Foundation
+import Synchronization
+import Wearables
+
+/// A firmware package the gateway has checked (confined to `dfu.dir`, size, SHA-256, parsed) and the file it
+/// came from; what a device session sends, now or when the device next connects.
+public struct FirmwareUpdateOrder: Sendable {
+    public var file: String
+    public var package: DFUPackage
+
+    public init(file: String, package: DFUPackage) {
+        self.file = file
+        self.package = package
+    }
+}
+
+/// The update of one device: waiting for it to come back, or under way.
+enum FirmwareUpdateJob {
+    case scheduled(FirmwareUpdateOrder)
+    case running(FirmwareUpdateOrder, Task<Result<DeviceValue, CommandError>, Never>)
+}
+
+/// Firmware updates (`request/dfu`, issue 10). An update is not a queued command: it outlives the connection it
+/// starts on (the application reboots into its bootloader, another device on the bus, then comes back), it can
+/// wait for a device that is away, and `dfu/cancel` must reach it while it runs. The pure protocol is in
+/// `Wearables/DFU`; this is the choreography across connections.
+extension DeviceSession {
+    /// How many connections to the bootloader may end without the bootloader confirming a single new byte
+    /// before the update is given up.
+    static let bootloaderAttemptsWithoutProgress = 3
+    /// How long the bootloader may take to show up after the application agreed to reboot into it.
+    static let bootloaderAppearance = Duration.seconds(30)
+    /// How long the application may take to come back after the bootloader installed the image.
+    static let applicationReturn = Duration.seconds(60)
+
+    /// Starts the update when the device is connected and answers when it is over; otherwise schedules it and
+    /// answers at once with `{"update":"scheduled"}`. `BUSY` while another update runs or waits.
+    public func updateFirmware(_ order: FirmwareUpdateOrder) async throws(CommandError) -> DeviceValue {
+        if let updateJob {
+            let what = if case .scheduled = updateJob { "is scheduled" } else { "is running" }
+            throw CommandError(.busy, "a firmware update of \(device.id) \(what); cancel it with request/dfu/cancel first")
+        }
+        guard state == .connected, link != nil else {
+            updateJob = .scheduled(order)
+            emitUpdate(.progress(key: "update", OperationProgress(state: "scheduled")))
+            logger.info("firmware update scheduled for the next connection", metadata: ["device": "\(device.id)", "file": "\(order.file)"])
+            return .object(["update": .text("scheduled"), "file": .text(order.file)])
+        }
+        return try await startUpdate(order).value.get()
+    }
+
+    /// Stops a running update (the bootloader keeps what it has; the next update resumes or restarts it) or drops
+    /// a scheduled one. `{"cancelled":false}` when there was none.
+    public func cancelFirmwareUpdate() -> DeviceValue {
+        switch updateJob {
+        case nil:
+            return .object(["cancelled": .flag(false)])
+        case .scheduled(let order):
+            updateJob = nil
+            emitUpdate(.state(["update": .object(["state": .text("idle"), "progress": .null, "remaining_s": .null])]))
+            return .object(["cancelled": .flag(true), "was": .text("scheduled"), "file": .text(order.file)])
+        case .running(let order, let task):
+            task.cancel()
+            return .object(["cancelled": .flag(true), "was": .text("updating"), "file": .text(order.file)])
+        }
+    }
+
+    @discardableResult
+    func startUpdate(_ order: FirmwareUpdateOrder) -> Task<Result<DeviceValue, CommandError>, Never> {
+        let task = Task { await self.performUpdate(order) }
+        updateJob = .running(order, task)
+        return task
+    }
+
+    private func emitUpdate(_ event: WearableEvent) { output(.event(event)) }
+
+    private func performUpdate(_ order: FirmwareUpdateOrder) async -> Result<DeviceValue, CommandError> {
+        let started = ContinuousClock.now
+        let images = order.package.images
+        let meter = SharedProgressMeter(DFUProgressMeter(totalBytes: images.reduce(0) { $0 + $1.firmware.count }))
+        emitUpdate(.progress(key: "update", meter.withLock { $0.report(at: started) }))
+        logger.info("firmware update starts", metadata: ["device": "\(device.id)", "file": "\(order.file)"])
+        let result: Result<DeviceValue, CommandError>
+        do throws(CommandError) {
+            try await install(images, meter: meter)
+            heldForUpdate = false
+            wakeRequested = true
+            let firmware = await firmwareAfterUpdate()
+            let seconds = Self.seconds(ContinuousClock.now - started)
+            var finished: [String: DeviceValue] = [
+                "state": .text("idle"), "progress": .null, "remaining_s": .null, "error": .null,
+                "firmware": firmware.map(DeviceValue.text) ?? .null,
+            ]
+            var answer: [String: DeviceValue] = [
+                "file": .text(order.file), "bytes": .integer(Int64(meter.withLock { $0.totalBytes })),
+                "seconds": .number(seconds), "firmware": firmware.map(DeviceValue.text) ?? .null,
+            ]
+            if firmware == nil {
+                let note = "the device did not come back within \(Self.applicationReturn) to report its firmware"
+                finished["note"] = .text(note)
+                answer["note"] = .text(note)
+            }
+            var patch: [String: DeviceValue] = ["update": .object(finished)]
+            if let firmware { patch["firmware"] = .text(firmware) }
+            emitUpdate(.state(patch))
+            logger.info("firmware update done", metadata: ["device": "\(device.id)", "firmware": "\(firmware ?? "?")",
+                                                          "seconds": "\(seconds)"])
+            result = .success(.object(answer))
+        } catch {
+            heldForUpdate = false
+            wakeRequested = true
+            var failure: [String: DeviceValue] = ["code": .text(error.code.rawValue), "message": .text(error.message)]
+            if let vendorCode = error.vendorCode { failure["vendor_code"] = .integer(Int64(vendorCode)) }
+            emitUpdate(.state(["update": .object(["state": .text("idle"), "progress": .null, "remaining_s": .null,
+                                                  "error": .object(failure)])]))
+            logger.warning("firmware update failed", metadata: ["device": "\(device.id)", "error": "\(error)"])
+            result = .failure(error)
+        }
+        updateJob = nil
+        return result
+    }
+
+    /// Gets every image of the package into the device: into its bootloader first if it runs its application,
+    /// then one image after the other, reconnecting to the bootloader after each reset and each lost link.
+    private func install(_ images: [DFUImage], meter: SharedProgressMeter) async throws(CommandError) {
+        guard let applicationLink = link, state == .connected else {
+            throw CommandError(.deviceDisconnected, "\(device.id) went away before the update could start")
+        }
+        guard let mode = await NordicDFUMode.of(applicationLink) else {
+            throw CommandError(.notSupported, "\(device.id) offers no Nordic DFU (Secure DFU 0xFE59 or Legacy DFU "
+                               + "\(LegacyDFUUUID.service))")
+        }
+        heldForUpdate = true
+        var candidates = [address]
+        var bootloaderLink: DeviceLink? = mode.isBootloader ? applicationLink : nil
+        if !mode.isBootloader {
+            try await NordicDFUTransfer.enterBootloader(mode, link: applicationLink)
+            await waitForDisconnection(applicationLink, upTo: .seconds(10))
+            // The unbonded Secure DFU bootloader advertises under the next address; a Legacy one usually under
+            // the same (docs/protocols/dfu.md).
+            candidates = [BluetoothAddress(SecureDFUBootloaderAddress.after(address.rawValue) ?? ""), address].compactMap { $0 }
+        }
+        for image in images {
+            var attemptsWithoutProgress = 0
+            var confirmedBefore = meter.withLock { $0.confirmedBytes }
+            while true {
+                if Task.isCancelled { throw Self.cancelled }
+                let link: DeviceLink
+                if let bootloaderLink, bootloaderLink.isConnected {
+                    link = bootloaderLink
+                } else {
+                    do throws(CommandError) {
+                        link = try await connectBootloader(candidates)
+                    } catch where error.code != .adapterUnavailable && !Task.isCancelled {
+                        attemptsWithoutProgress += 1
+                        guard attemptsWithoutProgress < Self.bootloaderAttemptsWithoutProgress else {
+                            throw CommandError(.dfuFailed, "the bootloader cannot be reached: \(error.message)")
+                        }
+                        continue
+                    }
+                }
+                bootloaderLink = link
+                guard let bootloaderMode = await NordicDFUMode.of(link), bootloaderMode.isBootloader else {
+                    try? await bluez.disconnect(link.device)
+                    throw CommandError(.dfuFailed, "the device at \(link.address) offers no DFU bootloader")
+                }
+                let output = output
+                let installed = try await NordicDFUTransfer.send(image, mode: bootloaderMode, link: link) { progress in
+                    if let report = meter.withLock({ $0.update(progress, at: ContinuousClock.now) }) {
+                        output(.event(.progress(key: "update", report)))
+                    }
+                }
+                if Task.isCancelled { throw Self.cancelled }
+                if installed {
+                    meter.withLock { $0.imageCompleted(size: image.firmware.count) }
+                    // The bootloader resets into the image (or into itself, for the next one).
+                    await waitForDisconnection(link, upTo: .seconds(10))
+                    bootloaderLink = nil
+                    break
+                }
+                meter.withLock { $0.linkLost() }
+                let confirmed = meter.withLock { $0.confirmedBytes }
+                if confirmed > confirmedBefore {
+                    attemptsWithoutProgress = 0
+                    confirmedBefore = confirmed
+                } else {
+                    attemptsWithoutProgress += 1
+                }
+                logger.info("lost the bootloader mid-transfer; reconnecting",
+                            metadata: ["device": "\(device.id)", "confirmed_bytes": "\(confirmed)"])
+                if link.isConnected { try? await bluez.disconnect(link.device) }
+                bootloaderLink = nil
+                guard attemptsWithoutProgress < Self.bootloaderAttemptsWithoutProgress else {
+                    throw CommandError(.dfuFailed, "the bootloader dropped or went silent \(attemptsWithoutProgress) "
+                                       + "times without taking more of the image")
+                }
+            }
+        }
+    }
+
+    /// Finds the bootloader among `candidates` (the first that BlueZ sees; the application's own address only
+    /// after a while, as BlueZ already knows it) and connects to it.
+    private func connectBootloader(_ candidates: [BluetoothAddress]) async throws(CommandError) -> DeviceLink {
+        guard let adapter = adapter(), adapter.powered else {
+            throw CommandError(.adapterUnavailable, "no powered adapter to reach the bootloader with")
+        }
+        let lease = await discovery.acquire(adapter: adapter.path)
+        let own = address
+        let preferOthersUntil = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + Self.bootloaderAppearance
+        var found: DeviceInfo?
+        while found == nil, ContinuousClock.now < deadline, !Task.isCancelled {
+            let model = bluez.model
+            let usable = ContinuousClock.now < preferOthersUntil ? candidates.filter { $0 != own } : candidates
+            found = usable.lazy.compactMap { model.device(address: $0, adapter: adapter.path) }.first
+            if found == nil { try? await Task.sleep(for: .milliseconds(200)) }
+        }
+        await discovery.release(lease)
+        if Task.isCancelled { throw Self.cancelled }
+        guard let found else {
+            let names = candidates.map(\.rawValue).joined(separator: " or ")
+            throw CommandError(.dfuFailed, "no bootloader appeared at \(names) within \(Self.bootloaderAppearance)")
+        }
+        do { try await bluez.connect(found.path, timeout: .seconds(20)) } catch { throw CommandError(bluez: error) }
+        return DeviceLink(bluez: bluez, device: found.path, address: found.address ?? own,
+                          notifyMethod: device.options.notify == "start_notify" ? .startNotify : .acquire,
+                          logger: logger, emit: { _ in }, clock: { Int64(Date().timeIntervalSince1970 * 1000) })
+    }
+
+    /// The application's Firmware Revision once it is back and connected; nil if it does not come back in time.
+    private func firmwareAfterUpdate() async -> String? {
+        let deadline = ContinuousClock.now + Self.applicationReturn
+        while ContinuousClock.now < deadline, !Task.isCancelled {
+            if state == .connected, let link {
+                if let firmware = await link.readDeviceInformationStrings()["firmware"]?.text { return firmware }
+                return nil
+            }
+            try? await Task.sleep(for: .milliseconds(200))
+        }
+        return nil
+    }
+
+    private func waitForDisconnection(_ link: DeviceLink, upTo limit: Duration) async {
+        let device = link.device
+        let bluez = bluez
+        let gone = await bluez.wait(timeout: limit) { !($0.devices[device]?.connected ?? false) }
+        if !gone { try? await bluez.disconnect(device) }
+    }
+
+    private static let cancelled = CommandError(.dfuFailed, "the update was cancelled (request/dfu/cancel)")
+
+    private static func seconds(_ duration: Duration) -> Double {
+        let value = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        return (value * 10).rounded() / 10
+    }
+}
+
+/// The progress meter of one update, shared with the transfer's progress callback.
+final class SharedProgressMeter: Sendable {
+    private let meter: Mutex<DFUProgressMeter>
+
+    init(_ meter: DFUProgressMeter) { self.meter = Mutex(meter) }
+
+    func withLock<T>(_ body: (inout DFUProgressMeter) -> T) -> T { meter.withLock { body(&$0) } }
+}
