@@ -145,6 +145,7 @@ public enum NordicDFUTransfer {
                     } catch where error.code == .deviceDisconnected || error.code == .timeout {
                         return false
                     } catch {
+                        if await linkGoesDown(link) { return false }
                         throw CommandError(.dfuFailed, "writing to the bootloader failed: \(error.message)")
                     }
                 case .awaitAnswer:
@@ -164,6 +165,13 @@ public enum NordicDFUTransfer {
             steps = following
         }
     }
+}
+
+/// Whether `link` is down, or goes down within a moment. BlueZ fails a write that races the link's end with a
+/// generic `Failed` before `Connected` turns false, and such a write is a lost link to resume, not a refusal.
+private func linkGoesDown(_ link: DeviceLink) async -> Bool {
+    let device = link.device
+    return await link.bluez.wait(timeout: .seconds(2)) { !($0.devices[device]?.connected ?? false) }
 }
 
 extension LegacyDFUImageType {
