@@ -11,7 +11,7 @@ struct SimulatorCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "wear2mqtt-sim",
         abstract: "Simulates bluetoothd 5.66 (org.bluez on D-Bus) with simulated BLE wearables.",
-        subcommands: [Run.self, Control.self, Peripheral.self])
+        subcommands: [Run.self, Control.self, Peripheral.self, FirmwarePackage.self])
 }
 
 /// `session`, `system`, or a D-Bus address such as `unix:path=/tmp/bus`.
@@ -219,6 +219,49 @@ struct Peripheral: AsyncParsableCommand {
         let reason = await ShutdownSignal.wait(orUntil: server.disconnection)
         logger.info("stopping (\(reason))")
         await server.stop()
+    }
+}
+
+/// Writes a Nordic DFU package the simulated bootloaders accept, for the demo and for trying `request/dfu` against
+/// the simulator. Its image is filler, not firmware: no real device should be given it (and none would accept its
+/// unsigned init packet).
+struct FirmwarePackage: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "firmware-package",
+        abstract: "Writes a Nordic DFU package (nrfutil's zip) for the simulated bootloaders and prints its SHA-256.",
+        discussion: "The image is filler bytes: for the simulator only. Exit code 1: bad version or size, or the file cannot be written.")
+
+    @Option(help: "Where to write the zip.")
+    var output: String
+
+    @Option(help: "The version the band reports afterwards, major.minor.patch (packed as nrfutil packs it).")
+    var version: String = "2.2.0"
+
+    @Option(help: "The image size in bytes.")
+    var size: Int = 65_536
+
+    @Flag(help: "A Legacy DFU package (nrfutil 0.5) instead of Secure DFU.")
+    var legacy = false
+
+    func run() async throws {
+        let parts = version.split(separator: ".", omittingEmptySubsequences: false).map { UInt32($0) }
+        guard parts.count == 3, let major = parts[0], let minor = parts[1], let patch = parts[2],
+              major < 42_949, minor < 100, patch < 100 else {
+            throw ValidationError("--version must be major.minor.patch with minor and patch below 100, got \(version)")
+        }
+        guard (1...16 << 20).contains(size) else { throw ValidationError("--size must be 1 byte to 16 MiB, got \(size)") }
+        let packed = major * 10_000 + minor * 100 + patch
+        let image = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ $0 >> 7) }
+        let package = legacy
+            ? DFUPackageBuilder.legacyApplication(firmware: image, applicationVersion: packed)
+            : DFUPackageBuilder.application(firmware: image, firmwareVersion: packed)
+        do {
+            try Data(package).write(to: URL(fileURLWithPath: output))
+        } catch {
+            FileHandle.standardError.write(Data("wear2mqtt-sim: cannot write \(output): \(error.localizedDescription)\n".utf8))
+            throw ExitCode(1)
+        }
+        print(DFUPackageFile.sha256(of: package))
     }
 }
 

@@ -99,6 +99,9 @@ struct FirmwareUpdateEndToEndTests {
             let progress = progressSeen(stack)
             #expect(progress.contains { $0 > 0 && $0 < 100 }, "progress seen: \(progress)")
             #expect(progress == progress.sorted(), "progress only moves forward: \(progress)")
+            let updating = stack.payloads("band").compactMap(stack.json).compactMap { $0["update"] as? [String: Any] }
+                .filter { $0["state"] as? String == "updating" }
+            #expect(updating.contains { ($0["remaining_s"] as? Double).map { $0 >= 0 } ?? false }, "remaining_s while updating")
             let shown = try await inspect(stack)
             #expect(shown["dfu_updates"] == "1" && shown["firmware"] == "2.2.0" && shown["dfu_mode"] == "application")
             #expect(shown["dfu_bytes_received"] == String(Self.image.count), "sent once, nothing twice")
@@ -205,7 +208,13 @@ struct FirmwareUpdateEndToEndTests {
                 return update(stack)?["state"] as? String == "idle" && error?["vendor_code"] as? Int == 0x0B0C
             })
             let shown = try await inspect(stack)
-            #expect(shown["dfu_updates"] == "0" && shown["firmware"] == "2.1.0")
+            #expect(shown["dfu_updates"] == "0" && shown["firmware"] == "2.1.0" && shown["dfu_mode"] == "bootloader")
+
+            // The band waits in its bootloader (its application may be gone): the next request goes there directly.
+            let retried = try #require(try await dfu(stack, "u3b"))
+            #expect((retried["data"] as? [String: Any])?["firmware"] as? String == "2.2.0", "\(retried)")
+            #expect(await eventually { state(stack)?["firmware"] as? String == "2.2.0" && update(stack)?["error"] == nil },
+                    "\(update(stack) ?? [:]), firmware \(state(stack)?["firmware"] ?? "none")")
         }
     }
 
@@ -250,7 +259,7 @@ struct FirmwareUpdateEndToEndTests {
             // The band stayed in its bootloader; the next request finds it there and resumes.
             try await stack.control.setLatency(Self.bootloader, milliseconds: 0)
             let resumed = try #require(try await dfu(stack, "u5"))
-            #expect(resumed["status"] as? String == "ok", "\(resumed)")
+            #expect((resumed["data"] as? [String: Any])?["firmware"] as? String == "2.2.0", "\(resumed)")
             let received = try #require(Int(try await inspect(stack)["dfu_bytes_received"] ?? ""))
             #expect(received - Self.image.count <= 4_096, "received \(received)")
         }

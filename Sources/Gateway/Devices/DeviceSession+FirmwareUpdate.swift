@@ -35,14 +35,15 @@ extension DeviceSession {
     /// How long the application may take to come back after the bootloader installed the image.
     static let applicationReturn = Duration.seconds(60)
 
-    /// Starts the update when the device is connected and answers when it is over; otherwise schedules it and
-    /// answers at once with `{"update":"scheduled"}`. `BUSY` while another update runs or waits.
+    /// Starts the update when the device is connected (or waits in the bootloader an earlier update left it in)
+    /// and answers when it is over; otherwise schedules it and answers at once with `{"update":"scheduled"}`.
+    /// `BUSY` while another update runs or waits.
     public func updateFirmware(_ order: FirmwareUpdateOrder) async throws(CommandError) -> DeviceValue {
         if let updateJob {
             let what = if case .scheduled = updateJob { "is scheduled" } else { "is running" }
             throw CommandError(.busy, "a firmware update of \(device.id) \(what); cancel it with request/dfu/cancel first")
         }
-        guard state == .connected, link != nil else {
+        guard (state == .connected && link != nil) || leftInBootloader else {
             updateJob = .scheduled(order)
             emitUpdate(.progress(key: "update", OperationProgress(state: "scheduled")))
             logger.info("firmware update scheduled for the next connection", metadata: ["device": "\(device.id)", "file": "\(order.file)"])
@@ -86,6 +87,7 @@ extension DeviceSession {
         do throws(CommandError) {
             try await install(images, meter: meter)
             heldForUpdate = false
+            leftInBootloader = false
             wakeRequested = true
             let firmware = await firmwareAfterUpdate()
             let seconds = Self.seconds(ContinuousClock.now - started)
@@ -125,22 +127,31 @@ extension DeviceSession {
     /// Gets every image of the package into the device: into its bootloader first if it runs its application,
     /// then one image after the other, reconnecting to the bootloader after each reset and each lost link.
     private func install(_ images: [DFUImage], meter: SharedProgressMeter) async throws(CommandError) {
-        guard let applicationLink = link, state == .connected else {
-            throw CommandError(.deviceDisconnected, "\(device.id) went away before the update could start")
-        }
-        guard let mode = await NordicDFUMode.of(applicationLink) else {
-            throw CommandError(.notSupported, "\(device.id) offers no Nordic DFU (Secure DFU 0xFE59 or Legacy DFU "
-                               + "\(LegacyDFUUUID.service))")
-        }
-        heldForUpdate = true
+        // The unbonded Secure DFU bootloader advertises under the next address; a Legacy one usually under the
+        // same (docs/protocols/dfu.md).
+        let bootloaderCandidates = [BluetoothAddress(SecureDFUBootloaderAddress.after(address.rawValue) ?? ""), address]
+            .compactMap { $0 }
         var candidates = [address]
-        var bootloaderLink: DeviceLink? = mode.isBootloader ? applicationLink : nil
-        if !mode.isBootloader {
-            try await NordicDFUTransfer.enterBootloader(mode, link: applicationLink)
-            await waitForDisconnection(applicationLink, upTo: .seconds(10))
-            // The unbonded Secure DFU bootloader advertises under the next address; a Legacy one usually under
-            // the same (docs/protocols/dfu.md).
-            candidates = [BluetoothAddress(SecureDFUBootloaderAddress.after(address.rawValue) ?? ""), address].compactMap { $0 }
+        var bootloaderLink: DeviceLink?
+        if let applicationLink = link, state == .connected {
+            guard let mode = await NordicDFUMode.of(applicationLink) else {
+                throw CommandError(.notSupported, "\(device.id) offers no Nordic DFU (Secure DFU 0xFE59 or Legacy DFU "
+                                   + "\(LegacyDFUUUID.service))")
+            }
+            heldForUpdate = true
+            if mode.isBootloader {
+                bootloaderLink = applicationLink
+            } else {
+                try await NordicDFUTransfer.enterBootloader(mode, link: applicationLink)
+                leftInBootloader = true
+                await waitForDisconnection(applicationLink, upTo: .seconds(10))
+                candidates = bootloaderCandidates
+            }
+        } else if leftInBootloader {
+            heldForUpdate = true
+            candidates = bootloaderCandidates
+        } else {
+            throw CommandError(.deviceDisconnected, "\(device.id) went away before the update could start")
         }
         for image in images {
             var attemptsWithoutProgress = 0
@@ -167,10 +178,17 @@ extension DeviceSession {
                     throw CommandError(.dfuFailed, "the device at \(link.address) offers no DFU bootloader")
                 }
                 let output = output
-                let installed = try await NordicDFUTransfer.send(image, mode: bootloaderMode, link: link) { progress in
-                    if let report = meter.withLock({ $0.update(progress, at: ContinuousClock.now) }) {
-                        output(.event(.progress(key: "update", report)))
+                let installed: Bool
+                do throws(CommandError) {
+                    installed = try await NordicDFUTransfer.send(image, mode: bootloaderMode, link: link) { progress in
+                        if let report = meter.withLock({ $0.update(progress, at: ContinuousClock.now) }) {
+                            output(.event(.progress(key: "update", report)))
+                        }
                     }
+                } catch {
+                    // Refused or cancelled: leave the bootloader as a DFU app does, so the next update starts afresh.
+                    if link.isConnected { try? await bluez.disconnect(link.device) }
+                    throw error
                 }
                 if Task.isCancelled { throw Self.cancelled }
                 if installed {

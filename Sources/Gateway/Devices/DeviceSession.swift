@@ -44,6 +44,10 @@ public actor DeviceSession {
     var updateJob: FirmwareUpdateJob?
     /// Set while an update has the device in its bootloader: the application is not there to reconnect to.
     var heldForUpdate = false
+    /// Set when an update that put the device into its bootloader ended without installing (cancelled, refused,
+    /// given up): the application may not come back by itself, so the next `dfu` goes to the bootloader directly.
+    /// Cleared when the device connects again.
+    var leftInBootloader = false
 
     public private(set) var state = ConnectionState.disconnected
 
@@ -164,6 +168,7 @@ public actor DeviceSession {
             logger: logger, emit: { output(.event($0)) },
             clock: { Int64(Date().timeIntervalSince1970 * 1000) })
         link = sessionLink
+        leftInBootloader = false
         if case .scheduled(let order) = updateJob { startUpdate(order) }
         let driver = driver
         await withTaskGroup(of: Void.self) { group in
