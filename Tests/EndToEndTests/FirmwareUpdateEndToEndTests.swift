@@ -218,7 +218,7 @@ struct FirmwareUpdateEndToEndTests {
         }
     }
 
-    @Test func anUpdateScheduledWhileTheBandIsAwayRunsWhenItReturns() async throws {
+    @Test func anUpdateScheduledWhileTheBandIsAwayRunsWhenItReturnsEvenAfterAGatewayRestart() async throws {
         try await Self.with { stack in
             #expect(await connected(stack))
             try await stack.control.setAdvertising(Self.band, false)
@@ -232,6 +232,10 @@ struct FirmwareUpdateEndToEndTests {
             let busy = try await dfu(stack, "s2", timeout: .seconds(20))
             #expect(Stack.error(busy).code == "BUSY")
 
+            // The schedule is kept in the state directory: a restarted gateway still has it.
+            try await stack.restartGateway()
+            try await Task.sleep(for: .seconds(2))
+            #expect(try await inspect(stack)["dfu_bytes_received"] == "0", "nothing ran while the band was away")
             try await stack.control.setAdvertising(Self.band, true)
             #expect(await eventually(timeout: .seconds(90)) {
                 update(stack)?["state"] as? String == "idle" && state(stack)?["firmware"] as? String == "2.2.0"

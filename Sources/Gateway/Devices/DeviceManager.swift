@@ -44,6 +44,7 @@ public struct DeviceFilter: Sendable, Equatable {
 public actor DeviceManager {
     private let bluez: BlueZClient
     private let registry: DriverRegistry
+    private let firmwarePackages: Configuration.DFUSection
     private let store: DeviceStore
     private let filter: DeviceFilter
     private let adapterSelector: AdapterSelector?
@@ -56,7 +57,9 @@ public actor DeviceManager {
     private var pairings: [String: PairingFlow] = [:]
 
     public init(bluez: BlueZClient, registry: DriverRegistry, store: DeviceStore, filter: DeviceFilter,
-                adapter: AdapterSelector?, output: @escaping @Sendable (ManagerOutput) -> Void, logger: Logger) {
+                adapter: AdapterSelector?, firmwarePackages: Configuration.DFUSection = .init(),
+                output: @escaping @Sendable (ManagerOutput) -> Void, logger: Logger) {
+        self.firmwarePackages = firmwarePackages
         self.bluez = bluez
         self.registry = registry
         self.store = store
@@ -180,17 +183,17 @@ public actor DeviceManager {
         devices[device.id] = device
         let id = device.id
         let output = output
+        let storage = DriverFileStorage.storage(stateDirectory: store.stateDirectory, address: address)
         let driver = driverType.init(configuration: DriverConfiguration(
             address: address, notifyMethod: device.options.notify == "start_notify" ? .startNotify : .acquire,
-            configure: device.configure ?? [:],
-            storage: DriverFileStorage.storage(stateDirectory: store.stateDirectory, address: address)))
+            configure: device.configure ?? [:], storage: storage))
         let bluez = bluez
         let selector = adapterSelector
         let session = DeviceSession(
             device: device, address: address, driver: driver, bluez: bluez,
             adapter: { try? bluez.adapter(selector) }, discovery: discovery,
             output: { output(.device(id: id, $0)) },
-            logger: logger)
+            logger: logger, storage: storage, firmwarePackages: firmwarePackages)
         sessions[id] = session
         Task { await session.start() }
     }

@@ -8,10 +8,25 @@ import Wearables
 /// came from; what a device session sends, now or when the device next connects.
 public struct FirmwareUpdateOrder: Sendable {
     public var file: String
+    public var sha256: String
     public var package: DFUPackage
 
-    public init(file: String, package: DFUPackage) {
+    /// Reads the package `file` names under `section.directory`, checked before anything reaches a device:
+    /// confined to the directory, at most `max_mb`, exactly `sha256`, a readable Nordic DFU zip. Any failure is
+    /// `INVALID_VALUE`.
+    public static func load(file: String, sha256: String, from section: Configuration.DFUSection) throws(CommandError) -> FirmwareUpdateOrder {
+        do {
+            let package = try DFUPackageFile.load(name: file, directory: section.directory, expectedSHA256: sha256,
+                                                  maximumSize: section.maxBytes)
+            return FirmwareUpdateOrder(file: file, sha256: sha256, package: package)
+        } catch {
+            throw CommandError(.invalidValue, "file: \(error.message); nothing was sent to the device")
+        }
+    }
+
+    public init(file: String, sha256: String, package: DFUPackage) {
         self.file = file
+        self.sha256 = sha256
         self.package = package
     }
 }
@@ -44,6 +59,7 @@ extension DeviceSession {
             throw CommandError(.busy, "a firmware update of \(device.id) \(what); cancel it with request/dfu/cancel first")
         }
         guard (state == .connected && link != nil) || leftInBootloader else {
+            try storage.save(Self.scheduledUpdateEntry, ["file": .text(order.file), "sha256": .text(order.sha256)])
             updateJob = .scheduled(order)
             emitUpdate(.progress(key: "update", OperationProgress(state: "scheduled")))
             logger.info("firmware update scheduled for the next connection", metadata: ["device": "\(device.id)", "file": "\(order.file)"])
@@ -60,6 +76,7 @@ extension DeviceSession {
             return .object(["cancelled": .flag(false)])
         case .scheduled(let order):
             updateJob = nil
+            forgetScheduledUpdate()
             emitUpdate(.state(["update": .object(["state": .text("idle"), "progress": .null, "remaining_s": .null])]))
             return .object(["cancelled": .flag(true), "was": .text("scheduled"), "file": .text(order.file)])
         case .running(let order, let task):
@@ -68,8 +85,40 @@ extension DeviceSession {
         }
     }
 
+    /// The `DriverStorage` entry of a scheduled update: `{"file","sha256"}`, so it survives a gateway restart.
+    static let scheduledUpdateEntry = "firmware_update"
+
+    /// Takes up an update scheduled before the gateway restarted. The package is checked again (it may have
+    /// changed or gone since); one that fails is dropped with its error in the state.
+    func restoreScheduledUpdate() {
+        guard let entry = storage.load(Self.scheduledUpdateEntry) else { return }
+        guard let file = entry["file"]?.text, let sha256 = entry["sha256"]?.text else {
+            forgetScheduledUpdate()
+            return
+        }
+        do throws(CommandError) {
+            let order = try FirmwareUpdateOrder.load(file: file, sha256: sha256, from: firmwarePackages)
+            updateJob = .scheduled(order)
+            emitUpdate(.state(["update": .object(["state": .text("scheduled"), "file": .text(file)])]))
+            logger.info("firmware update still scheduled from before the restart", metadata: ["device": "\(device.id)", "file": "\(file)"])
+        } catch {
+            forgetScheduledUpdate()
+            emitUpdate(.state(["update": .object(["state": .text("idle"), "error": .object([
+                "code": .text(error.code.rawValue), "message": .text("the scheduled update was dropped: \(error.message)"),
+            ])])]))
+            logger.warning("scheduled firmware update dropped", metadata: ["device": "\(device.id)", "error": "\(error)"])
+        }
+    }
+
+    private func forgetScheduledUpdate() {
+        do throws(CommandError) { try storage.remove(Self.scheduledUpdateEntry) } catch {
+            logger.warning("cannot forget the scheduled firmware update", metadata: ["device": "\(device.id)", "error": "\(error)"])
+        }
+    }
+
     @discardableResult
     func startUpdate(_ order: FirmwareUpdateOrder) -> Task<Result<DeviceValue, CommandError>, Never> {
+        forgetScheduledUpdate()
         let task = Task { await self.performUpdate(order) }
         updateJob = .running(order, task)
         return task

@@ -32,6 +32,10 @@ public actor DeviceSession {
     let logger: Logger
     private let commandTimeout: Duration
     private let queueCapacity: Int
+    /// What the gateway keeps for this device across restarts (the driver's entries, and a scheduled update).
+    let storage: DriverStorage
+    /// Where firmware packages come from, to check a scheduled update's package again after a restart.
+    let firmwarePackages: Configuration.DFUSection
 
     private var connectionTask: Task<Void, Never>?
     private var queued = 0
@@ -54,7 +58,10 @@ public actor DeviceSession {
     init(device: ManagedDevice, address: BluetoothAddress, driver: any WearableDriver, bluez: BlueZClient,
          adapter: @escaping @Sendable () -> AdapterInfo?, discovery: DiscoveryCoordinator,
          output: @escaping @Sendable (SessionOutput) -> Void, logger: Logger,
+         storage: DriverStorage = .inMemory(), firmwarePackages: Configuration.DFUSection = .init(),
          commandTimeout: Duration = .seconds(30), queueCapacity: Int = 8) {
+        self.storage = storage
+        self.firmwarePackages = firmwarePackages
         self.device = device
         self.address = address
         self.driver = driver
@@ -71,6 +78,7 @@ public actor DeviceSession {
 
     public func start() {
         guard connectionTask == nil else { return }
+        restoreScheduledUpdate()
         connectionTask = Task { await keepConnected() }
     }
 

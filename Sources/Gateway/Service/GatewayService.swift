@@ -102,7 +102,7 @@ public final class GatewayService: Service, Sendable {
         let manager = DeviceManager(
             bluez: client, registry: WearableDrivers.all, store: DeviceStore(stateDirectory: configuration.gateway.stateDirectory),
             filter: deviceFilter, adapter: configuration.bluez.adapter.map(AdapterSelector.init),
-            output: { [self] in handle($0) }, logger: Logger(label: "devices"))
+            firmwarePackages: configuration.dfu, output: { [self] in handle($0) }, logger: Logger(label: "devices"))
         self.manager.withLock { $0 = manager }
         let agent = PairingAgent(client: client) { await manager.answer($0) }
         await manager.start(configured: configuredDevices)
@@ -416,19 +416,12 @@ public final class GatewayService: Service, Sendable {
     /// device, and fails with `NOT_SUPPORTED` once connected if the device has no DFU service.
     static let gatewayCommands: Set<String> = ["dfu", "dfu/cancel"]
 
-    /// The package `request/dfu` names, checked before anything reaches the device: confined to `dfu.dir`, at most
-    /// `dfu.max_mb`, the SHA-256 the request gave, a readable Nordic DFU zip. Any failure is `INVALID_VALUE`.
+    /// The package `request/dfu` names, checked before anything reaches the device (`FirmwareUpdateOrder.load`).
     private func firmwareOrder(_ arguments: [String: DeviceValue]) throws(CommandError) -> FirmwareUpdateOrder {
         guard let file = arguments["file"]?.text, let sha256 = arguments["sha256"]?.text else {
             throw CommandError(.invalidPayload, "dfu needs file and sha256")
         }
-        do {
-            let package = try DFUPackageFile.load(name: file, directory: configuration.dfu.directory,
-                                                  expectedSHA256: sha256, maximumSize: configuration.dfu.maxBytes)
-            return FirmwareUpdateOrder(file: file, package: package)
-        } catch {
-            throw CommandError(.invalidValue, "file: \(error.message); nothing was sent to the device")
-        }
+        return try FirmwareUpdateOrder.load(file: file, sha256: sha256, from: configuration.dfu)
     }
 
     private func bridgeRequest(_ name: String, _ arguments: [String: DeviceValue]) async throws(CommandError) -> [String: DeviceValue] {
