@@ -121,13 +121,13 @@ struct DFUStack {
     /// response, packets without, every answer fed back from `answers`.
     func transfer(_ client: inout some DFUTransferClient, device: ObjectPath, control: GattCharacteristicInfo,
                   packet: GattCharacteristicInfo, answers: NotificationInbox) async throws -> Outcome {
-        var steps = client.begin()
+        var actions = client.start()
         while true {
             var waiting = false
-            for step in steps {
-                switch step {
+            for action in actions {
+                switch action {
                 case .writeControl(let bytes), .writePacket(let bytes):
-                    let isControl = if case .writeControl = step { true } else { false }
+                    let isControl = if case .writeControl = action { true } else { false }
                     do {
                         try await bluez.write(isControl ? control.path : packet.path, bytes, withResponse: isControl)
                     } catch {
@@ -135,16 +135,16 @@ struct DFUStack {
                         try #require(await disconnected(device), "writing failed while connected: \(error)")
                         return .linkLost
                     }
-                case .awaitAnswer: waiting = true
+                case .waitForNotification: waiting = true
                 case .finished: return .finished
-                case .failed(let error): return .failed(error)
+                case .failed(let error): return .failed(error.commandError)
                 }
             }
             try #require(waiting, "the client stopped without waiting, finishing or failing")
             guard let answer = await answers.next(within: .seconds(10), unless: { !isConnected(device) }) else {
                 return .linkLost
             }
-            steps = client.answer(answer)
+            actions = client.answer(answer)
         }
     }
 }

@@ -61,12 +61,12 @@ struct DFUProgressMeterTests {
     }
 }
 
-@Suite("DFU transfer steps")
-struct DFUTransferStepTests {
-    @Test("both clients map their actions to the same steps, failures to DFU_FAILED with the bootloader's code")
+@Suite("DFU client actions")
+struct DFUClientActionTests {
+    @Test("both clients speak the same actions, failures become DFU_FAILED with the bootloader's code")
     func clientsAsSteps() {
         var secure = SecureDFUClient(initPacket: [1, 2, 3], firmware: Array(repeating: 7, count: 100))
-        guard case .writeControl(let select) = secure.begin().first else {
+        guard case .writeControl(let select) = secure.start().first else {
             Issue.record("Secure DFU starts with a control point write")
             return
         }
@@ -77,14 +77,14 @@ struct DFUTransferStepTests {
             Issue.record("a refused Select ends the transfer")
             return
         }
-        #expect(error.code == .dfuFailed)
-        #expect(error.vendorCode == 0x0B0C)
+        #expect(error.commandError.code == .dfuFailed)
+        #expect(error.commandError.vendorCode == 0x0B0C)
 
         var legacy = LegacyDFUClient(initPacket: [1, 2], firmware: [9, 9, 9])
-        let first = legacy.begin()
+        let first = legacy.start()
         #expect(first.count == 3)
-        if case .awaitAnswer = first.last {} else { Issue.record("Legacy DFU waits for the answer to Start") }
-        #expect(legacy.transferProgress == DFUTransferProgress(acknowledgedBytes: 0, totalBytes: 3))
+        if case .waitForNotification = first.last {} else { Issue.record("Legacy DFU waits for the answer to Start") }
+        #expect(legacy.progress == DFUTransferProgress(acknowledgedBytes: 0, totalBytes: 3))
     }
 
     @Test("package image kinds map to Legacy DFU types; a combined SoftDevice and bootloader has none")

@@ -203,16 +203,16 @@ struct EngineLink<Engine: SimulatedDFUBootloaderEngine> {
 
     mutating func run(_ client: inout some DFUTransferClient) -> Ending {
         var notifications: [[UInt8]] = []
-        var steps = client.begin()
+        var actions = client.start()
         while true {
-            for step in steps {
+            for action in actions {
                 let outputs: [SimulatedDFUBootloaderOutput]
-                switch step {
+                switch action {
                 case .writeControl(let bytes): outputs = engine.writeControlPoint(bytes)
                 case .writePacket(let bytes): outputs = engine.writePacket(bytes)
-                case .awaitAnswer: outputs = []
+                case .waitForNotification: outputs = []
                 case .finished: return .finished
-                case .failed(let error): return .failed(error)
+                case .failed(let error): return .failed(error.commandError)
                 }
                 for output in outputs {
                     switch output {
@@ -223,7 +223,7 @@ struct EngineLink<Engine: SimulatedDFUBootloaderEngine> {
                 }
             }
             guard !notifications.isEmpty else { return .stalled }
-            steps = client.answer(notifications.removeFirst())
+            actions = client.answer(notifications.removeFirst())
         }
     }
 }

@@ -40,15 +40,7 @@ public enum LegacyDFUError: Error, Equatable, Sendable, CustomStringConvertible 
 /// answers Start with `invalidState`, which this client reports after writing Reset (Nordic's library resets and
 /// starts over in that case; the driver does so on the next connection).
 public struct LegacyDFUClient: Sendable {
-    public enum Action: Equatable, Sendable {
-        case writeControl([UInt8])
-        case writePacket([UInt8])
-        /// Wait for the next control point notification and pass it to `handle(_:)`.
-        case waitForNotification
-        /// Activate and Reset was written: the device restarts into the new image and drops the link.
-        case finished
-        case failed(LegacyDFUError)
-    }
+    public typealias Action = DFUClientAction<LegacyDFUError>
 
     public enum Event: Equatable, Sendable {
         case notification([UInt8])

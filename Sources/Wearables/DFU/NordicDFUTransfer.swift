@@ -121,7 +121,7 @@ public enum NordicDFUTransfer {
         return try await run(client, control: control, packet: packet, link: link, progress: progress)
     }
 
-    private static func run(_ initial: some DFUTransferClient, control: GattCharacteristicInfo,
+    private static func run<Client: DFUTransferClient>(_ initial: Client, control: GattCharacteristicInfo,
                             packet: GattCharacteristicInfo, link: DeviceLink,
                             progress: @Sendable (DFUTransferProgress) -> Void) async throws(CommandError) -> Bool {
         var client = initial
@@ -132,14 +132,14 @@ public enum NordicDFUTransfer {
             return false
         }
         defer { answers.close() }
-        var steps = client.begin()
+        var actions = client.start()
         while true {
-            var next: [DFUTransferStep]?
-            for step in steps {
+            var next: [DFUClientAction<Client.Failure>]?
+            for action in actions {
                 if Task.isCancelled { throw CommandError(.dfuFailed, "the update was cancelled") }
-                switch step {
+                switch action {
                 case .writeControl(let bytes), .writePacket(let bytes):
-                    let isControl = if case .writeControl = step { true } else { false }
+                    let isControl = if case .writeControl = action { true } else { false }
                     do throws(CommandError) {
                         try await link.write(isControl ? control : packet, bytes, withResponse: isControl)
                     } catch where error.code == .deviceDisconnected || error.code == .timeout {
@@ -148,21 +148,21 @@ public enum NordicDFUTransfer {
                         if await linkGoesDown(link) { return false }
                         throw CommandError(.dfuFailed, "writing to the bootloader failed: \(error.message)")
                     }
-                case .awaitAnswer:
+                case .waitForNotification:
                     guard let answer = await answers.next(timeout: answerTimeout) else { return false }
                     next = client.answer(answer)
-                    progress(client.transferProgress)
+                    progress(client.progress)
                 case .finished:
                     return true
                 case .failed(let error):
-                    throw error
+                    throw error.commandError
                 }
                 if next != nil { break }
             }
             guard let following = next else {
                 throw CommandError(.internalError, "the DFU client stopped without finishing")
             }
-            steps = following
+            actions = following
         }
     }
 }
@@ -187,52 +187,20 @@ extension LegacyDFUImageType {
     }
 }
 
-/// One step of a DFU client, the same for Secure and Legacy DFU.
-enum DFUTransferStep: Sendable {
-    case writeControl([UInt8])
-    case writePacket([UInt8])
-    case awaitAnswer
-    case finished
-    case failed(CommandError)
-}
-
 /// What `NordicDFUTransfer` needs of a client: both pure clients, seen alike.
 protocol DFUTransferClient: Sendable {
-    mutating func begin() -> [DFUTransferStep]
-    mutating func answer(_ notification: [UInt8]) -> [DFUTransferStep]
-    var transferProgress: DFUTransferProgress { get }
+    associatedtype Failure: DFUTransferFailure
+    mutating func start() -> [DFUClientAction<Failure>]
+    mutating func answer(_ notification: [UInt8]) -> [DFUClientAction<Failure>]
+    var progress: DFUTransferProgress { get }
 }
 
 extension SecureDFUClient: DFUTransferClient {
-    mutating func begin() -> [DFUTransferStep] { start().map(Self.step) }
-    mutating func answer(_ notification: [UInt8]) -> [DFUTransferStep] { handle(.notification(notification)).map(Self.step) }
-    var transferProgress: DFUTransferProgress { progress }
-
-    private static func step(_ action: Action) -> DFUTransferStep {
-        switch action {
-        case .writeControl(let bytes): .writeControl(bytes)
-        case .writePacket(let bytes): .writePacket(bytes)
-        case .waitForNotification: .awaitAnswer
-        case .finished: .finished
-        case .failed(let error): .failed(error.commandError)
-        }
-    }
+    mutating func answer(_ notification: [UInt8]) -> [Action] { handle(.notification(notification)) }
 }
 
 extension LegacyDFUClient: DFUTransferClient {
-    mutating func begin() -> [DFUTransferStep] { start().map(Self.step) }
-    mutating func answer(_ notification: [UInt8]) -> [DFUTransferStep] { handle(.notification(notification)).map(Self.step) }
-    var transferProgress: DFUTransferProgress { progress }
-
-    private static func step(_ action: Action) -> DFUTransferStep {
-        switch action {
-        case .writeControl(let bytes): .writeControl(bytes)
-        case .writePacket(let bytes): .writePacket(bytes)
-        case .waitForNotification: .awaitAnswer
-        case .finished: .finished
-        case .failed(let error): .failed(error.commandError)
-        }
-    }
+    mutating func answer(_ notification: [UInt8]) -> [Action] { handle(.notification(notification)) }
 }
 
 /// A control point's notifications (or indications), taken one at a time with a deadline: the DFU clients wait

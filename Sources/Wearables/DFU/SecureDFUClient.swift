@@ -69,17 +69,7 @@ private func hex(_ value: UInt32) -> String { "0x" + String(value, radix: 16, up
 /// A checksum mismatch (at a receipt or after the object) re-creates the object once; a second mismatch fails.
 /// Any result other than success fails with `SecureDFUError.remote`.
 public struct SecureDFUClient: Sendable {
-    public enum Action: Equatable, Sendable {
-        /// Write to the control point (with response).
-        case writeControl([UInt8])
-        /// Write to the packet characteristic without response.
-        case writePacket([UInt8])
-        /// Wait for the next control point notification and pass it to `handle(_:)`.
-        case waitForNotification
-        /// The bootloader accepted the image; it now resets into the new firmware and drops the link.
-        case finished
-        case failed(SecureDFUError)
-    }
+    public typealias Action = DFUClientAction<SecureDFUError>
 
     public enum Event: Equatable, Sendable {
         case notification([UInt8])
