@@ -54,6 +54,27 @@ let package = Package(
                 "BlueZ",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        /// Nordic DFU: firmware packages, the init packet, Secure and Legacy DFU codecs and clients, and the transfer
+        /// over a `DeviceLink`. The gateway runs it for any driver's device.
+        .target(
+            name: "Firmware",
+            dependencies: [
+                "Wearables",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+            ]
+        ),
+        /// Simulated peripherals on the product's codecs (standard, Bose, E4, GoFIT, ActiGraph, Nordic bootloaders):
+        /// for the simulator, the tests and the bench; never linked into `wear2mqtt`.
+        .target(
+            name: "SimulatedWearables",
+            dependencies: [
+                "Wearables",
+                "Firmware",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ]
         ),
@@ -63,6 +84,7 @@ let package = Package(
             dependencies: [
                 "DBus",
                 "Wearables",
+                "SimulatedWearables",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -90,6 +112,7 @@ let package = Package(
                 "DBus",
                 "BlueZ",
                 "Wearables",
+                "Firmware",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -121,6 +144,7 @@ let package = Package(
                 "MQTT",
                 "CMosquitto",
                 "Wearables",
+                "SimulatedWearables",
                 "Wear2MQTTTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
@@ -130,16 +154,18 @@ let package = Package(
         .testTarget(name: "MQTTTests", dependencies: ["MQTT", "Wear2MQTTTesting"]),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "Wear2MQTTTesting"]),
         .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "Simulator", "wear2mqtt-sim", "Wear2MQTTTesting"]),
-        .testTarget(name: "WearablesTests", dependencies: ["Wearables"]),
+        .testTarget(name: "WearablesTests", dependencies: ["Wearables", "SimulatedWearables"]),
+        .testTarget(name: "FirmwareTests", dependencies: ["Firmware", "Wearables", "SimulatedWearables"]),
+        .testTarget(name: "SimulatedWearablesTests", dependencies: ["SimulatedWearables", "Wearables", "Firmware"]),
         .testTarget(
             name: "SimulatorTests",
-            dependencies: ["Simulator", "DBus", "Wearables", "wear2mqtt-sim", "Wear2MQTTTesting"],
+            dependencies: ["Simulator", "DBus", "Wearables", "Firmware", "SimulatedWearables", "wear2mqtt-sim", "Wear2MQTTTesting"],
             exclude: ["bleak_interop.py"]
         ),
         .testTarget(name: "GatewayTests", dependencies: ["Gateway", "Wear2MQTTTesting"]),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["wear2mqtt", "wear2mqtt-sim", "Gateway", "MQTT", "Simulator", "Wearables", "Wear2MQTTTesting"]
+            dependencies: ["wear2mqtt", "wear2mqtt-sim", "Gateway", "MQTT", "Simulator", "Wearables", "Firmware", "SimulatedWearables", "Wear2MQTTTesting"]
         ),
     ],
     swiftLanguageModes: [.v6]

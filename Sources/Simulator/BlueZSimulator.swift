@@ -1,6 +1,7 @@
 import DBus
 import Logging
 import Wearables
+import SimulatedWearables
 
 /// A BlueZ 5.66-compatible `org.bluez` service with simulated wearables, for tests and the demo: what a
 /// gateway on a Raspberry Pi would see from bluetoothd, on any bus, with no radio.

@@ -1,4 +1,5 @@
 import Wearables
+import SimulatedWearables
 
 /// A heart-rate sensor made for measuring: Heart Rate Service 0x180D like `SimulatedHeartRateStrap`, so the
 /// gateway's `standard` driver serves it, but every Heart Rate Measurement carries a sequence number in its

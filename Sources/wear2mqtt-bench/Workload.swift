@@ -1,5 +1,6 @@
 import Simulator
 import Wearables
+import SimulatedWearables
 
 /// The simulated devices of one measurement: sequenced heart-rate sensors at a common rate, and Bose Frames
 /// streaming some of their IMU sensors at 20 ms (50 Hz each).

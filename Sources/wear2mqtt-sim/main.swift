@@ -4,6 +4,8 @@ import Foundation
 import Logging
 import Simulator
 import Wearables
+import Firmware
+import SimulatedWearables
 
 /// `wear2mqtt-sim`: a BlueZ-compatible simulator with simulated wearables (see docs/simulator.md).
 @main

@@ -3,6 +3,7 @@ import Simulator
 import Testing
 import Wear2MQTTTesting
 import Wearables
+import SimulatedWearables
 
 /// Three Empatica E4s streaming at once through the whole product: the simulator serves the reverse-engineered
 /// protocol, the gateway's E4 driver starts each band, reconstructs sample times and detects beats from BVP.

@@ -3,6 +3,8 @@ import Simulator
 import Testing
 import Wear2MQTTTesting
 import Wearables
+import SimulatedWearables
+import Firmware
 
 /// Firmware updates over the whole product (issue 10, docs/protocols/dfu.md): a package in `dfu.dir` is checked
 /// by the gateway, the simulated Care-Xc reboots into its Nordic bootloader at the next address, the gateway sends

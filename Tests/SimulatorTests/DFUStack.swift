@@ -5,6 +5,7 @@ import Synchronization
 import Testing
 import Wear2MQTTTesting
 @testable import Wearables
+@testable import Firmware
 
 /// A Care-Xc band on a private bus with the simulator, the BlueZ client the gateway uses, and the control
 /// interface: everything a firmware update goes through except the gateway, whose part a pure DFU client plays.

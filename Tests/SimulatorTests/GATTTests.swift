@@ -6,6 +6,7 @@ import Simulator
 import Testing
 import Wear2MQTTTesting
 import Wearables
+import SimulatedWearables
 
 /// ReadValue and WriteValue on the simulated devices' characteristics and descriptors.
 @Suite(.timeLimit(.minutes(2)))

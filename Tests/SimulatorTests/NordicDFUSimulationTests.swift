@@ -4,6 +4,8 @@ import Simulator
 import Testing
 import Wear2MQTTTesting
 @testable import Wearables
+@testable import SimulatedWearables
+@testable import Firmware
 
 /// A firmware update of the simulated Care-Xc through the BlueZ D-Bus API, as the gateway runs it: the application
 /// is asked to reboot, its bootloader shows up under the next address, a pure DFU client sends the image, and the

@@ -2,6 +2,7 @@ import DBus
 @testable import Simulator
 import Testing
 import Wearables
+import SimulatedWearables
 
 /// The pure parts of peripheral mode (`wear2mqtt-sim peripheral`): what is registered with a real bluetoothd.
 struct GattApplicationLayoutTests {

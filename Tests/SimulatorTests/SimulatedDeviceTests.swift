@@ -1,6 +1,7 @@
 import Synchronization
 import Testing
 import Wearables
+import SimulatedWearables
 
 /// A link that records what a device pushes, standing in for the simulator.
 final class RecordingLink: PeripheralLink {

@@ -2,6 +2,7 @@ import DBus
 @testable import Simulator
 import Testing
 import Wearables
+import SimulatedWearables
 
 /// The pure parts of the simulator, without a bus.
 struct GATTLayoutTests {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Wearables
+@testable import SimulatedWearables
 
 /// The beat detector against synthetic PPG whose true beat times are known. Everything is seeded and timed by
 /// sample count, never by the wall clock, so every run sees the same numbers.

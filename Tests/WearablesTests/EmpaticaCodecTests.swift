@@ -1,6 +1,7 @@
 import Testing
 
 @testable import Wearables
+@testable import SimulatedWearables
 
 /// Byte vectors built from the layouts in docs/protocols/e4.md, and what malformed notifications do.
 @Suite("E4 codecs")

@@ -3,6 +3,7 @@ import DBus
 import Foundation
 import Synchronization
 import Wearables
+import Firmware
 
 /// A firmware package the gateway has checked (confined to `dfu.dir`, size, SHA-256, parsed) and the file it
 /// came from; what a device session sends, now or when the device next connects.

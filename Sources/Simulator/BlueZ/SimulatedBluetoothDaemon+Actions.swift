@@ -1,5 +1,6 @@
 import DBus
 import Wearables
+import SimulatedWearables
 
 /// Faults and device-side events from the scenario's timeline and the control interface.
 extension SimulatedBluetoothDaemon {

@@ -1,5 +1,6 @@
 import DBus
 import Wearables
+import SimulatedWearables
 
 /// Device1 Connect and Disconnect, the link going up (Connected, GATT objects, ServicesResolved, Battery1) and
 /// down (the reverse), and the writable Device1 properties (`src/device.c`).

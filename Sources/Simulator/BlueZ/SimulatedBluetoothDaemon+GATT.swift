@@ -1,5 +1,6 @@
 import DBus
 import Wearables
+import SimulatedWearables
 
 /// GattCharacteristic1 and GattDescriptor1 on a connected device, and the notifications the device pushes
 /// (`src/gatt-client.c`). ATT requests take one round trip of the device's `att_round_trip`.

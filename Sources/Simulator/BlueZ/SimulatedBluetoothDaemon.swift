@@ -1,6 +1,7 @@
 import DBus
 import Logging
 import Wearables
+import SimulatedWearables
 
 /// The simulated bluetoothd: one adapter (`/org/bluez/hci0`), AgentManager1 (`/org/bluez`), and the Device1 and
 /// GATT objects of the simulated devices it discovers and connects to, behaving as BlueZ 5.66 does on the

@@ -1,5 +1,6 @@
 import DBus
 import Wearables
+import SimulatedWearables
 
 /// Everything the simulated bluetoothd knows of and does with one simulated device: the radio side (is it
 /// advertising, how strong is it) and BlueZ's side (is its object exported, paired, connected, which GATT

@@ -1,4 +1,5 @@
 import Wearables
+import SimulatedWearables
 
 /// The peripheral's side of one LE link, handed to `SimulatedPeripheral.run(on:)`: every call goes to the daemon,
 /// which drops it once this link has ended (a behaviour still running after a disconnection pushes into nothing).

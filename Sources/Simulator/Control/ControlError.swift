@@ -1,4 +1,5 @@
 import Wearables
+import SimulatedWearables
 
 /// Errors of the control interface (`org.wear2mqtt.Simulator1`), named in its own namespace so a test never
 /// mistakes them for something BlueZ said.

@@ -1,5 +1,6 @@
 import DBus
 import Wearables
+import SimulatedWearables
 
 /// `org.wear2mqtt.Simulator1` at `/org/wear2mqtt/simulator`, owned as `org.wear2mqtt.Simulator` on a connection
 /// of its own, so that the `org.bluez` object tree stays exactly what BlueZ exports. Tests and

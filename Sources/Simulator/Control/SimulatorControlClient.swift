@@ -1,5 +1,6 @@
 import DBus
 import Wearables
+import SimulatedWearables
 
 /// Calls the simulator's control interface from another process (the CLI's `control` verbs, tests).
 public struct SimulatorControlClient: Sendable {

@@ -1,5 +1,6 @@
 import DBus
 import Wearables
+import SimulatedWearables
 
 /// One client's `SetDiscoveryFilter` settings and the rule BlueZ applies to decide whether an advertisement
 /// is reported to it (`parse_discovery_filter_entry` and `is_filter_match` in `src/adapter.c`).

@@ -1,4 +1,5 @@
 import Wearables
+import SimulatedWearables
 
 /// The attribute table a simulated peripheral's ATT server holds, with handles assigned the way a peripheral's
 /// GATT database assigns them, and the object paths BlueZ derives from the handles (`serviceXXXX`,

@@ -1,5 +1,6 @@
 import DBus
 import Wearables
+import SimulatedWearables
 
 /// How a simulated device's own GATT table is laid out as a GATT *server* application for bluetoothd's
 /// `org.bluez.GattManager1.RegisterApplication` (`doc/org.bluez.GattManager.rst`): one object per service,

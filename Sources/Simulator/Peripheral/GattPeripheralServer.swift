@@ -1,6 +1,7 @@
 import DBus
 import Logging
 import Wearables
+import SimulatedWearables
 
 /// Serves one simulated device through a real bluetoothd: its GATT table registered with
 /// `org.bluez.GattManager1.RegisterApplication` and its advertisement with

@@ -1,5 +1,6 @@
 import DBus
 import Wearables
+import SimulatedWearables
 
 /// A simulated device's advertisement as the properties of an `org.bluez.LEAdvertisement1` object
 /// (`doc/org.bluez.LEAdvertisement.rst`, `test/example-advertisement`) that bluetoothd's

@@ -1,4 +1,5 @@
 import Wearables
+import SimulatedWearables
 
 /// Everything a simulation run starts from: the adapter, the devices in range, and the faults and device
 /// events to inject at given times. Loaded from YAML by `ScenarioLoader` or built in code by tests.

@@ -1,6 +1,7 @@
 import Foundation
 import Wearables
 import Yams
+import SimulatedWearables
 
 /// Turns a scenario YAML document into a `Scenario`, checking every key, type and range and building each
 /// device once so that its kind-specific options are checked too. The first problem found is reported with its

@@ -14,13 +14,13 @@ public struct ActiGraphEpochRange: Sendable, Equatable, ByteLayout {
 
     public init(decoding bytes: [UInt8]) throws(GATTCodecError) { try self.init(whole: bytes) }
 
-    init(reading reader: inout ByteReader) throws(GATTCodecError) {
+    package init(reading reader: inout ByteReader) throws(GATTCodecError) {
         self.init(start: try reader.read(UInt32.self), stop: try reader.read(UInt32.self))
     }
 
     public func encoded() -> [UInt8] { wholeBytes }
 
-    func write(to writer: inout ByteWriter) {
+    package func write(to writer: inout ByteWriter) {
         writer.write(start)
         writer.write(stop)
     }
@@ -40,13 +40,13 @@ public struct ActiGraphEpochOpened: Sendable, Equatable, ByteLayout {
 
     public init(decoding bytes: [UInt8]) throws(GATTCodecError) { try self.init(whole: bytes) }
 
-    init(reading reader: inout ByteReader) throws(GATTCodecError) {
+    package init(reading reader: inout ByteReader) throws(GATTCodecError) {
         self.init(epochCount: try reader.read(UInt32.self), pageCount: try reader.read(UInt16.self))
     }
 
     public func encoded() -> [UInt8] { wholeBytes }
 
-    func write(to writer: inout ByteWriter) {
+    package func write(to writer: inout ByteWriter) {
         writer.write(epochCount)
         writer.write(pageCount)
     }
@@ -81,7 +81,7 @@ public struct ActiGraphEpochRecord: Sendable, Equatable, ByteLayout {
 
     public init(decoding bytes: [UInt8]) throws(GATTCodecError) { try self.init(whole: bytes) }
 
-    init(reading reader: inout ByteReader) throws(GATTCodecError) {
+    package init(reading reader: inout ByteReader) throws(GATTCodecError) {
         self.init(timestamp: try reader.read(UInt32.self), xCounts: try reader.read(UInt16.self),
                   yCounts: try reader.read(UInt16.self), zCounts: try reader.read(UInt16.self),
                   steps: try reader.read(UInt16.self), heartRate: try reader.readUInt8(),
@@ -90,7 +90,7 @@ public struct ActiGraphEpochRecord: Sendable, Equatable, ByteLayout {
 
     public func encoded() -> [UInt8] { wholeBytes }
 
-    func write(to writer: inout ByteWriter) {
+    package func write(to writer: inout ByteWriter) {
         writer.write(timestamp)
         writer.write(xCounts)
         writer.write(yCounts)
@@ -134,7 +134,7 @@ public struct ActiGraphEpochPage: Sendable, Equatable, ByteLayout {
 
     public init(decoding bytes: [UInt8]) throws(GATTCodecError) { try self.init(whole: bytes) }
 
-    init(reading reader: inout ByteReader) throws(GATTCodecError) {
+    package init(reading reader: inout ByteReader) throws(GATTCodecError) {
         page = try reader.read(UInt16.self)
         let count = Int(try reader.readUInt8())
         guard count <= Self.maximumRecords else { throw .outOfRange(field: "epoch count", value: count) }
@@ -147,7 +147,7 @@ public struct ActiGraphEpochPage: Sendable, Equatable, ByteLayout {
     public func encoded() -> [UInt8] { wholeBytes }
 
     /// Traps past 255 records, which the count byte cannot say: a bug of the caller, not of the Link.
-    func write(to writer: inout ByteWriter) {
+    package func write(to writer: inout ByteWriter) {
         precondition(records.count <= Int(UInt8.max), "an ActiGraph epoch page of \(records.count) records cannot be encoded")
         writer.write(page)
         writer.write(UInt8(records.count))

@@ -11,11 +11,11 @@ public struct ActiGraphAxes: Sendable, Equatable {
         self.z = z
     }
 
-    init(reading reader: inout ByteReader) throws(GATTCodecError) {
+    package init(reading reader: inout ByteReader) throws(GATTCodecError) {
         self.init(x: try reader.readInt16(), y: try reader.readInt16(), z: try reader.readInt16())
     }
 
-    func write(to writer: inout ByteWriter) {
+    package func write(to writer: inout ByteWriter) {
         writer.write(x)
         writer.write(y)
         writer.write(z)
@@ -24,18 +24,18 @@ public struct ActiGraphAxes: Sendable, Equatable {
 
 /// The time fields both stream packets share: first sample u32 s + u16 ms (0…999), rate u8 (Hz). Sample `i` is
 /// at the first sample's time + i × 1000 / rate ms, rounded to the nearest millisecond.
-struct ActiGraphSampleClock: Sendable, Equatable {
-    var seconds: UInt32
-    var milliseconds: UInt16
-    var rateHz: UInt8
+package struct ActiGraphSampleClock: Sendable, Equatable {
+    package var seconds: UInt32
+    package var milliseconds: UInt16
+    package var rateHz: UInt8
 
-    init(seconds: UInt32, milliseconds: UInt16, rateHz: UInt8) {
+    package init(seconds: UInt32, milliseconds: UInt16, rateHz: UInt8) {
         self.seconds = seconds
         self.milliseconds = milliseconds
         self.rateHz = rateHz
     }
 
-    init(reading reader: inout ByteReader, rates: ClosedRange<UInt8>) throws(GATTCodecError) {
+    package init(reading reader: inout ByteReader, rates: ClosedRange<UInt8>) throws(GATTCodecError) {
         seconds = try reader.read(UInt32.self)
         milliseconds = try reader.read(UInt16.self)
         guard milliseconds <= 999 else { throw .outOfRange(field: "first sample milliseconds", value: Int(milliseconds)) }
@@ -43,14 +43,14 @@ struct ActiGraphSampleClock: Sendable, Equatable {
         guard rates.contains(rateHz) else { throw .outOfRange(field: "rate", value: Int(rateHz)) }
     }
 
-    func write(to writer: inout ByteWriter) {
+    package func write(to writer: inout ByteWriter) {
         writer.write(seconds)
         writer.write(milliseconds)
         writer.write(rateHz)
     }
 
     /// Unix ms of sample `index`; a rate of 0 (which the decoder refuses) is taken as 1 Hz.
-    func time(ofSample index: Int) -> Int64 {
+    package func time(ofSample index: Int) -> Int64 {
         let rate = Int64(max(rateHz, 1))
         let offset = (Int64(index) * 2000 + rate) / (2 * rate)
         return Int64(seconds) * 1000 + Int64(milliseconds) + offset
@@ -101,7 +101,7 @@ public struct ActiGraphRawPacket: Sendable, Equatable, ByteLayout {
 
     public init(decoding bytes: [UInt8]) throws(GATTCodecError) { try self.init(whole: bytes) }
 
-    init(reading reader: inout ByteReader) throws(GATTCodecError) {
+    package init(reading reader: inout ByteReader) throws(GATTCodecError) {
         sequence = try reader.read(UInt16.self)
         let clock = try ActiGraphSampleClock(reading: &reader, rates: ActiGraphStreamSettings.rawRates)
         firstSampleSeconds = clock.seconds
@@ -118,7 +118,7 @@ public struct ActiGraphRawPacket: Sendable, Equatable, ByteLayout {
     public func encoded() -> [UInt8] { wholeBytes }
 
     /// Traps past 255 samples, which the count byte cannot say: a bug of the caller.
-    func write(to writer: inout ByteWriter) {
+    package func write(to writer: inout ByteWriter) {
         precondition(samples.count <= Int(UInt8.max), "an ActiGraph raw packet of \(samples.count) samples cannot be encoded")
         writer.write(sequence)
         clock.write(to: &writer)
@@ -126,7 +126,7 @@ public struct ActiGraphRawPacket: Sendable, Equatable, ByteLayout {
         for sample in samples { sample.write(to: &writer) }
     }
 
-    var clock: ActiGraphSampleClock {
+    package var clock: ActiGraphSampleClock {
         ActiGraphSampleClock(seconds: firstSampleSeconds, milliseconds: firstSampleMilliseconds, rateHz: rateHz)
     }
 
@@ -217,7 +217,7 @@ public struct ActiGraphIMUPacket: Sendable, Equatable, ByteLayout {
 
     public init(decoding bytes: [UInt8]) throws(GATTCodecError) { try self.init(whole: bytes) }
 
-    init(reading reader: inout ByteReader) throws(GATTCodecError) {
+    package init(reading reader: inout ByteReader) throws(GATTCodecError) {
         let rawSensor = try reader.readUInt8()
         guard let sensor = ActiGraphIMUSensor(rawValue: rawSensor) else {
             throw .unknownIdentifier(field: "IMU sensor", value: Int(rawSensor))
@@ -241,7 +241,7 @@ public struct ActiGraphIMUPacket: Sendable, Equatable, ByteLayout {
 
     public func encoded() -> [UInt8] { wholeBytes }
 
-    func write(to writer: inout ByteWriter) {
+    package func write(to writer: inout ByteWriter) {
         precondition(rawSamples.count <= Int(UInt8.max), "an ActiGraph IMU packet of \(rawSamples.count) samples cannot be encoded")
         precondition(rawSamples.allSatisfy { $0.count == sensor.valuesPerSample },
                      "every \(sensor.name) sample has \(sensor.valuesPerSample) values")

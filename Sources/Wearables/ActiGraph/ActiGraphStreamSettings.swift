@@ -18,13 +18,13 @@ public struct ActiGraphIMUMask: OptionSet, Sendable, Hashable {
 }
 
 extension ByteReader {
-    mutating func readIMUMask() throws(GATTCodecError) -> ActiGraphIMUMask {
+    package mutating func readIMUMask() throws(GATTCodecError) -> ActiGraphIMUMask {
         let raw = try readUInt8()
         guard raw & ~ActiGraphIMUMask.all.rawValue == 0 else { throw .reservedValue(field: "IMU mask", value: Int(raw)) }
         return ActiGraphIMUMask(rawValue: raw)
     }
 
-    mutating func readRawRate() throws(GATTCodecError) -> UInt8 {
+    package mutating func readRawRate() throws(GATTCodecError) -> UInt8 {
         let rate = try readUInt8()
         guard ActiGraphStreamSettings.rawRates.contains(rate) else { throw .outOfRange(field: "raw rate", value: Int(rate)) }
         return rate
@@ -51,14 +51,14 @@ public struct ActiGraphStreamSettings: Sendable, Equatable, ByteLayout {
 
     public init(decoding bytes: [UInt8]) throws(GATTCodecError) { try self.init(whole: bytes) }
 
-    init(reading reader: inout ByteReader) throws(GATTCodecError) {
+    package init(reading reader: inout ByteReader) throws(GATTCodecError) {
         self.init(rawStreaming: try reader.readFlag(field: "raw streaming"), rawRateHz: try reader.readRawRate(),
                   imu: try reader.readIMUMask())
     }
 
     public func encoded() -> [UInt8] { wholeBytes }
 
-    func write(to writer: inout ByteWriter) {
+    package func write(to writer: inout ByteWriter) {
         writer.write(rawStreaming)
         writer.write(rawRateHz)
         writer.write(imu.rawValue)
@@ -95,7 +95,7 @@ public struct ActiGraphDeviceStatus: Sendable, Equatable, ByteLayout {
 
     public init(decoding bytes: [UInt8]) throws(GATTCodecError) { try self.init(whole: bytes) }
 
-    init(reading reader: inout ByteReader) throws(GATTCodecError) {
+    package init(reading reader: inout ByteReader) throws(GATTCodecError) {
         batteryPercent = try reader.readUInt8()
         guard batteryPercent <= 100 else { throw .outOfRange(field: "battery", value: Int(batteryPercent)) }
         isWorn = try reader.readFlag(field: "wear")
@@ -108,7 +108,7 @@ public struct ActiGraphDeviceStatus: Sendable, Equatable, ByteLayout {
 
     public func encoded() -> [UInt8] { wholeBytes }
 
-    func write(to writer: inout ByteWriter) {
+    package func write(to writer: inout ByteWriter) {
         writer.write(batteryPercent)
         writer.write(isWorn)
         streams.write(to: &writer)

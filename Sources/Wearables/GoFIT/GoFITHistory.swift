@@ -45,14 +45,14 @@ public struct GoFITStepRecord: Sendable, Equatable, ByteLayout {
 
     public init(decoding bytes: [UInt8]) throws(GATTCodecError) { try self.init(whole: bytes) }
 
-    init(reading reader: inout ByteReader) throws(GATTCodecError) {
+    package init(reading reader: inout ByteReader) throws(GATTCodecError) {
         self.init(timestamp: try reader.read(UInt32.self), steps: try reader.read(UInt16.self),
                   distanceMeters: try reader.read(UInt16.self), caloriesKcal: try reader.read(UInt16.self))
     }
 
     public func encoded() -> [UInt8] { wholeBytes }
 
-    func write(to writer: inout ByteWriter) {
+    package func write(to writer: inout ByteWriter) {
         writer.write(timestamp)
         writer.write(steps)
         writer.write(distanceMeters)
@@ -74,7 +74,7 @@ public struct GoFITSleepRecord: Sendable, Equatable, ByteLayout {
 
     public init(decoding bytes: [UInt8]) throws(GATTCodecError) { try self.init(whole: bytes) }
 
-    init(reading reader: inout ByteReader) throws(GATTCodecError) {
+    package init(reading reader: inout ByteReader) throws(GATTCodecError) {
         let timestamp = try reader.read(UInt32.self)
         let score = try reader.readUInt8()
         guard score <= Self.maximumScore else { throw .outOfRange(field: "sleep score", value: Int(score)) }
@@ -83,7 +83,7 @@ public struct GoFITSleepRecord: Sendable, Equatable, ByteLayout {
 
     public func encoded() -> [UInt8] { wholeBytes }
 
-    func write(to writer: inout ByteWriter) {
+    package func write(to writer: inout ByteWriter) {
         writer.write(timestamp)
         writer.write(score)
     }
@@ -101,13 +101,13 @@ public struct GoFITHeartRateRecord: Sendable, Equatable, ByteLayout {
 
     public init(decoding bytes: [UInt8]) throws(GATTCodecError) { try self.init(whole: bytes) }
 
-    init(reading reader: inout ByteReader) throws(GATTCodecError) {
+    package init(reading reader: inout ByteReader) throws(GATTCodecError) {
         self.init(timestamp: try reader.read(UInt32.self), bpm: try reader.readUInt8())
     }
 
     public func encoded() -> [UInt8] { wholeBytes }
 
-    func write(to writer: inout ByteWriter) {
+    package func write(to writer: inout ByteWriter) {
         writer.write(timestamp)
         writer.write(bpm)
     }
@@ -125,7 +125,7 @@ public struct GoFITSpO2Record: Sendable, Equatable, ByteLayout {
 
     public init(decoding bytes: [UInt8]) throws(GATTCodecError) { try self.init(whole: bytes) }
 
-    init(reading reader: inout ByteReader) throws(GATTCodecError) {
+    package init(reading reader: inout ByteReader) throws(GATTCodecError) {
         let timestamp = try reader.read(UInt32.self)
         let percent = try reader.readUInt8()
         guard percent <= 100 else { throw .outOfRange(field: "SpO2", value: Int(percent)) }
@@ -134,7 +134,7 @@ public struct GoFITSpO2Record: Sendable, Equatable, ByteLayout {
 
     public func encoded() -> [UInt8] { wholeBytes }
 
-    func write(to writer: inout ByteWriter) {
+    package func write(to writer: inout ByteWriter) {
         writer.write(timestamp)
         writer.write(percent)
     }
@@ -184,7 +184,7 @@ public struct GoFITGPSPoint: Sendable, Equatable, ByteLayout {
 
     public init(decoding bytes: [UInt8]) throws(GATTCodecError) { try self.init(whole: bytes) }
 
-    init(reading reader: inout ByteReader) throws(GATTCodecError) {
+    package init(reading reader: inout ByteReader) throws(GATTCodecError) {
         timestamp = try reader.read(UInt32.self)
         valid = try reader.readFlag(field: "GPS valid")
         flag = try reader.readUInt8()
@@ -203,7 +203,7 @@ public struct GoFITGPSPoint: Sendable, Equatable, ByteLayout {
 
     public func encoded() -> [UInt8] { wholeBytes }
 
-    func write(to writer: inout ByteWriter) {
+    package func write(to writer: inout ByteWriter) {
         writer.write(timestamp)
         writer.write(valid)
         writer.write(flag)
@@ -253,7 +253,7 @@ public struct GoFITLap: Sendable, Equatable, ByteLayout {
 
     public init(decoding bytes: [UInt8]) throws(GATTCodecError) { try self.init(whole: bytes) }
 
-    init(reading reader: inout ByteReader) throws(GATTCodecError) {
+    package init(reading reader: inout ByteReader) throws(GATTCodecError) {
         start = try reader.read(UInt32.self)
         durationSeconds = try reader.read(UInt32.self)
         distanceMeters = try reader.read(UInt32.self)
@@ -267,7 +267,7 @@ public struct GoFITLap: Sendable, Equatable, ByteLayout {
 
     public func encoded() -> [UInt8] { wholeBytes }
 
-    func write(to writer: inout ByteWriter) {
+    package func write(to writer: inout ByteWriter) {
         writer.write(start)
         writer.write(durationSeconds)
         writer.write(distanceMeters)
@@ -328,7 +328,7 @@ public struct GoFITActivity: Sendable, Equatable, ByteLayout {
 
     /// Reads the length first and the body only within it, so a body that disagrees with its length is an error
     /// here and not a misread of the next record.
-    init(reading reader: inout ByteReader) throws(GATTCodecError) {
+    package init(reading reader: inout ByteReader) throws(GATTCodecError) {
         let length = Int(try reader.read(UInt16.self))
         let bodyStart = reader.offset
         var body = ByteReader(Array(try reader.readBytes(length)))
@@ -369,7 +369,7 @@ public struct GoFITActivity: Sendable, Equatable, ByteLayout {
 
     /// Traps when the activity cannot be framed at all (more than 65,535 points or 255 laps, a body past 65,535
     /// bytes): a bug of the caller, not of the band.
-    func write(to writer: inout ByteWriter) {
+    package func write(to writer: inout ByteWriter) {
         let length = Self.summaryLength + points.count * GoFITGPSPoint.length + laps.count * GoFITLap.length
         precondition(length <= Int(UInt16.max) && points.count <= Int(UInt16.max) && laps.count <= Int(UInt8.max),
                      "a GoFIT activity of \(points.count) points and \(laps.count) laps cannot be framed")
@@ -427,7 +427,7 @@ public enum GoFITHistoryRecord: Sendable, Equatable, ByteWritable {
         try reader.expectEnd()
     }
 
-    init(reading reader: inout ByteReader, kind: GoFITHistoryKind) throws(GATTCodecError) {
+    package init(reading reader: inout ByteReader, kind: GoFITHistoryKind) throws(GATTCodecError) {
         switch kind {
         case .steps: self = .steps(try GoFITStepRecord(reading: &reader))
         case .sleep: self = .sleep(try GoFITSleepRecord(reading: &reader))
@@ -439,7 +439,7 @@ public enum GoFITHistoryRecord: Sendable, Equatable, ByteWritable {
 
     public func encoded() -> [UInt8] { wholeBytes }
 
-    func write(to writer: inout ByteWriter) {
+    package func write(to writer: inout ByteWriter) {
         switch self {
         case .steps(let record): record.write(to: &writer)
         case .sleep(let record): record.write(to: &writer)

@@ -1,6 +1,6 @@
 /// The order of a multi-byte field on the wire. Bluetooth SIG characteristics are little-endian throughout;
 /// some vendor protocols (Bose) are big-endian.
-enum ByteOrder: Sendable {
+package enum ByteOrder: Sendable {
     case littleEndian
     case bigEndian
 }
@@ -9,16 +9,16 @@ enum ByteOrder: Sendable {
 ///
 /// Every read checks the remaining length first and throws `truncated` with the total length the field needed,
 /// so no codec indexes past the end of device-supplied bytes. Shared by the standard and the vendor codecs.
-struct ByteReader {
+package struct ByteReader {
     private let bytes: [UInt8]
     private(set) var offset = 0
 
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
+    package init(_ bytes: [UInt8]) { self.bytes = bytes }
 
-    var remainingCount: Int { bytes.count - offset }
-    var isAtEnd: Bool { offset >= bytes.count }
+    package var remainingCount: Int { bytes.count - offset }
+    package var isAtEnd: Bool { offset >= bytes.count }
 
-    mutating func readBytes(_ count: Int) throws(GATTCodecError) -> ArraySlice<UInt8> {
+    package mutating func readBytes(_ count: Int) throws(GATTCodecError) -> ArraySlice<UInt8> {
         guard count >= 0, remainingCount >= count else {
             throw .truncated(expected: offset + max(count, 0), actual: bytes.count)
         }
@@ -26,19 +26,19 @@ struct ByteReader {
         return bytes[offset..<offset + count]
     }
 
-    mutating func readUInt8() throws(GATTCodecError) -> UInt8 {
+    package mutating func readUInt8() throws(GATTCodecError) -> UInt8 {
         let byte = try readBytes(1)
         return byte[byte.startIndex]
     }
 
-    mutating func read<T: FixedWidthInteger & UnsignedInteger>(
+    package mutating func read<T: FixedWidthInteger & UnsignedInteger>(
         _: T.Type, byteOrder: ByteOrder = .littleEndian
     ) throws(GATTCodecError) -> T {
         try readInteger(byteCount: MemoryLayout<T>.size, byteOrder: byteOrder)
     }
 
     /// For 24-bit fields such as the PLX device and sensor status.
-    mutating func readUInt24(byteOrder: ByteOrder = .littleEndian) throws(GATTCodecError) -> UInt32 {
+    package mutating func readUInt24(byteOrder: ByteOrder = .littleEndian) throws(GATTCodecError) -> UInt32 {
         try readInteger(byteCount: 3, byteOrder: byteOrder)
     }
 
@@ -56,19 +56,21 @@ struct ByteReader {
 }
 
 /// Appends fixed-width fields; the counterpart of `ByteReader`, used by every `encode()`.
-struct ByteWriter {
-    private(set) var bytes: [UInt8] = []
+package struct ByteWriter {
+    package private(set) var bytes: [UInt8] = []
 
-    mutating func write(_ byte: UInt8) { bytes.append(byte) }
+    package init() {}
 
-    mutating func write(contentsOf other: some Sequence<UInt8>) { bytes.append(contentsOf: other) }
+    package mutating func write(_ byte: UInt8) { bytes.append(byte) }
 
-    mutating func write<T: FixedWidthInteger & UnsignedInteger>(_ value: T, byteOrder: ByteOrder = .littleEndian) {
+    package mutating func write(contentsOf other: some Sequence<UInt8>) { bytes.append(contentsOf: other) }
+
+    package mutating func write<T: FixedWidthInteger & UnsignedInteger>(_ value: T, byteOrder: ByteOrder = .littleEndian) {
         writeInteger(value, byteCount: MemoryLayout<T>.size, byteOrder: byteOrder)
     }
 
     /// Writes the low 24 bits of `value`; callers have already checked that nothing is lost.
-    mutating func writeUInt24(_ value: UInt32, byteOrder: ByteOrder = .littleEndian) {
+    package mutating func writeUInt24(_ value: UInt32, byteOrder: ByteOrder = .littleEndian) {
         writeInteger(value, byteCount: 3, byteOrder: byteOrder)
     }
 

@@ -14,7 +14,7 @@ public final class StandardGATTDriver: WearableDriver {
     ]
 
     /// The services this driver serves: any one of them in an advertisement makes a device ours.
-    static let servedServices: [UInt16] = [
+    package static let servedServices: [UInt16] = [
         GATTUUID.Service.heartRate, GATTUUID.Service.healthThermometer, GATTUUID.Service.pulseOximeter,
         GATTUUID.Service.immediateAlert, GATTUUID.Service.runningSpeedAndCadence,
         GATTUUID.Service.cyclingSpeedAndCadence, GATTUUID.Service.battery,
@@ -177,7 +177,7 @@ public final class StandardGATTDriver: WearableDriver {
 
 extension BodySensorLocation {
     /// snake_case for the device state.
-    var name: String {
+    package var name: String {
         switch self {
         case .other: "other"
         case .chest: "chest"
@@ -192,7 +192,7 @@ extension BodySensorLocation {
 }
 
 extension AlertLevel {
-    var name: String {
+    package var name: String {
         switch self {
         case .none: "none"
         case .mild: "mild"

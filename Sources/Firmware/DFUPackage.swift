@@ -1,0 +1,335 @@
+import Foundation
+import Wearables
+import ZIPFoundation
+
+/// Why a firmware package was refused before anything was sent to a device. The message is a sentence for the
+/// person who asked for the update. Like the other codec errors it carries no MQTT error code: the gateway
+/// chooses one. None of these is worth retrying with the same file.
+public enum DFUPackageError: Error, Equatable, Sendable, CustomStringConvertible {
+    // The init packet (DFUInitPacket)
+    /// The `.dat` is not a Secure DFU init packet; the reason names the field or byte.
+    case malformedInitPacket(String)
+
+    // The zip (DFUPackage)
+    case notAZip
+    /// The package file or data is larger than the configured limit.
+    case tooLarge(bytes: Int, limit: Int)
+    /// The zip's entries would expand to more than the limit (a zip bomb, or just too much firmware).
+    case expandsTooLarge(bytes: UInt64, limit: Int)
+    /// An entry does not inflate, or inflates to other bytes than its CRC says.
+    case corruptEntry(name: String, reason: String)
+    case missingManifest
+    case invalidManifest(String)
+    /// A file `manifest.json` names is not in the zip.
+    case missingFile(String)
+    /// An image or init packet the manifest names has no bytes.
+    case emptyFile(String)
+    /// The init packet parses but describes other firmware than the image next to it.
+    case initPacketMismatch(file: String, reason: String)
+
+    // The file under dfu.dir (DFUPackageFile)
+    /// Absolute names, `..` and empty names are refused before the file system is asked.
+    case invalidFileName(name: String, reason: String)
+    /// The name resolves (through symlinks) to somewhere outside the DFU directory.
+    case outsideDirectory(String)
+    case directoryNotFound(String)
+    case fileNotFound(String)
+    case unreadable(name: String, reason: String)
+    /// The `sha256` of the request is not 64 hex digits.
+    case invalidChecksum(String)
+    case checksumMismatch(expected: String, actual: String)
+
+    public var message: String {
+        switch self {
+        case .malformedInitPacket(let reason):
+            "The init packet is malformed: \(reason)."
+        case .notAZip:
+            "The firmware package is not a zip file."
+        case .tooLarge(let bytes, let limit):
+            "The firmware package is \(bytes) bytes, more than the limit of \(limit) bytes."
+        case .expandsTooLarge(let bytes, let limit):
+            "The firmware package unpacks to at least \(bytes) bytes, more than the limit of \(limit) bytes."
+        case .corruptEntry(let name, let reason):
+            "The file \(name) in the firmware package is corrupt: \(reason)."
+        case .missingManifest:
+            "The firmware package has no manifest.json; it is not a Nordic DFU package."
+        case .invalidManifest(let reason):
+            "The manifest.json of the firmware package is invalid: \(reason)."
+        case .missingFile(let name):
+            "The manifest names \(name), which the firmware package does not contain."
+        case .emptyFile(let name):
+            "The file \(name) in the firmware package is empty."
+        case .initPacketMismatch(let file, let reason):
+            "The init packet \(file) does not match its image: \(reason)."
+        case .invalidFileName(let name, let reason):
+            "The firmware file name \"\(name)\" is refused: \(reason)."
+        case .outsideDirectory(let name):
+            "The firmware file \"\(name)\" lies outside the DFU directory."
+        case .directoryNotFound(let directory):
+            "The DFU directory \(directory) does not exist."
+        case .fileNotFound(let name):
+            "There is no firmware file \"\(name)\" in the DFU directory."
+        case .unreadable(let name, let reason):
+            "The firmware file \"\(name)\" cannot be read: \(reason)."
+        case .invalidChecksum(let given):
+            "The sha256 \"\(given)\" is not 64 hexadecimal digits."
+        case .checksumMismatch(let expected, let actual):
+            "The firmware file's SHA-256 is \(actual), not the expected \(expected)."
+        }
+    }
+
+    public var description: String { message }
+}
+
+/// The images a Nordic DFU package can hold, in the order they must be sent: a new SoftDevice or bootloader
+/// first, so the application that follows finds what it was built for.
+public enum DFUImageKind: String, Sendable, CaseIterable, Comparable {
+    case softDeviceBootloader = "softdevice_bootloader"
+    case softDevice = "softdevice"
+    case bootloader = "bootloader"
+    case application = "application"
+
+    /// The manifest key.
+    public var manifestKey: String { rawValue }
+
+    public static func < (lhs: DFUImageKind, rhs: DFUImageKind) -> Bool {
+        allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
+    }
+
+    /// Which init packet firmware types may describe this kind of image.
+    var acceptedFirmwareTypes: [DFUInitPacket.FirmwareType] {
+        switch self {
+        case .softDeviceBootloader: [.softDeviceBootloader]
+        case .softDevice: [.softDevice]
+        case .bootloader: [.bootloader]
+        case .application: [.application, .externalApplication]
+        }
+    }
+}
+
+/// One image of a package with its init packet, ready to send.
+public struct DFUImage: Sendable, Equatable {
+    public var kind: DFUImageKind
+    public var binFile: String
+    public var datFile: String
+    /// The `.dat` exactly as in the package: Secure DFU sends it as the command object, Legacy DFU as its init.
+    public var initPacket: [UInt8]
+    public var firmware: [UInt8]
+    /// The `.dat` read as a Secure DFU init packet; nil for Legacy DFU packages, whose `.dat` is another format.
+    public var parsedInit: DFUInitPacket?
+    /// Why the `.dat` did not parse as Secure DFU, for a driver that needs it to.
+    public var initPacketParseError: DFUPackageError?
+    /// From the manifest's `info_read_only_metadata` (SoftDevice+bootloader images): how the image splits,
+    /// which Legacy DFU must announce.
+    public var softDeviceSize: Int?
+    public var bootloaderSize: Int?
+
+    public init(
+        kind: DFUImageKind, binFile: String, datFile: String, initPacket: [UInt8], firmware: [UInt8],
+        parsedInit: DFUInitPacket?, initPacketParseError: DFUPackageError? = nil, softDeviceSize: Int? = nil,
+        bootloaderSize: Int? = nil
+    ) {
+        self.kind = kind
+        self.binFile = binFile
+        self.datFile = datFile
+        self.initPacket = initPacket
+        self.firmware = firmware
+        self.parsedInit = parsedInit
+        self.initPacketParseError = initPacketParseError
+        self.softDeviceSize = softDeviceSize
+        self.bootloaderSize = bootloaderSize
+    }
+}
+
+/// A Nordic DFU package (the zip `nrfutil pkg generate` writes: `manifest.json`, and a `.bin` image with its
+/// `.dat` init packet per entry), read from memory and checked as far as it can be without a device.
+///
+/// Reading it does not touch the file system: the gateway confines and reads the file itself
+/// (`DFUPackageFile`). Signatures are not checked, the device does that.
+public struct DFUPackage: Sendable, Equatable {
+    /// In the order they must be sent (`DFUImageKind`).
+    public var images: [DFUImage]
+
+    public init(data: [UInt8], maximumSize: Int) throws(DFUPackageError) {
+        try self.init(data: Data(data), maximumSize: maximumSize)
+    }
+
+    /// Refuses data over `maximumSize` before unzipping, and entries that together would expand beyond it
+    /// before inflating any; an entry that inflates to more than its header declared is refused while
+    /// inflating, so no more than `maximumSize` bytes are ever held.
+    public init(data: Data, maximumSize: Int) throws(DFUPackageError) {
+        guard data.count <= maximumSize else { throw .tooLarge(bytes: data.count, limit: maximumSize) }
+        let archive: Archive
+        do {
+            archive = try Archive(data: data, accessMode: .read)
+        } catch {
+            throw .notAZip
+        }
+        var entries: [String: Entry] = [:]
+        var declaredTotal: UInt64 = 0
+        for entry in archive {
+            let (sum, overflow) = declaredTotal.addingReportingOverflow(entry.uncompressedSize)
+            declaredTotal = overflow ? .max : sum
+            guard declaredTotal <= UInt64(maximumSize) else {
+                throw .expandsTooLarge(bytes: declaredTotal, limit: maximumSize)
+            }
+            entries[entry.path] = entry
+        }
+        let reader = EntryReader(archive: archive, entries: entries)
+
+        let manifest = try DFUManifest(json: reader.contents(of: "manifest.json", orThrow: .missingManifest))
+        images = try manifest.entries.map { entry throws(DFUPackageError) in
+            let firmware = try reader.contents(of: entry.binFile, orThrow: .missingFile(entry.binFile))
+            let initPacket = try reader.contents(of: entry.datFile, orThrow: .missingFile(entry.datFile))
+            guard !firmware.isEmpty else { throw .emptyFile(entry.binFile) }
+            guard !initPacket.isEmpty else { throw .emptyFile(entry.datFile) }
+            if let softDevice = entry.softDeviceSize, let bootloader = entry.bootloaderSize,
+                softDevice + bootloader != firmware.count
+            {
+                throw .invalidManifest(
+                    "info_read_only_metadata of \(entry.kind.manifestKey) says sd_size \(softDevice) + bl_size "
+                        + "\(bootloader) bytes, but \(entry.binFile) has \(firmware.count)")
+            }
+
+            var parsedInit: DFUInitPacket?
+            var parseError: DFUPackageError?
+            do throws(DFUPackageError) {
+                parsedInit = try DFUInitPacket(decoding: initPacket)
+            } catch {
+                parseError = error
+            }
+            if let parsedInit {
+                try Self.check(parsedInit, describes: firmware, of: entry)
+            }
+            return DFUImage(
+                kind: entry.kind, binFile: entry.binFile, datFile: entry.datFile, initPacket: initPacket,
+                firmware: firmware, parsedInit: parsedInit, initPacketParseError: parseError,
+                softDeviceSize: entry.softDeviceSize, bootloaderSize: entry.bootloaderSize)
+        }
+    }
+
+    public init(images: [DFUImage]) {
+        self.images = images.sorted { $0.kind < $1.kind }
+    }
+
+    private static func check(
+        _ initPacket: DFUInitPacket, describes firmware: [UInt8], of entry: DFUManifest.Entry
+    ) throws(DFUPackageError) {
+        guard entry.kind.acceptedFirmwareTypes.contains(initPacket.firmwareType) else {
+            throw .initPacketMismatch(
+                file: entry.datFile,
+                reason: "it describes a \(initPacket.firmwareType.name) image, the manifest lists \(entry.binFile) as "
+                    + entry.kind.manifestKey)
+        }
+        if let reason = initPacket.mismatch(with: firmware) {
+            throw .initPacketMismatch(file: entry.datFile, reason: reason)
+        }
+        if let softDevice = entry.softDeviceSize, softDevice != Int(initPacket.softDeviceSize) {
+            throw .initPacketMismatch(
+                file: entry.datFile,
+                reason: "its sd_size is \(initPacket.softDeviceSize), the manifest's metadata says \(softDevice)")
+        }
+    }
+}
+
+/// Inflates named entries, holding each to the size its header declared.
+private struct EntryReader {
+    let archive: Archive
+    let entries: [String: Entry]
+
+    /// Thrown from the consumer when an entry inflates past its declared size.
+    private struct Overrun: Error {}
+
+    func contents(of name: String, orThrow missing: DFUPackageError) throws(DFUPackageError) -> [UInt8] {
+        guard let entry = entries[name] else { throw missing }
+        guard entry.type == .file else {
+            throw .corruptEntry(name: name, reason: "it is a \(entry.type == .directory ? "directory" : "symbolic link"), not a file")
+        }
+        let declared = entry.uncompressedSize
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(Int(declared))
+        let checksum: CRC32
+        do {
+            checksum = try archive.extract(entry) { chunk in
+                guard UInt64(bytes.count) + UInt64(chunk.count) <= declared else { throw Overrun() }
+                bytes += chunk
+            }
+        } catch is Overrun {
+            throw .corruptEntry(name: name, reason: "it inflates to more than the \(declared) bytes its header declares")
+        } catch {
+            throw .corruptEntry(name: name, reason: "it does not unpack (\(error))")
+        }
+        guard UInt64(bytes.count) == declared else {
+            throw .corruptEntry(name: name, reason: "it unpacks to \(bytes.count) bytes, its header declares \(declared)")
+        }
+        guard checksum == entry.checksum else {
+            throw .corruptEntry(name: name, reason: "its CRC-32 does not match")
+        }
+        return bytes
+    }
+}
+
+/// `manifest.json`: `{"manifest": {"application": {"bin_file": …, "dat_file": …}, …}}`. Keys it does not know
+/// (`dfu_version`, legacy `init_packet_data`) are ignored.
+struct DFUManifest {
+    struct Entry {
+        var kind: DFUImageKind
+        var binFile: String
+        var datFile: String
+        var softDeviceSize: Int?
+        var bootloaderSize: Int?
+    }
+
+    /// In sending order.
+    var entries: [Entry]
+
+    init(json bytes: [UInt8]) throws(DFUPackageError) {
+        let object: Any
+        do {
+            object = try JSONSerialization.jsonObject(with: Data(bytes))
+        } catch {
+            throw .invalidManifest("it is not JSON")
+        }
+        guard let top = object as? [String: Any], let manifest = top["manifest"] as? [String: Any] else {
+            throw .invalidManifest("it has no \"manifest\" object at the top")
+        }
+        var entries: [Entry] = []
+        for kind in DFUImageKind.allCases {
+            guard let value = manifest[kind.manifestKey] else { continue }
+            guard let image = value as? [String: Any] else {
+                throw .invalidManifest("\"\(kind.manifestKey)\" is not an object")
+            }
+            let binFile = try Self.fileName(image, "bin_file", of: kind)
+            let datFile = try Self.fileName(image, "dat_file", of: kind)
+            var entry = Entry(kind: kind, binFile: binFile, datFile: datFile)
+            if let metadata = image["info_read_only_metadata"] {
+                guard let metadata = metadata as? [String: Any] else {
+                    throw .invalidManifest("\"\(kind.manifestKey).info_read_only_metadata\" is not an object")
+                }
+                entry.softDeviceSize = try Self.size(metadata, "sd_size", of: kind)
+                entry.bootloaderSize = try Self.size(metadata, "bl_size", of: kind)
+            }
+            entries.append(entry)
+        }
+        guard !entries.isEmpty else {
+            let kinds = DFUImageKind.allCases.map(\.manifestKey).joined(separator: ", ")
+            throw .invalidManifest("it names no image (\(kinds))")
+        }
+        self.entries = entries
+    }
+
+    private static func fileName(_ image: [String: Any], _ key: String, of kind: DFUImageKind) throws(DFUPackageError) -> String {
+        guard let name = image[key] as? String, !name.isEmpty else {
+            throw .invalidManifest("\"\(kind.manifestKey)\" has no \"\(key)\" name")
+        }
+        return name
+    }
+
+    private static func size(_ metadata: [String: Any], _ key: String, of kind: DFUImageKind) throws(DFUPackageError) -> Int? {
+        guard let value = metadata[key] else { return nil }
+        guard let size = (value as? NSNumber).flatMap({ Int(exactly: $0.doubleValue) }), size >= 0 else {
+            throw .invalidManifest("\"\(kind.manifestKey).info_read_only_metadata.\(key)\" is not a size in bytes")
+        }
+        return size
+    }
+}
