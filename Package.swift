@@ -131,7 +131,7 @@ let package = Package(
         /// certificates, temporary state directories, child processes cleaned up by pid.
         .target(
             name: "Wear2MQTTTesting",
-            dependencies: ["MQTT"]
+            dependencies: ["MQTT", "DBus", "BlueZ", "Wearables", "SimulatedWearables", "Simulator"]
         ),
         /// The end-to-end benchmark (docs/performance.md): broker, private bus, in-process simulator, the gateway
         /// and the baselines it is measured against. Release builds only.
@@ -154,7 +154,7 @@ let package = Package(
         .testTarget(name: "MQTTTests", dependencies: ["MQTT", "Wear2MQTTTesting"]),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "Wear2MQTTTesting"]),
         .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "Simulator", "wear2mqtt-sim", "Wear2MQTTTesting"]),
-        .testTarget(name: "WearablesTests", dependencies: ["Wearables", "SimulatedWearables"]),
+        .testTarget(name: "WearablesTests", dependencies: ["Wearables", "SimulatedWearables", "Wear2MQTTTesting"]),
         .testTarget(name: "FirmwareTests", dependencies: ["Firmware", "Wearables", "SimulatedWearables"]),
         .testTarget(name: "SimulatedWearablesTests", dependencies: ["SimulatedWearables", "Wearables", "Firmware"]),
         .testTarget(

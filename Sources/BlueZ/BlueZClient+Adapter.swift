@@ -32,28 +32,13 @@ public struct DiscoveryFilter: Sendable, Equatable {
 }
 
 extension BlueZClient {
-    /// The adapter `selector` names, or (nil) the first powered one, else the first.
-    public func adapter(_ selector: AdapterSelector? = nil) throws(BlueZError) -> AdapterInfo {
-        let adapters = model.adapters.values.sorted { $0.path < $1.path }
-        let match: AdapterInfo?
-        switch selector {
-        case .address(let address)?: match = adapters.first { $0.address == address }
-        case .name(let name)?: match = adapters.first { $0.id == name || $0.name == name || $0.alias == name }
-        case nil: match = adapters.first { $0.powered } ?? adapters.first
-        }
-        guard let match else {
-            throw .adapterUnavailable(selector.map { "no adapter \($0)" } ?? "no Bluetooth adapter")
-        }
-        return match
-    }
-
     public func setPowered(_ powered: Bool, adapter: ObjectPath) async throws(BlueZError) {
         _ = try await call(adapter, BlueZNames.properties, "Set",
                            [.string(BlueZNames.adapter), "Powered", .variant(.boolean(powered))])
     }
 
     /// Sets the filter and starts discovering. BlueZ stops discovery when this connection goes away.
-    public func startDiscovery(adapter: ObjectPath, filter: DiscoveryFilter = DiscoveryFilter()) async throws(BlueZError) {
+    public func startDiscovery(adapter: ObjectPath, filter: DiscoveryFilter) async throws(BlueZError) {
         _ = try await call(adapter, BlueZNames.adapter, "SetDiscoveryFilter", [filter.dictionary])
         do {
             _ = try await call(adapter, BlueZNames.adapter, "StartDiscovery")

@@ -3,7 +3,7 @@ import DBus
 extension BlueZClient {
     /// Connects and waits for ServicesResolved: GATT is usable only then. On timeout the attempt is
     /// cancelled with Disconnect so BlueZ does not keep trying in the background.
-    public func connect(_ device: ObjectPath, timeout: Duration = .seconds(15)) async throws(BlueZError) {
+    public func connect(_ device: ObjectPath, timeout: Duration) async throws(BlueZError) {
         let resolved: @Sendable (BlueZModel) -> Bool = { $0.devices[device].map { $0.connected && $0.servicesResolved } ?? false }
         if resolved(model) { return }
         do {
@@ -34,7 +34,7 @@ extension BlueZClient {
         }
     }
 
-    public func disconnect(_ device: ObjectPath, timeout: Duration = .seconds(10)) async throws(BlueZError) {
+    public func disconnect(_ device: ObjectPath, timeout: Duration) async throws(BlueZError) {
         do {
             _ = try await call(device, BlueZNames.device, "Disconnect", timeout: timeout)
         } catch .notConnected {
@@ -43,7 +43,7 @@ extension BlueZClient {
     }
 
     /// Pairs through the registered agent (see `PairingAgent`), which is asked for passkeys and confirmations.
-    public func pair(_ device: ObjectPath, timeout: Duration = .seconds(60)) async throws(BlueZError) {
+    public func pair(_ device: ObjectPath, timeout: Duration) async throws(BlueZError) {
         do {
             _ = try await call(device, BlueZNames.device, "Pair", timeout: timeout)
         } catch .failed(let name, _) where name == BlueZErrorName.alreadyExists {
@@ -58,14 +58,5 @@ extension BlueZClient {
     public func setTrusted(_ trusted: Bool, device: ObjectPath) async throws(BlueZError) {
         _ = try await call(device, BlueZNames.properties, "Set",
                            [.string(BlueZNames.device), "Trusted", .variant(.boolean(trusted))])
-    }
-}
-
-extension BlueZClient {
-    /// Returns when `device` is no longer connected (or has gone from BlueZ), or the task is cancelled.
-    public func waitForDisconnection(_ device: ObjectPath) async {
-        while !Task.isCancelled {
-            if await wait(timeout: .seconds(3600), until: { !($0.devices[device]?.connected ?? false) }) { return }
-        }
     }
 }

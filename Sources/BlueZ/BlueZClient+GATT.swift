@@ -1,4 +1,5 @@
 import DBus
+import Synchronization
 
 /// How notifications reach us.
 public enum NotifyMethod: Sendable, Equatable {
@@ -9,8 +10,7 @@ public enum NotifyMethod: Sendable, Equatable {
 }
 
 extension BlueZClient {
-    public func read(_ characteristic: ObjectPath, offset: UInt16 = 0,
-                     timeout: Duration = .seconds(10)) async throws(BlueZError) -> [UInt8] {
+    public func read(_ characteristic: ObjectPath, offset: UInt16, timeout: Duration) async throws(BlueZError) -> [UInt8] {
         var options: [String: DBusValue] = [:]
         if offset > 0 { options["offset"] = .uint16(offset) }
         let reply = try await call(characteristic, BlueZNames.gattCharacteristic, "ReadValue",
@@ -22,8 +22,8 @@ extension BlueZClient {
     }
 
     /// Writes with response ("request") or without ("command").
-    public func write(_ characteristic: ObjectPath, _ bytes: [UInt8], withResponse: Bool = true,
-                      timeout: Duration = .seconds(10)) async throws(BlueZError) {
+    public func write(_ characteristic: ObjectPath, _ bytes: [UInt8], withResponse: Bool,
+                      timeout: Duration) async throws(BlueZError) {
         _ = try await call(characteristic, BlueZNames.gattCharacteristic, "WriteValue",
                            [.bytes(bytes), .stringVariantDictionary(["type": .string(withResponse ? "request" : "command")])],
                            timeout: timeout)
@@ -32,6 +32,20 @@ extension BlueZClient {
     public func readDescriptor(_ descriptor: ObjectPath) async throws(BlueZError) -> [UInt8] {
         let reply = try await call(descriptor, BlueZNames.gattDescriptor, "ReadValue", [.stringVariantDictionary([:])])
         return reply.first?.bytesValue ?? []
+    }
+
+    /// `notifications` handed to `handler` one at a time. (Issue 21 moves this onto the event loop that reads the
+    /// socket; until then one task per subscription forwards the stream.)
+    public func subscribe(_ characteristic: ObjectPath, method: NotifyMethod,
+                          handler: @escaping @Sendable ([UInt8]) -> Void) async throws(BlueZError) -> NotificationSubscription {
+        let values = try await notifications(characteristic, method: method)
+        let pump = Mutex<Task<Void, Never>?>(nil)
+        let subscription = NotificationSubscription { pump.withLock { $0?.cancel() } }
+        pump.withLock { $0 = Task {
+            for await value in values { handler(value) }
+            subscription.finish()
+        } }
+        return subscription
     }
 
     /// The characteristic's notifications (or indications) until the link drops or the consumer stops.

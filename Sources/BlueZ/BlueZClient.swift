@@ -28,7 +28,7 @@ public enum AdapterSelector: Sendable, Equatable, CustomStringConvertible {
 /// overtaken by a PropertiesChanged for the same object) before loading GetManagedObjects, and watches
 /// NameOwnerChanged: when bluetoothd restarts, the model is rebuilt and `.reset` is announced, so device
 /// sessions reconnect and resubscribe.
-public final class BlueZClient: Sendable {
+public final class BlueZClient: BluetoothCentral {
     public let connection: BusConnection
     let logger: Logger
     private let state = Mutex(State())
@@ -180,25 +180,6 @@ public final class BlueZClient: Sendable {
             }
         }
         return stream
-    }
-
-    /// Waits until `condition` holds for the model, or `timeout` passes (false then).
-    public func wait(timeout: Duration, until condition: @escaping @Sendable (BlueZModel) -> Bool) async -> Bool {
-        let updates = events()
-        if condition(model) { return true }
-        return await withTaskGroup(of: Bool.self) { group in
-            group.addTask {
-                for await _ in updates where condition(self.model) { return true }
-                return false
-            }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                return condition(self.model)
-            }
-            let result = await group.next() ?? false
-            group.cancelAll()
-            return result
-        }
     }
 
     // MARK: Calls

@@ -171,8 +171,7 @@ public enum NordicDFUTransfer {
 /// Whether `link` is down, or goes down within a moment. BlueZ fails a write that races the link's end with a
 /// generic `Failed` before `Connected` turns false, and such a write is a lost link to resume, not a refusal.
 private func linkGoesDown(_ link: DeviceLink) async -> Bool {
-    let device = link.device
-    return await link.bluez.wait(timeout: .seconds(2)) { !($0.devices[device]?.connected ?? false) }
+    await link.goesDown(within: .seconds(2))
 }
 
 extension LegacyDFUImageType {
@@ -216,21 +215,19 @@ final class ControlPointInbox: Sendable {
     }
 
     private let state = Mutex(State())
-    private let pump: Mutex<Task<Void, Never>?> = Mutex(nil)
+    private let subscription: Mutex<NotificationSubscription?> = Mutex(nil)
 
     private init() {}
 
     /// Subscribes before the first request, so no answer is missed.
     static func subscribe(_ characteristic: GattCharacteristicInfo, link: DeviceLink) async throws(CommandError) -> ControlPointInbox {
-        let stream: AsyncStream<[UInt8]>
-        do { stream = try await link.bluez.notifications(characteristic.path, method: link.notifyMethod) } catch {
-            throw CommandError(bluez: error)
-        }
         let inbox = ControlPointInbox()
-        inbox.pump.withLock { $0 = Task { [inbox] in
-            for await value in stream { inbox.deliver(value) }
+        let subscription = try await link.subscribe(characteristic) { inbox.deliver($0) }
+        inbox.subscription.withLock { $0 = subscription }
+        Task {
+            await subscription.ended()
             inbox.end()
-        } }
+        }
         return inbox
     }
 
@@ -261,7 +258,7 @@ final class ControlPointInbox: Sendable {
     }
 
     func close() {
-        pump.withLock { $0?.cancel() }
+        subscription.withLock { $0?.cancel() }
         end()
     }
 

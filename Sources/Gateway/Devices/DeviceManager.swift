@@ -42,7 +42,7 @@ public struct DeviceFilter: Sendable, Equatable {
 /// The managed devices: their sessions, the persistent list, scanning, adding, removing, renaming, options
 /// and pairing. Commands for a device go to its session.
 public actor DeviceManager {
-    private let bluez: BlueZClient
+    private let bluez: any BluetoothCentral
     private let registry: DriverRegistry
     private let firmwarePackages: Configuration.DFUSection
     private let store: DeviceStore
@@ -56,7 +56,7 @@ public actor DeviceManager {
     private var scan: (lease: DiscoveryCoordinator.Lease, task: Task<Void, Never>, found: [String: [String: DeviceValue]])?
     private var pairings: [String: PairingFlow] = [:]
 
-    public init(bluez: BlueZClient, registry: DriverRegistry, store: DeviceStore, filter: DeviceFilter,
+    public init(bluez: any BluetoothCentral, registry: DriverRegistry, store: DeviceStore, filter: DeviceFilter,
                 adapter: AdapterSelector?, firmwarePackages: Configuration.DFUSection = .init(),
                 output: @escaping @Sendable (ManagerOutput) -> Void, logger: Logger) {
         self.firmwarePackages = firmwarePackages

@@ -292,7 +292,7 @@ extension DeviceSession {
             throw CommandError(.dfuFailed, "no bootloader appeared at \(names) within \(Self.bootloaderAppearance)")
         }
         do { try await bluez.connect(found.path, timeout: .seconds(20)) } catch { throw CommandError(bluez: error) }
-        return DeviceLink(bluez: bluez, device: found.path, address: found.address ?? own,
+        return DeviceLink(central: bluez, device: found.path, address: found.address ?? own,
                           notifyMethod: device.options.notify == "start_notify" ? .startNotify : .acquire,
                           logger: logger, emit: { _ in }, clock: { Int64(Date().timeIntervalSince1970 * 1000) })
     }

@@ -25,7 +25,7 @@ public actor DeviceSession {
     public let device: ManagedDevice
     public let address: BluetoothAddress
     private let driver: any WearableDriver
-    let bluez: BlueZClient
+    let bluez: any BluetoothCentral
     let adapter: @Sendable () -> AdapterInfo?
     let discovery: DiscoveryCoordinator
     let output: @Sendable (SessionOutput) -> Void
@@ -55,7 +55,7 @@ public actor DeviceSession {
 
     public private(set) var state = ConnectionState.disconnected
 
-    init(device: ManagedDevice, address: BluetoothAddress, driver: any WearableDriver, bluez: BlueZClient,
+    init(device: ManagedDevice, address: BluetoothAddress, driver: any WearableDriver, bluez: any BluetoothCentral,
          adapter: @escaping @Sendable () -> AdapterInfo?, discovery: DiscoveryCoordinator,
          output: @escaping @Sendable (SessionOutput) -> Void, logger: Logger,
          storage: DriverStorage = .inMemory(), firmwarePackages: Configuration.DFUSection = .init(),
@@ -171,7 +171,7 @@ public actor DeviceSession {
         let output = output
         let deviceID = device.id
         let sessionLink = DeviceLink(
-            bluez: bluez, device: path, address: address,
+            central: bluez, device: path, address: address,
             notifyMethod: device.options.notify == "start_notify" ? .startNotify : .acquire,
             logger: logger, emit: { output(.event($0)) },
             clock: { Int64(Date().timeIntervalSince1970 * 1000) })
@@ -188,9 +188,9 @@ public actor DeviceSession {
                                                               metadata: ["device": "\(deviceID)", "error": "\(error)"])
                 }
                 // A session that ends on its own leaves the link to the wait below.
-                await sessionLink.bluez.waitForDisconnection(path)
+                await sessionLink.waitForDisconnection()
             }
-            group.addTask { await sessionLink.bluez.waitForDisconnection(path) }
+            group.addTask { await sessionLink.waitForDisconnection() }
             await group.next()
             group.cancelAll()
         }
@@ -257,7 +257,7 @@ public actor DeviceSession {
                 return Task.isCancelled ? nil : .failure(CommandError(.timeout, "\(command.name) did not finish within \(timeout)"))
             }
             group.addTask {
-                await link.bluez.waitForDisconnection(link.device)
+                await link.waitForDisconnection()
                 return Task.isCancelled ? nil : .failure(CommandError(.deviceDisconnected, "the device went away during \(command.name)"))
             }
             var outcome: Result<DeviceValue, CommandError>?

@@ -11,13 +11,13 @@ public actor DiscoveryCoordinator {
         let adapter: ObjectPath
     }
 
-    private let bluez: BlueZClient
+    private let bluez: any BluetoothCentral
     private let logger: Logger
     private var leases: [ObjectPath: Set<UInt64>] = [:]
     private var nextID: UInt64 = 1
     private var filter = DiscoveryFilter()
 
-    public init(bluez: BlueZClient, logger: Logger) {
+    public init(bluez: any BluetoothCentral, logger: Logger) {
         self.bluez = bluez
         self.logger = logger
     }

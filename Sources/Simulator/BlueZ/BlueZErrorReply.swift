@@ -23,7 +23,7 @@ public struct BlueZErrorReply: Error, Equatable, Sendable, CustomStringConvertib
 
     public var description: String { message.isEmpty ? name : "\(name): \(message)" }
 
-    var busError: BusError { .remote(name: name, message: message) }
+    package var busError: BusError { .remote(name: name, message: message) }
 
     static let prefix = "org.bluez.Error."
 
@@ -84,7 +84,7 @@ public struct BlueZErrorReply: Error, Equatable, Sendable, CustomStringConvertib
 
     /// How BlueZ reports an ATT error response from the peripheral (`create_gatt_dbus_error` in
     /// `src/gatt-client.c`). Code 0 is a procedure that failed without an ATT error (cancelled by a disconnect).
-    static func fromATT(_ code: UInt8) -> BlueZErrorReply {
+    package static func fromATT(_ code: UInt8) -> BlueZErrorReply {
         switch code {
         case 0x02: return .notPermitted("Read not permitted")
         case 0x03: return .notPermitted("Write not permitted")

@@ -190,12 +190,12 @@ extension SimulatedBluetoothDaemon {
         }
         // Advertising data: re-sent on every advertisement when some session wants duplicates.
         if !advertisement.manufacturerData.isEmpty {
-            let value = Self.manufacturerData(advertisement)
+            let value = advertisement.bluezManufacturerData
             if discovery.wantsDuplicateData { object.pushProperty("ManufacturerData", value, interface: BlueZInterfaces.device) }
             else { object.setProperty("ManufacturerData", value, interface: BlueZInterfaces.device) }
         }
         if !advertisement.serviceData.isEmpty {
-            let value = Self.serviceData(advertisement)
+            let value = advertisement.bluezServiceData
             if discovery.wantsDuplicateData { object.pushProperty("ServiceData", value, interface: BlueZInterfaces.device) }
             else { object.setProperty("ServiceData", value, interface: BlueZInterfaces.device) }
         }

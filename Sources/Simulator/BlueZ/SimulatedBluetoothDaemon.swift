@@ -272,8 +272,8 @@ actor SimulatedBluetoothDaemon {
             let advertisement = device.advertisement
             values["AdvertisingFlags"] = .bytes([advertisement.flags])
             if let power = advertisement.txPower { values["TxPower"] = .int16(Int16(power)) }
-            if !advertisement.manufacturerData.isEmpty { values["ManufacturerData"] = Self.manufacturerData(advertisement) }
-            if !advertisement.serviceData.isEmpty { values["ServiceData"] = Self.serviceData(advertisement) }
+            if !advertisement.manufacturerData.isEmpty { values["ManufacturerData"] = advertisement.bluezManufacturerData }
+            if !advertisement.serviceData.isEmpty { values["ServiceData"] = advertisement.bluezServiceData }
         }
         return values
     }
@@ -281,18 +281,6 @@ actor SimulatedBluetoothDaemon {
     /// BlueZ's `UUIDs`: the resolved services once resolved (or remembered from pairing), else the advertised.
     func deviceUUIDs(_ device: SimulatedDevice) -> [BluetoothUUID] {
         device.servicesResolved || device.paired ? device.layout.resolvedUUIDs : device.advertisedUUIDs
-    }
-
-    static func manufacturerData(_ advertisement: SimulatedAdvertisement) -> DBusValue {
-        .dictionary(keySignature: "q", valueSignature: "v", advertisement.manufacturerData.sorted { $0.key < $1.key }.map {
-            DBusValue.DictionaryEntry(.uint16($0.key), .variant(.bytes($0.value)))
-        })
-    }
-
-    static func serviceData(_ advertisement: SimulatedAdvertisement) -> DBusValue {
-        .dictionary(keySignature: "s", valueSignature: "v", advertisement.serviceData.sorted { $0.key < $1.key }.map {
-            DBusValue.DictionaryEntry(.string($0.key.string), .variant(.bytes($0.value)))
-        })
     }
 
     /// `gap_appearance_to_icon` (`src/dbus-common.c` in 5.66): only these categories have icons, so none of the

@@ -10,42 +10,42 @@ import SimulatedWearables
 /// Preferred Connection Parameters) and the GATT service (0x1801: Service Changed with its CCC descriptor), so
 /// a device's own first service starts at 0x000c, as on most real devices. BlueZ's GAP plugin claims 0x1800, so
 /// it is not exported on D-Bus (`isHidden`); 0x1801 is.
-struct GATTLayout: Sendable, Equatable {
-    struct Service: Sendable, Equatable {
-        var handle: UInt16
-        var endHandle: UInt16
-        var uuid: BluetoothUUID
-        var isPrimary: Bool
-        var isHidden: Bool
-        var pathElement: String
-        var characteristics: [Characteristic]
+package struct GATTLayout: Sendable, Equatable {
+    package struct Service: Sendable, Equatable {
+        package var handle: UInt16
+        package var endHandle: UInt16
+        package var uuid: BluetoothUUID
+        package var isPrimary: Bool
+        package var isHidden: Bool
+        package var pathElement: String
+        package var characteristics: [Characteristic]
     }
 
-    struct Characteristic: Sendable, Equatable {
-        var declarationHandle: UInt16
-        var valueHandle: UInt16
-        var uuid: BluetoothUUID
-        var flags: CharacteristicFlags
-        var initialValue: [UInt8]
+    package struct Characteristic: Sendable, Equatable {
+        package var declarationHandle: UInt16
+        package var valueHandle: UInt16
+        package var uuid: BluetoothUUID
+        package var flags: CharacteristicFlags
+        package var initialValue: [UInt8]
         /// Relative to the device path: `service000c/char000d`.
-        var relativePath: String
-        var descriptors: [Descriptor]
+        package var relativePath: String
+        package var descriptors: [Descriptor]
         /// Characteristics the host answers itself (GAP, Service Changed) rather than the device behaviour.
-        var isHostOwned: Bool
+        package var isHostOwned: Bool
     }
 
-    struct Descriptor: Sendable, Equatable {
-        var handle: UInt16
-        var uuid: BluetoothUUID
-        var flags: DescriptorFlags
-        var initialValue: [UInt8]
-        var isClientConfiguration: Bool
-        var relativePath: String
+    package struct Descriptor: Sendable, Equatable {
+        package var handle: UInt16
+        package var uuid: BluetoothUUID
+        package var flags: DescriptorFlags
+        package var initialValue: [UInt8]
+        package var isClientConfiguration: Bool
+        package var relativePath: String
     }
 
     private(set) var services: [Service] = []
 
-    init(deviceServices: [SimulatedService], deviceName: String, appearance: UInt16?) {
+    package init(deviceServices: [SimulatedService], deviceName: String, appearance: UInt16?) {
         var next: UInt16 = 1
         let appearanceValue: [UInt8] = appearance.map { [UInt8($0 & 0xFF), UInt8($0 >> 8)] } ?? [0, 0]
         // Interval 30–50 ms, latency 0, supervision timeout 4 s: what small wearables usually ask for.
@@ -100,23 +100,23 @@ struct GATTLayout: Sendable, Equatable {
     }
 
     /// The services BlueZ exports as GattService1 objects.
-    var exportedServices: [Service] { services.filter { !$0.isHidden } }
+    package var exportedServices: [Service] { services.filter { !$0.isHidden } }
 
     /// The primary services' UUIDs sorted as BlueZ keeps a resolved device's `UUIDs` (every primary service,
     /// claimed ones included).
-    var resolvedUUIDs: [BluetoothUUID] {
+    package var resolvedUUIDs: [BluetoothUUID] {
         Array(Set(services.filter(\.isPrimary).map(\.uuid))).sorted()
     }
 
-    func characteristic(_ uuid: BluetoothUUID) -> Characteristic? {
+    package func characteristic(_ uuid: BluetoothUUID) -> Characteristic? {
         exportedServices.lazy.flatMap(\.characteristics).first { $0.uuid == uuid }
     }
 
-    func characteristic(atRelativePath path: String) -> Characteristic? {
+    package func characteristic(atRelativePath path: String) -> Characteristic? {
         exportedServices.lazy.flatMap(\.characteristics).first { $0.relativePath == path }
     }
 
-    func descriptor(atRelativePath path: String) -> (Characteristic, Descriptor)? {
+    package func descriptor(atRelativePath path: String) -> (Characteristic, Descriptor)? {
         for characteristic in exportedServices.flatMap(\.characteristics) {
             if let descriptor = characteristic.descriptors.first(where: { $0.relativePath == path }) {
                 return (characteristic, descriptor)

@@ -73,29 +73,17 @@ public final class ActiGraphDriver: WearableDriver {
                                vendorCode: 9)
         }
         let channel = ActiGraphChannel(link: link, control: control)
-        // Subscribe before the first request, or its response could be missed.
-        let responses = try await link.bluez.notifications(response.path, method: link.notifyMethod)
-        let raw = try await subscribe(link, ActiGraphUUID.rawStream)
-        let imu = try await subscribe(link, ActiGraphUUID.imuStream)
-        let batteryUpdates = await link.batteryNotifications()
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { for await segment in responses { channel.receive(segment) } }
-            if let raw { group.addTask { [self] in for await value in raw { rawPacket(value, link) } } }
-            if let imu { group.addTask { [self] in for await value in imu { imuPacket(value, link) } } }
-            if let batteryUpdates { group.addTask { for await value in batteryUpdates { link.emitBattery(value) } } }
-            group.addTask { [self] in await start(link, channel) }
-            group.addTask { await link.bluez.waitForDisconnection(link.device) }
-            while let _ = await group.next() {
-                if !link.isConnected || Task.isCancelled { break }
-            }
-            group.cancelAll()
+        // Subscribed before the first request, or its response could be missed.
+        var notifications = [NotificationHandler(response) { channel.receive($0) }]
+        if let raw = link.characteristic(service: service, ActiGraphUUID.rawStream) {
+            notifications.append(NotificationHandler(raw) { [self] in rawPacket($0, link) })
         }
-        connection.withLock { $0.channel = nil }
-    }
-
-    private func subscribe(_ link: DeviceLink, _ uuid: String) async throws -> AsyncStream<[UInt8]>? {
-        guard let characteristic = link.characteristic(service: ActiGraphUUID.service, uuid) else { return nil }
-        return try await link.bluez.notifications(characteristic.path, method: link.notifyMethod)
+        if let imu = link.characteristic(service: service, ActiGraphUUID.imuStream) {
+            notifications.append(NotificationHandler(imu) { [self] in imuPacket($0, link) })
+        }
+        if let battery = link.batteryNotifications() { notifications.append(battery) }
+        defer { connection.withLock { $0.channel = nil } }
+        try await link.runSession(notifications) { [self] in await start(link, channel) }
     }
 
     /// What the SDK's connect does, then what a gateway adds: the clock, the status, the kept configuration, and

@@ -60,25 +60,14 @@ public final class BoseWearableDriver: WearableDriver {
             (BoseUUID.sensorConfiguration, sensorConfiguration), (BoseUUID.gestureConfiguration, gestureConfiguration),
             (BoseUUID.deviceInformation, deviceInformation),
         ]
-        var streams: [(AsyncStream<[UInt8]>, @Sendable ([UInt8], DeviceLink) -> Void)] = []
+        var notifications: [NotificationHandler] = []
         for (uuid, handler) in handlers {
             let characteristic = try Self.characteristic(uuid, link)
-            streams.append((try await link.bluez.notifications(characteristic.path, method: link.notifyMethod), handler))
+            notifications.append(NotificationHandler(characteristic) { handler($0, link) })
         }
-        await readConfigurations(link)
-        await withTaskGroup(of: Void.self) { group in
-            for (stream, handler) in streams {
-                group.addTask {
-                    for await value in stream { handler(value, link) }
-                }
-            }
-            group.addTask { [self] in await applyDesiredConfiguration(link, reason: "connected") }
-            group.addTask { await link.bluez.waitForDisconnection(link.device) }
-            // Only the disconnection ends the session: a notification stream ending alone changes nothing.
-            while let _ = await group.next() {
-                if !link.isConnected || Task.isCancelled { break }
-            }
-            group.cancelAll()
+        try await link.runSession(notifications) { [self] in
+            await readConfigurations(link)
+            await applyDesiredConfiguration(link, reason: "connected")
         }
     }
 
@@ -230,14 +219,9 @@ public final class BoseWearableDriver: WearableDriver {
                                         matches: @escaping @Sendable (Value) -> Bool, _ link: DeviceLink) async throws(CommandError) {
         let characteristic = try Self.characteristic(uuid, link)
         let outcome = try await waiters.wait(timeout: confirmationTimeout, matches: matches) { () async throws(CommandError) in
-            do throws(BlueZError) {
-                try await link.bluez.write(characteristic.path, bytes, withResponse: true)
-            } catch {
-                if let code = error.attErrorCode {
-                    throw CommandError(.invalidValue, "the device rejected the \(what) (ATT error 0x\(String(code, radix: 16)))",
-                                       vendorCode: Int(code))
-                }
-                throw CommandError(bluez: error)
+            try await link.write(characteristic, bytes, withResponse: true) { code in
+                CommandError(.invalidValue, "the device rejected the \(what) (ATT error 0x\(String(code, radix: 16)))",
+                             vendorCode: Int(code))
             }
         }
         switch outcome {

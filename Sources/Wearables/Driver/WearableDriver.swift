@@ -78,56 +78,6 @@ public struct DriverConfiguration: Sendable {
     }
 }
 
-/// What a driver may use while its device is connected.
-public struct DeviceLink: Sendable {
-    public let bluez: BlueZClient
-    public let device: ObjectPath
-    public let address: BluetoothAddress
-    public let notifyMethod: NotifyMethod
-    public let logger: Logger
-    private let emitter: @Sendable (WearableEvent) -> Void
-    private let clock: @Sendable () -> Int64
-
-    public init(bluez: BlueZClient, device: ObjectPath, address: BluetoothAddress, notifyMethod: NotifyMethod,
-                logger: Logger, emit: @escaping @Sendable (WearableEvent) -> Void,
-                clock: @escaping @Sendable () -> Int64) {
-        self.bluez = bluez
-        self.device = device
-        self.address = address
-        self.notifyMethod = notifyMethod
-        self.logger = logger
-        self.emitter = emit
-        self.clock = clock
-    }
-
-    public func emit(_ event: WearableEvent) { emitter(event) }
-
-    /// Unix time in milliseconds: the `ts` of samples and events.
-    public var now: Int64 { clock() }
-
-    /// The characteristic with this 16-bit SIG UUID (or full UUID string) on the device, if it has one.
-    public func characteristic(service: String? = nil, _ uuid: String) -> GattCharacteristicInfo? {
-        bluez.model.characteristic(device: device, service: service, uuid: uuid)
-    }
-
-    /// Whether BlueZ still reports the device connected: a session ends when this goes false, not when one of
-    /// its notification streams ends.
-    public var isConnected: Bool { bluez.model.devices[device]?.connected ?? false }
-
-    public func hasService(_ uuid: String) -> Bool {
-        bluez.model.services(of: device).contains { $0.uuid == uuid.lowercased() }
-    }
-
-    /// Reads a characteristic, mapping BlueZ failures to the contract's errors.
-    public func read(_ characteristic: GattCharacteristicInfo) async throws(CommandError) -> [UInt8] {
-        do { return try await bluez.read(characteristic.path) } catch { throw CommandError(bluez: error) }
-    }
-
-    public func write(_ characteristic: GattCharacteristicInfo, _ bytes: [UInt8], withResponse: Bool) async throws(CommandError) {
-        do { try await bluez.write(characteristic.path, bytes, withResponse: withResponse) } catch { throw CommandError(bluez: error) }
-    }
-}
-
 extension CommandError {
     /// The contract's code for a BlueZ failure.
     public init(bluez error: BlueZError) {

@@ -59,7 +59,7 @@ public final class EmpaticaE4Driver: WearableDriver {
             (E4UUID.Characteristic.eda, eda), (E4UUID.Characteristic.temperature, temperature),
             (E4UUID.Characteristic.battery, battery), (E4TagPress.uuidString, tag),
         ]
-        var subscriptions: [(AsyncStream<[UInt8]>, @Sendable ([UInt8], DeviceLink) -> Void)] = []
+        var notifications: [NotificationHandler] = []
         for (uuid, handler) in handlers {
             guard let characteristic = link.characteristic(uuid), characteristic.canNotify else {
                 if uuid != E4TagPress.uuidString && uuid != E4UUID.Characteristic.battery {
@@ -67,21 +67,9 @@ public final class EmpaticaE4Driver: WearableDriver {
                 }
                 continue
             }
-            subscriptions.append((try await link.bluez.notifications(characteristic.path, method: link.notifyMethod), handler))
+            notifications.append(NotificationHandler(characteristic) { handler($0, link) })
         }
-        try await start(link)
-
-        await withTaskGroup(of: Void.self) { group in
-            for (values, handler) in subscriptions {
-                group.addTask { for await value in values { handler(value, link) } }
-            }
-            group.addTask { await link.bluez.waitForDisconnection(link.device) }
-            // Only the disconnection ends the session: a notification stream ending alone changes nothing.
-            while let _ = await group.next() {
-                if !link.isConnected || Task.isCancelled { break }
-            }
-            group.cancelAll()
-        }
+        try await link.runSession(notifications) { [self] in try await start(link) }
     }
 
     /// The start command with the current Unix time; the clocks start when the E4 has taken it.

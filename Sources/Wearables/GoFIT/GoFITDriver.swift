@@ -63,31 +63,19 @@ public final class GoFITDriver: WearableDriver {
             case .findPhone: link.emit(.event(name: "find_phone", timestamp: link.now, details: [:]))
             }
         }
-        // Subscribe before the first request, or its response could be missed.
-        let responses = try await link.bluez.notifications(response.path, method: link.notifyMethod)
-        let batteryUpdates = await link.batteryNotifications()
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { for await segment in responses { channel.receive(segment) } }
-            if let batteryUpdates {
-                group.addTask { for await value in batteryUpdates { link.emitBattery(value) } }
+        // Subscribed before the first request, or its response could be missed.
+        let notifications = [NotificationHandler(response) { channel.receive($0) }] + [link.batteryNotifications()].compactMap { $0 }
+        defer { connection.withLock { $0.channel = nil } }
+        try await link.runSession(notifications) { [self] in
+            var state = await link.readDeviceInformationStrings()
+            if let battery = await link.readBatteryPercent() { state["battery"] = .integer(Int64(battery)) }
+            connection.withLock {
+                $0.serial = state["serial"]?.text
+                $0.channel = channel
             }
-            group.addTask { [self] in
-                var state = await link.readDeviceInformationStrings()
-                if let battery = await link.readBatteryPercent() { state["battery"] = .integer(Int64(battery)) }
-                connection.withLock {
-                    $0.serial = state["serial"]?.text
-                    $0.channel = channel
-                }
-                link.emit(.state(state))
-                await authenticate(link, channel)
-            }
-            group.addTask { await link.bluez.waitForDisconnection(link.device) }
-            while let _ = await group.next() {
-                if !link.isConnected || Task.isCancelled { break }
-            }
-            group.cancelAll()
+            link.emit(.state(state))
+            await authenticate(link, channel)
         }
-        connection.withLock { $0.channel = nil }
     }
 
     /// Proves the stored key to the band, then does what the SDK's connect does next: the clock, the identity,

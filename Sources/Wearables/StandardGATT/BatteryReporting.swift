@@ -13,11 +13,11 @@ extension DeviceLink {
         return (try? BatteryLevel.decode(bytes)).map { Int($0.percent) }
     }
 
-    /// Battery Level notifications, nil when the characteristic does not notify (or subscribing failed: the
-    /// level read at connection time then stands until a `refresh`).
-    public func batteryNotifications() async -> AsyncStream<[UInt8]>? {
+    /// Battery Level notifications as `battery` in the state, for `runSession`; nil when the characteristic does
+    /// not notify (the level read at connection time then stands until a `refresh`).
+    public func batteryNotifications() -> NotificationHandler? {
         guard let batteryLevel, batteryLevel.flags.contains("notify") else { return nil }
-        return try? await bluez.notifications(batteryLevel.path, method: notifyMethod)
+        return NotificationHandler(batteryLevel) { emitBattery($0) }
     }
 
     /// One Battery Level notification as `battery` in the state; a malformed one is ignored.

@@ -51,22 +51,11 @@ public final class StandardGATTDriver: WearableDriver {
             (GATTUUID.Characteristic.cscMeasurement, cyclingMeasurement),
             (GATTUUID.Characteristic.batteryLevel, battery),
         ]
-        await withTaskGroup(of: Void.self) { group in
-            for (uuid, handle) in streams {
-                guard let characteristic = link.characteristic(Self.uuid(uuid)), characteristic.canNotify else { continue }
-                group.addTask {
-                    do {
-                        let values = try await link.bluez.notifications(characteristic.path, method: link.notifyMethod)
-                        for await value in values { handle(value, link) }
-                    } catch {
-                        link.logger.warning("cannot subscribe", metadata: ["characteristic": "\(characteristic.uuid)", "error": "\(error)"])
-                    }
-                }
-            }
-            group.addTask { await link.bluez.waitForDisconnection(link.device) }
-            await group.next()
-            group.cancelAll()
+        let handlers = streams.compactMap { uuid, handle -> NotificationHandler? in
+            guard let characteristic = link.characteristic(Self.uuid(uuid)), characteristic.canNotify else { return nil }
+            return NotificationHandler(characteristic) { handle($0, link) }
         }
+        try await link.runSession(handlers)
     }
 
     /// Device Information strings, battery, body sensor location: what the retained state shows.

@@ -1,0 +1,79 @@
+import BlueZ
+import Foundation
+import Logging
+import Synchronization
+import SimulatedWearables
+import Wearables
+
+/// One driver and one simulated peripheral on an `InMemoryCentral`: connect, run the driver's session, send it
+/// commands, read what it emitted. The unit-test counterpart of a gateway's device session, without one.
+public final class DriverHarness: Sendable {
+    public let central: InMemoryCentral
+    public let address: BlueZ.BluetoothAddress
+    public let driver: any WearableDriver
+    public let recorder = EventRecorder()
+    public let link: DeviceLink
+    private let running = SessionTask()
+
+
+    /// `driver` is made with `configuration` (its address is replaced by `address`).
+    public init(_ driver: any WearableDriver.Type, peripheral: any SimulatedPeripheral,
+                address: BlueZ.BluetoothAddress = BlueZ.BluetoothAddress("C0:FF:EE:00:00:01")!,
+                configuration: DriverConfiguration? = nil, central: InMemoryCentral = InMemoryCentral(),
+                notifyMethod: NotifyMethod = .acquire) {
+        self.central = central
+        self.address = address
+        var configuration = configuration ?? DriverConfiguration(address: address)
+        configuration.address = address
+        self.driver = driver.init(configuration: configuration)
+        central.add(peripheral, address: address)
+        var logger = Logger(label: "driver-test")
+        logger.logLevel = .critical
+        let recorder = recorder
+        link = DeviceLink(central: central, device: central.path(of: address), address: address, notifyMethod: notifyMethod,
+                          logger: logger, emit: { recorder.record($0) }, clock: { Int64(Date().timeIntervalSince1970 * 1000) })
+    }
+
+    /// Connects and starts the driver's session; returns at once (the session runs until the link drops).
+    public func connect() async throws {
+        try await central.connect(central.path(of: address))
+        let driver = driver
+        let link = link
+        running.start { try await driver.session(link) }
+    }
+
+    public func execute(_ command: DeviceCommand) async throws(CommandError) -> DeviceValue {
+        try await driver.execute(command, link: link)
+    }
+
+    /// Ends the link and waits for the session to return; its error, if it threw one.
+    @discardableResult
+    public func disconnect() async -> (any Error)? {
+        try? await central.disconnect(central.path(of: address))
+        return await running.finish()
+    }
+
+    /// Whether the session has returned (it should only once the link is gone).
+    public var sessionEnded: Bool { running.isFinished }
+}
+
+/// The driver's session task and how it ended.
+private final class SessionTask: Sendable {
+    private let task = Mutex<Task<(any Error)?, Never>?>(nil)
+    private let finished = Mutex(false)
+
+    func start(_ body: @escaping @Sendable () async throws -> Void) {
+        let started = Task { [self] () -> (any Error)? in
+            defer { finished.withLock { $0 = true } }
+            do { try await body() } catch { return error }
+            return nil
+        }
+        task.withLock { $0 = started }
+    }
+
+    var isFinished: Bool { finished.withLock { $0 } }
+
+    func finish() async -> (any Error)? {
+        await task.withLock { $0 }?.value
+    }
+}

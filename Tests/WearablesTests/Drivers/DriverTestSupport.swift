@@ -1,0 +1,24 @@
+import BlueZ
+import SimulatedWearables
+import Testing
+import Wear2MQTTTesting
+import Wearables
+
+/// A simulated device of a catalog kind (`heart_rate_strap`, `bose_frames`, …).
+func simulated(_ kind: String, seed: UInt64 = 7, options: [String: SimulationOptionValue] = [:]) throws -> any SimulatedPeripheral {
+    let maker = try #require(SimulatedDeviceCatalog.kind(named: kind))
+    return try maker.make(SimulatedDeviceConfiguration(seed: seed, options: options))
+}
+
+extension DriverHarness {
+    /// Whether `subscription_failed` was reported for `characteristic` (a 128-bit UUID).
+    func reportedFailure(of characteristic: String) -> Bool {
+        recorder.events(named: "subscription_failed").contains { $0["characteristic"]?.text == characteristic }
+    }
+
+    /// Waits until at least `count` more samples of `sensor` than now have arrived.
+    func samplesFlow(_ sensor: SensorKind, count: Int = 5, timeout: Duration = .seconds(10)) async -> Bool {
+        let before = recorder.samples(sensor).count
+        return await eventually(timeout: timeout) { self.recorder.samples(sensor).count >= before + count }
+    }
+}
