@@ -131,7 +131,7 @@ let package = Package(
         /// certificates, temporary state directories, child processes cleaned up by pid.
         .target(
             name: "Wear2MQTTTesting",
-            dependencies: ["MQTT", "DBus", "BlueZ", "Wearables", "SimulatedWearables", "Simulator"]
+            dependencies: ["MQTT", "DBus", "BlueZ", "Wearables", "SimulatedWearables", "Simulator", "Gateway"]
         ),
         /// The end-to-end benchmark (docs/performance.md): broker, private bus, in-process simulator, the gateway
         /// and the baselines it is measured against. Release builds only.

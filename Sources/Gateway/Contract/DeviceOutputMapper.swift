@@ -1,0 +1,162 @@
+import MQTT
+import Wearables
+
+/// The contract's side of the devices, as a value: what the sessions report (`ManagerOutput`) in, the messages to
+/// publish out. It owns each device's retained state document, the sample batcher, per-device options and the
+/// message counts of `bridge/health`; it does no I/O and reads no clock (the caller passes the time), so every rule
+/// of the contract about device output is unit-tested without a broker.
+///
+/// It does not build `bridge/devices` (that needs the device manager's list): it asks for it with
+/// `.publishDeviceList`.
+public struct DeviceOutputMapper: Sendable {
+    public enum Action: Sendable, Equatable {
+        case publish(OutgoingMessage)
+        /// A record that must reach the broker: spooled, in order.
+        case publishDurable(OutgoingMessage)
+        /// `bridge/devices` changed; the caller builds it from the device list.
+        case publishDeviceList
+    }
+
+    public let messages: ContractMessages
+    public private(set) var documents: [String: DeviceStateDocument] = [:]
+    private var batcher = SampleBatcher()
+    private var options: [String: DeviceOptions] = [:]
+    private var sensorsSeen: [String: Set<String>] = [:]
+    private var messageCounts: [String: Int] = [:]
+
+    public init(messages: ContractMessages) {
+        self.messages = messages
+    }
+
+    // MARK: Device output
+
+    /// What one report from the device side becomes. `now` orders sample batches; `unixMilliseconds` is the wall
+    /// time for `last_seen`.
+    public mutating func map(_ output: ManagerOutput, now: ContinuousClock.Instant, unixMilliseconds: Int64) -> [Action] {
+        switch output {
+        case .device(let id, .event(let event)):
+            return map(event, from: id, now: now, unixMilliseconds: unixMilliseconds)
+        case .device(let id, .connection(let connection)):
+            var actions: [Action] = []
+            let online = connection == .connected
+            if let document = update(id, { $0.setConnection(connection.rawValue) }) {
+                actions.append(.publish(messages.state(id, document)))
+            }
+            if connection == .connected || connection == .disconnected {
+                actions.append(.publish(messages.availability(id, online: online)))
+                actions.append(.publish(messages.bridgeEvent(BridgeEvent(online ? .deviceConnected : .deviceDisconnected,
+                                                                         data: ["id": .text(id)]))))
+                if !online { actions += batcher.flush(device: id).map { .publish(sampleMessage($0)) } }
+                actions.append(.publishDeviceList)
+            }
+            return actions
+        case .deviceListChanged:
+            return [.publishDeviceList]
+        case .deviceRetired(let id):
+            documents[id] = nil
+            _ = batcher.flush(device: id)
+            options[id] = nil
+            sensorsSeen[id] = nil
+            return messages.removal(id).map(Action.publish)
+        case .bridgeEvent(let type, let data):
+            guard let kind = BridgeEvent.Kind(rawValue: type) else { return [] }
+            return [.publish(messages.bridgeEvent(BridgeEvent(kind, data: data)))]
+        }
+    }
+
+    private mutating func map(_ event: WearableEvent, from id: String, now: ContinuousClock.Instant,
+                              unixMilliseconds: Int64) -> [Action] {
+        switch event {
+        case .sample(let sample):
+            // The hot path: one batcher step, the device's options, its message count.
+            sensorsSeen[id, default: []].insert(sample.sensor.rawValue)
+            let publications = batcher.add(sample, device: id, at: now)
+            count(id, publications.count)
+            return publications.map { .publish(sampleMessage($0)) }
+        case .gesture(let name, let timestamp):
+            count(id)
+            return [.publish(messages.gesture(id, name: name, timestamp: timestamp))]
+        case .event(let name, let timestamp, let details):
+            count(id)
+            return [.publish(messages.event(id, name: name, timestamp: timestamp, details: details))]
+        case .record(let record):
+            return [.publishDurable(messages.record(id, record))]
+        case .state, .progress:
+            var actions: [Action] = []
+            if let document = update(id, { document in
+                let changed = document.apply(event)
+                return document.setLastSeen(unixMilliseconds) || changed
+            }) {
+                count(id)
+                actions.append(.publish(messages.state(id, document)))
+            }
+            // bridge/devices shows the vendor and model the device reports.
+            if case .state(let patch) = event, patch["manufacturer"] != nil || patch["model"] != nil {
+                actions.append(.publishDeviceList)
+            }
+            return actions
+        }
+    }
+
+    // MARK: Batches and options
+
+    /// Batches whose window closed by `now`.
+    public mutating func dueSamples(at now: ContinuousClock.Instant) -> [OutgoingMessage] {
+        batcher.due(at: now).map(sampleMessage)
+    }
+
+    /// When the next batch window closes, if one is open.
+    public var nextBatchDeadline: ContinuousClock.Instant? { batcher.nextDeadline }
+
+    /// Takes a device's options (first sight of the device, or `device/options`); answers the samples a shorter
+    /// window flushed.
+    public mutating func setOptions(_ deviceOptions: DeviceOptions, for id: String) -> [OutgoingMessage] {
+        options[id] = deviceOptions
+        return batcher.setWindow(.milliseconds(deviceOptions.batchMilliseconds), forDevice: id).map(sampleMessage)
+    }
+
+    public func hasOptions(for id: String) -> Bool { options[id] != nil }
+
+    private func sampleMessage(_ publication: SamplePublication) -> OutgoingMessage {
+        let deviceOptions = options[publication.device] ?? DeviceOptions()
+        return messages.samples(publication, qos: QoS(rawValue: deviceOptions.sampleQoS) ?? .atMostOnce,
+                                retain: deviceOptions.retainSamples)
+    }
+
+    // MARK: What other messages need
+
+    public func document(_ id: String) -> DeviceStateDocument { documents[id] ?? DeviceStateDocument() }
+
+    public func sensors(of id: String) -> Set<String> { sensorsSeen[id] ?? [] }
+
+    /// Each device's state and availability, as republished after every broker (re)connect.
+    public var retainedDeviceMessages: [OutgoingMessage] {
+        documents.sorted { $0.key < $1.key }.flatMap { id, document in
+            [messages.state(id, document),
+             messages.availability(id, online: document.fields["connection"]?.text == ConnectionState.connected.rawValue)]
+        }
+    }
+
+    /// Every known device offline, for a graceful shutdown.
+    public var offlineMessages: [OutgoingMessage] {
+        documents.keys.sorted().map { messages.availability($0, online: false) }
+    }
+
+    /// The messages each device caused since the last call, for `bridge/health`; the count starts again.
+    public mutating func takeMessageCounts() -> [String: Int] {
+        defer { messageCounts = [:] }
+        return messageCounts
+    }
+
+    /// A message that is not a sample but comes from a device (a command's own output) counts for its rate.
+    public mutating func count(_ id: String, _ messages: Int = 1) {
+        messageCounts[id, default: 0] += messages
+    }
+
+    private mutating func update(_ id: String, _ change: (inout DeviceStateDocument) -> Bool) -> DeviceStateDocument? {
+        var document = self.document(id)
+        let changed = change(&document)
+        documents[id] = document
+        return changed ? document : nil
+    }
+}

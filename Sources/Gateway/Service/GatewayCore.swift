@@ -1,0 +1,245 @@
+import BlueZ
+import DBus
+import Foundation
+import Logging
+import MQTT
+import Synchronization
+import Wearables
+
+/// The gateway without its transports: devices on a `BluetoothCentral`, messages into a `MessageSink`, requests
+/// through `handle(_:)`. `GatewayService` wires it to libmosquitto and BlueZ; the in-memory test kit wires it to an
+/// `InMemoryCentral` and a recording sink, so the whole contract runs in a test without a process.
+///
+/// It holds the contract's state (`DeviceOutputMapper`, behind one lock: the sample hot path must not hop between
+/// actors), the device manager once a central is attached, and the router. It does not connect anything, retry
+/// anything at the transport level, or own a task of its own beyond the durable-record queue's consumer.
+public final class GatewayCore: Sendable {
+    public let configuration: Configuration
+    public let topics: TopicLayout
+    let sink: any MessageSink
+    let registry: DriverRegistry
+    let clock: GatewayClock
+    let logger: Logger
+    private let outputs: Mutex<DeviceOutputMapper>
+    private let attached = Mutex<(central: any BluetoothCentral, manager: DeviceManager)?>(nil)
+    private let records: AsyncStream<OutgoingMessage>
+    private let recordQueue: AsyncStream<OutgoingMessage>.Continuation
+    private let started = ContinuousClock.now
+    private let countsSince = Mutex(ContinuousClock.now)
+    /// Said in `ADAPTER_UNAVAILABLE` answers while no central is attached.
+    private let unavailable: String
+
+    public init(configuration: Configuration, sink: any MessageSink, registry: DriverRegistry = WearableDrivers.all,
+                clock: GatewayClock = .system, logger: Logger = Logger(label: "gateway"),
+                unavailable: String = "the Bluetooth stack is not reachable yet") {
+        self.configuration = configuration
+        self.sink = sink
+        self.registry = registry
+        self.clock = clock
+        self.logger = logger
+        self.unavailable = unavailable
+        topics = TopicLayout(base: configuration.mqtt.baseTopic)
+        outputs = Mutex(DeviceOutputMapper(messages: ContractMessages(topics: topics)))
+        (records, recordQueue) = AsyncStream.makeStream(of: OutgoingMessage.self)
+    }
+
+    var messages: ContractMessages { outputs.withLock { $0.messages } }
+
+    public var manager: DeviceManager? { attached.withLock { $0?.manager } }
+
+    public var central: (any BluetoothCentral)? { attached.withLock { $0?.central } }
+
+    public var router: RequestRouter {
+        RequestRouter(registry: registry, allow: configuration.allow, firmware: configuration.dfu, unavailable: unavailable,
+                      manager: { [weak self] in self?.manager },
+                      optionsChanged: { [weak self] id, options in self?.apply(options, to: id) })
+    }
+
+    // MARK: Devices
+
+    /// The Bluetooth stack is reachable: builds the device manager on it and starts the sessions of the configured
+    /// and stored devices.
+    public func attach(_ central: any BluetoothCentral) async {
+        let manager = DeviceManager(
+            bluez: central, registry: registry, store: DeviceStore(stateDirectory: configuration.gateway.stateDirectory),
+            filter: deviceFilter, adapter: configuration.bluez.adapter.map(AdapterSelector.init),
+            firmwarePackages: configuration.dfu, output: { [weak self] in self?.handle($0) }, logger: Logger(label: "devices"))
+        attached.withLock { $0 = (central, manager) }
+        await manager.start(configured: configuredDevices)
+        publishBridgeInfo()
+    }
+
+    private var deviceFilter: DeviceFilter {
+        let filter = configuration.filter
+        return DeviceFilter(allowAddresses: Set(filter.allowAddresses.compactMap(BluetoothAddress.init)),
+                            denyAddresses: Set(filter.denyAddresses.compactMap(BluetoothAddress.init)),
+                            allowDrivers: Set(filter.allowDrivers), denyDrivers: Set(filter.denyDrivers))
+    }
+
+    /// The devices of config.yaml. One without `driver:` gets its driver from its advertisement once the stack has
+    /// seen it (`DeviceManager` detects it), and its default id with it.
+    private var configuredDevices: [ManagedDevice] {
+        configuration.devices.map { entry in
+            let driver = entry.driver ?? ManagedDevice.driverToDetect
+            let id = entry.name ?? (entry.driver.map { DeviceIdentifier.defaultID(driver: $0, address: entry.address) } ?? "")
+            return ManagedDevice(id: id, address: entry.address, driver: driver, name: entry.name, fromConfiguration: true,
+                                 configure: entry.configure)
+        }
+    }
+
+    /// A report from the device side, turned into messages.
+    func handle(_ output: ManagerOutput) {
+        let now = ContinuousClock.now
+        let unixMilliseconds = clock.unixMilliseconds()
+        let actions = outputs.withLock { $0.map(output, now: now, unixMilliseconds: unixMilliseconds) }
+        perform(actions)
+    }
+
+    private func perform(_ actions: [DeviceOutputMapper.Action]) {
+        for action in actions {
+            switch action {
+            case .publish(let message): sink.publish(message)
+            case .publishDurable(let message): recordQueue.yield(message)
+            case .publishDeviceList: publishDeviceList()
+            }
+        }
+    }
+
+    private func apply(_ options: DeviceOptions, to id: String) {
+        for message in outputs.withLock({ $0.setOptions(options, for: id) }) { sink.publish(message) }
+    }
+
+    /// Durable records, one at a time and in order: each is stored before the next is taken. Runs until `stop`.
+    public func publishRecords() async {
+        for await record in records {
+            do {
+                try await sink.publishDurable(record)
+            } catch {
+                logger.error("a durable record could not be stored", metadata: ["topic": "\(record.topic)", "error": "\(error)"])
+            }
+        }
+    }
+
+    // MARK: Requests
+
+    /// Answers one incoming message if it is a request of the contract; ignores anything else.
+    public func handle(_ message: IncomingMessage) async {
+        guard let request = ContractRequest(message, layout: topics) else { return }
+        sink.publish(await router.answer(request))
+    }
+
+    // MARK: Bridge messages
+
+    /// After every (re)connect of the broker: it may have restarted without persistence.
+    public func republishAll() {
+        sink.publish(OutgoingMessage(retainedJSON: BridgeState.online.message(topics: topics)))
+        publishBridgeInfo()
+        publishDeviceList()
+        for message in outputs.withLock({ $0.retainedDeviceMessages }) { sink.publish(message) }
+    }
+
+    public func publishBridgeInfo() {
+        let central = central
+        let adapters = (central?.model.adapters.values.sorted { $0.path < $1.path } ?? []).map(Self.adapterEntry)
+        let info = DeviceValue.object([
+            "version": .text(Wear2MQTTVersion.current),
+            "gateway_id": .text(configuration.gateway.id),
+            "adapters": .list(adapters.map(DeviceValue.object)),
+            "bluez_available": .flag(central?.isServiceAvailable ?? false),
+            "config": .object(configuration.bridgeInfoSummary.mapValues(\.deviceValue)),
+        ])
+        sink.publish(OutgoingMessage(topic: topics.bridgeInfo, payload: JSONWriter.encode(info), qos: .atLeastOnce, retain: true,
+                                     properties: MQTTProperties(contentType: "application/json")))
+    }
+
+    /// Adapter power and discovery changes: `bridge/event` adapter_changed and a fresh `bridge/info`.
+    public func adapterChanged(_ event: BlueZModelEvent) {
+        switch event {
+        case .adapterAdded(let adapter), .adapterChanged(let adapter, _):
+            sink.publish(messages.bridgeEvent(BridgeEvent(.adapterChanged, data: Self.adapterEntry(adapter))))
+            publishBridgeInfo()
+        case .adapterRemoved(let path):
+            sink.publish(messages.bridgeEvent(BridgeEvent(.adapterChanged, data: ["id": .text(path.rawValue), "removed": true])))
+            publishBridgeInfo()
+        case .reset:
+            publishBridgeInfo()
+        default:
+            break
+        }
+    }
+
+    static func adapterEntry(_ adapter: AdapterInfo) -> [String: DeviceValue] {
+        ["id": .text(adapter.id), "address": adapter.address.map { .text($0.rawValue) } ?? .null,
+         "powered": .flag(adapter.powered), "discovering": .flag(adapter.discovering)]
+    }
+
+    /// `bridge/devices`, built from the manager's list (asynchronously: the manager is an actor).
+    public func publishDeviceList() {
+        guard let (central, manager) = attached.withLock({ $0 }) else {
+            sink.publish(messages.bridgeDevices([]))
+            return
+        }
+        Task { await publishDeviceList(manager, central) }
+    }
+
+    func publishDeviceList(_ manager: DeviceManager, _ central: any BluetoothCentral) async {
+        var entries: [BridgeDeviceEntry] = []
+        for device in await manager.managedDevices {
+            let connection = await manager.connectionState(id: device.id)
+            let (document, sensors, flushed) = outputs.withLock { outputs in
+                let flushed = outputs.hasOptions(for: device.id) ? [] : outputs.setOptions(device.options, for: device.id)
+                return (outputs.document(device.id), outputs.sensors(of: device.id), flushed)
+            }
+            for message in flushed { sink.publish(message) }
+            let driver = registry.driver(named: device.driver)
+            let paired = BluetoothAddress(device.address).flatMap { central.model.device(address: $0)?.paired } ?? false
+            entries.append(BridgeDeviceEntry(
+                id: device.id, name: device.name, vendor: document.fields["manufacturer"]?.text ?? driver?.vendor,
+                model: document.fields["model"]?.text, address: device.address, driver: device.driver,
+                capabilities: (driver.map { Array($0.commands) } ?? []).sorted() + sensors.sorted(),
+                paired: paired, connected: connection == .connected))
+        }
+        sink.publish(messages.bridgeDevices(entries))
+    }
+
+    // MARK: Periodic
+
+    /// Publishes the sample batches whose window closed; answers when the next one closes.
+    public func flushDueSamples(at now: ContinuousClock.Instant = .now) -> ContinuousClock.Instant? {
+        let (due, next) = outputs.withLock { ($0.dueSamples(at: now), $0.nextBatchDeadline) }
+        for message in due { sink.publish(message) }
+        return next
+    }
+
+    public func publishHealth() async {
+        let counts = outputs.withLock { $0.takeMessageCounts() }
+        let since = countsSince.withLock { since in
+            defer { since = .now }
+            return since
+        }
+        let elapsed = max(0.001, Double((ContinuousClock.now - since).components.seconds))
+        var devices: [String: HealthReport.Device] = [:]
+        if let manager {
+            for device in await manager.managedDevices {
+                devices[device.id] = HealthReport.Device(
+                    messagesPerSecond: Double(counts[device.id] ?? 0) / elapsed,
+                    connected: await manager.connectionState(id: device.id) == .connected)
+            }
+        }
+        let uptime = (ContinuousClock.now - started).components.seconds
+        sink.publish(messages.health(HealthReport(uptimeSeconds: uptime, residentBytes: ProcessMemory.residentBytes,
+                                                  mqtt: HealthReport.MQTTStatus(sink.statistics), devices: devices)))
+    }
+
+    // MARK: Shutdown
+
+    /// Lets the devices go (a wearable left connected to nobody drains its battery and stays invisible to other
+    /// centrals), bounded by `timeout`; answers the messages that mark the bridge and every device offline. The
+    /// durable-record queue ends.
+    public func stop(timeout: Duration) async -> [OutgoingMessage] {
+        if let manager { await manager.stopAll(timeout: timeout) }
+        recordQueue.finish()
+        return [OutgoingMessage(retainedJSON: BridgeState.offline.message(topics: topics))]
+            + outputs.withLock { $0.offlineMessages }
+    }
+}

@@ -1,0 +1,151 @@
+import BlueZ
+import Firmware
+import MQTT
+import Wearables
+
+/// Answers every request of the contract: parses it, checks the `allow` policy and what the device's driver
+/// supports, and hands it to the layer `CommandRoute` names (the gateway's firmware updates, the device's session, or
+/// its driver through the device manager). Every request gets exactly one response, an error one when anything is
+/// wrong, and a refused request changes nothing.
+///
+/// It holds no state of its own; the device manager appears once the Bluetooth stack is reachable.
+public struct RequestRouter: Sendable {
+    let registry: DriverRegistry
+    let allow: Configuration.AllowSection
+    let firmware: Configuration.DFUSection
+    /// nil until the Bluetooth stack is reachable.
+    let manager: @Sendable () -> DeviceManager?
+    /// Why there is no manager yet, for `ADAPTER_UNAVAILABLE`.
+    let unavailable: String
+    /// `device/options` changed a device's options: the contract's side applies them (batching, QoS).
+    let optionsChanged: @Sendable (String, DeviceOptions) -> Void
+
+    public init(registry: DriverRegistry, allow: Configuration.AllowSection, firmware: Configuration.DFUSection,
+                unavailable: String, manager: @escaping @Sendable () -> DeviceManager?,
+                optionsChanged: @escaping @Sendable (String, DeviceOptions) -> Void) {
+        self.registry = registry
+        self.allow = allow
+        self.firmware = firmware
+        self.unavailable = unavailable
+        self.manager = manager
+        self.optionsChanged = optionsChanged
+    }
+
+    /// The response to `request`.
+    public func answer(_ request: ContractRequest) async -> OutgoingMessage {
+        let result: Result<[String: DeviceValue], CommandError>
+        switch request.arguments {
+        case .failure(let error):
+            result = .failure(error)
+        case .success(let arguments):
+            do throws(CommandError) {
+                switch request.target {
+                case .bridge(let name): result = .success(try await bridgeRequest(name, arguments))
+                case .device(let id, let command): result = .success(try await deviceRequest(id, command, arguments))
+                }
+            } catch {
+                result = .failure(error)
+            }
+        }
+        return request.response(result)
+    }
+
+    private func requireManager() throws(CommandError) -> DeviceManager {
+        guard let manager = manager() else { throw CommandError(.adapterUnavailable, unavailable) }
+        return manager
+    }
+
+    /// Commands that destroy data or firmware, and the `allow` key that permits each.
+    private func isAllowed(_ command: String) -> Bool {
+        switch command {
+        case "clear_data": allow.clearData
+        case "factory_reset": allow.factoryReset
+        case "dfu": allow.dfu
+        default: true
+        }
+    }
+
+    // MARK: Device requests
+
+    private func deviceRequest(_ id: String, _ name: String, _ arguments: [String: DeviceValue]) async throws(CommandError) -> [String: DeviceValue] {
+        let manager = try requireManager()
+        guard let device = await manager.managedDevices.first(where: { $0.id == id }) else {
+            throw CommandError(.deviceNotFound, "no device with id \(id)")
+        }
+        let command = try DeviceCommandParser.parse(command: name, arguments: arguments)
+        guard isAllowed(command.name) else {
+            throw CommandError(.forbidden, "\(command.name) is disabled; set allow.\(command.name): true in the configuration to permit it")
+        }
+        let route = CommandRoute.route(of: command.name)
+        if let driver = registry.driver(named: device.driver), route == .driver, !driver.commands.contains(command.name) {
+            throw CommandError(.notSupported, "\(device.driver) devices do not support \(command.name)")
+        }
+        let value: DeviceValue
+        switch (route, command) {
+        case (.gateway, .named("dfu", let arguments)):
+            value = try await manager.updateFirmware(try firmwareOrder(arguments), id: id)
+        case (.gateway, _):
+            value = try await manager.cancelFirmwareUpdate(id: id)
+        case (.session, _), (.driver, _):
+            value = try await manager.execute(command, id: id)
+        }
+        if case .object(let object) = value { return object }
+        return ["result": value]
+    }
+
+    /// The package `request/dfu` names, checked before anything reaches the device (`FirmwareUpdateOrder.load`).
+    private func firmwareOrder(_ arguments: [String: DeviceValue]) throws(CommandError) -> FirmwareUpdateOrder {
+        guard let file = arguments["file"]?.text, let sha256 = arguments["sha256"]?.text else {
+            throw CommandError(.invalidPayload, "dfu needs file and sha256")
+        }
+        return try FirmwareUpdateOrder.load(file: file, sha256: sha256, from: firmware)
+    }
+
+    // MARK: Bridge requests
+
+    private func bridgeRequest(_ name: String, _ arguments: [String: DeviceValue]) async throws(CommandError) -> [String: DeviceValue] {
+        let request = try BridgeRequest(name: name, arguments: arguments)
+        let manager = try requireManager()
+        switch request {
+        case .scan(let scan):
+            let filter = DiscoveryFilter(serviceUUIDs: scan.filter.uuids, rssi: scan.filter.rssi.map { Int16(clamping: $0) },
+                                         pattern: scan.filter.name)
+            let found = try await manager.scan(duration: .seconds(scan.durationSeconds), filter: filter)
+            return ["devices": .list(found.map(DeviceValue.object))]
+        case .stopScan:
+            await manager.stopScan()
+            return [:]
+        case .addDevice(let address, let driver, let name):
+            if let name { try DeviceIdentifier.validate(name) }
+            let device = try await manager.add(address: address, driver: driver, name: name)
+            return ["id": .text(device.id), "address": .text(device.address), "driver": .text(device.driver)]
+        case .addDeviceBySerial(let serial, let driver, let name):
+            let device = try await manager.add(serial: serial, driver: driver, name: name)
+            return ["id": .text(device.id), "address": .text(device.address), "driver": .text(device.driver),
+                    "serial": .text(serial)]
+        case .removeDevice(let id):
+            try await manager.remove(id: id)
+            return ["id": .text(id)]
+        case .renameDevice(let id, let name):
+            try DeviceIdentifier.validate(name)
+            try await manager.rename(id: id, to: name)
+            return ["id": .text(name), "previous_id": .text(id)]
+        case .pairDevice(let id):
+            let outcome = try await manager.pair(id: id)
+            return outcome.object ?? [:]
+        case .confirmPairing(let id, let code):
+            return try await manager.confirmPairing(id: id, code: code).object ?? [:]
+        case .setDeviceOptions(let id, let change):
+            var options = try await manager.options(id: id)
+            if let batch = change.batchMilliseconds { options.batchMilliseconds = batch }
+            if let qos = change.sampleQoS { options.sampleQoS = qos }
+            if let retain = change.retainSamples { options.retainSamples = retain }
+            if let notify = change.notify { options.notify = notify }
+            try await manager.setOptions(id: id, options: options)
+            optionsChanged(id, options)
+            return ["id": .text(id), "options": .object([
+                "batch_ms": .integer(Int64(options.batchMilliseconds)), "qos": .integer(Int64(options.sampleQoS)),
+                "retain": .flag(options.retainSamples), "notify": .text(options.notify)])]
+        }
+    }
+}

@@ -1,0 +1,94 @@
+import BlueZ
+import Foundation
+import Gateway
+import MQTT
+import SimulatedWearables
+import Wearables
+
+/// A whole gateway in the test's process: `GatewayCore` on an `InMemoryCentral` and a `RecordingSink`, with a fixed
+/// wall clock. A test adds simulated devices, sends requests as a client would publish them, and reads the messages
+/// the gateway published — the contract end to end, in milliseconds, with no broker, bus or child process.
+public final class GatewayHarness: Sendable {
+    public let central: InMemoryCentral
+    public let sink = RecordingSink()
+    public let core: GatewayCore
+    public let base: String
+    public let stateDirectory: TemporaryDirectory
+
+    /// `configuration` is YAML of everything but `mqtt` and `gateway.state_dir`, which the harness sets (base topic
+    /// `test`, a fresh state directory).
+    public init(configuration yaml: String = "", central: InMemoryCentral = InMemoryCentral(),
+                unixMilliseconds: Int64 = 1_750_000_000_000) throws {
+        self.central = central
+        stateDirectory = try TemporaryDirectory()
+        base = "test"
+        let text = """
+        mqtt:
+          host: 127.0.0.1
+          base_topic: \(base)
+        gateway:
+          state_dir: \(stateDirectory.path)
+        \(yaml)
+        """
+        let configuration = try Configuration.parse(yaml: text, source: "harness.yaml", environment: [:])
+        core = GatewayCore(configuration: configuration, sink: sink, clock: GatewayClock { unixMilliseconds })
+    }
+
+    /// Hosts a simulated device of a catalog kind (`heart_rate_strap`, `bose_frames`, …) at `address`.
+    @discardableResult
+    public func addDevice(_ kind: String, address: String, seed: UInt64 = 7, options: [String: SimulationOptionValue] = [:],
+                          known: Bool = true) throws -> any SimulatedPeripheral {
+        guard let maker = SimulatedDeviceCatalog.kind(named: kind), let address = BlueZ.BluetoothAddress(address) else {
+            throw HarnessError.unknown("\(kind) at \(address)")
+        }
+        let peripheral = try maker.make(SimulatedDeviceConfiguration(seed: seed, options: options))
+        central.add(peripheral, address: address, known: known)
+        return peripheral
+    }
+
+    /// The broker connection comes up and the Bluetooth stack is attached: what `GatewayService` does at start.
+    public func start() async {
+        core.republishAll()
+        await core.attach(central)
+    }
+
+    /// Publishes `payload` to `<base>/<topic>` as a client would, and returns the response's JSON object (matched by
+    /// a transaction the harness adds when the payload is an object without one).
+    @discardableResult
+    public func request(_ topic: String, _ payload: String = "{}") async -> [String: DeviceValue]? {
+        let transaction = "t\(UInt64.random(in: 0..<UInt64.max))"
+        var body = payload
+        if payload.hasPrefix("{"), !payload.contains("\"transaction\"") {
+            let inner = payload.dropFirst().trimmingCharacters(in: .whitespaces)
+            body = "{\"transaction\":\"\(transaction)\"" + (inner.hasPrefix("}") ? "" : ",") + inner
+        }
+        let before = sink.messages.count
+        await core.handle(IncomingMessage(topic: "\(base)/\(topic)", payload: Array(body.utf8), qos: .atLeastOnce,
+                                          retain: false, properties: MQTTProperties()))
+        let responseTopic = "\(base)/" + topic.replacingOccurrences(of: "/request/", with: "/response/")
+            .replacingOccurrences(of: "bridge/request/", with: "bridge/response/")
+        return sink.messages.dropFirst(before).filter { $0.topic == responseTopic }.last.flatMap { Self.object($0.payload) }
+    }
+
+    /// The JSON object of the last message on `<base>/<topic>`.
+    public func last(_ topic: String) -> [String: DeviceValue]? {
+        sink.messages(on: "\(base)/\(topic)").last.flatMap { Self.object($0.payload) }
+    }
+
+    /// Every JSON object published on `<base>/<topic>`, in order.
+    public func all(_ topic: String) -> [[String: DeviceValue]] {
+        sink.messages(on: "\(base)/\(topic)").compactMap { Self.object($0.payload) }
+    }
+
+    /// Lets the devices go and removes the state directory.
+    public func stop() async {
+        _ = await core.stop(timeout: .seconds(1))
+        stateDirectory.remove()
+    }
+
+    static func object(_ payload: [UInt8]) -> [String: DeviceValue]? {
+        (try? JSONParser.parse(payload))?.object
+    }
+
+    enum HarnessError: Error { case unknown(String) }
+}

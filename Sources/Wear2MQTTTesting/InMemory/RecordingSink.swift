@@ -1,0 +1,55 @@
+import Gateway
+import MQTT
+import Synchronization
+
+/// A `MessageSink` that keeps every message, in order, as a broker with a subscriber on `#` would see them;
+/// retained ones also as the broker would hold them (an empty payload deletes).
+public final class RecordingSink: MessageSink {
+    private struct State {
+        var published: [OutgoingMessage] = []
+        var retained: [String: OutgoingMessage] = [:]
+        var durable: [OutgoingMessage] = []
+    }
+
+    private let state = Mutex(State())
+
+    public init() {}
+
+    public func publish(_ message: OutgoingMessage) {
+        state.withLock { state in
+            state.published.append(message)
+            if message.retain { state.retained[message.topic] = message.payload.isEmpty ? nil : message }
+        }
+    }
+
+    public func publishDurable(_ message: OutgoingMessage) async throws(MQTTError) {
+        state.withLock { state in
+            state.durable.append(message)
+            state.published.append(message)
+        }
+    }
+
+    public var statistics: MQTTClientStatistics {
+        var statistics = MQTTClientStatistics()
+        statistics.connected = true
+        statistics.published = UInt64(state.withLock { $0.published.count })
+        return statistics
+    }
+
+    /// Every message, durable ones included, in the order they were handed over.
+    public var messages: [OutgoingMessage] { state.withLock { $0.published } }
+
+    public func messages(on topic: String) -> [OutgoingMessage] { messages.filter { $0.topic == topic } }
+
+    /// What the broker would hold retained on `topic` now.
+    public func retained(_ topic: String) -> OutgoingMessage? { state.withLock { $0.retained[topic] } }
+
+    /// Whether `topic` was ever published retained and is deleted now.
+    public func wasCleared(_ topic: String) -> Bool {
+        state.withLock { state in
+            state.retained[topic] == nil && state.published.contains { $0.topic == topic && $0.retain && $0.payload.isEmpty }
+        }
+    }
+
+    public var durableMessages: [OutgoingMessage] { state.withLock { $0.durable } }
+}

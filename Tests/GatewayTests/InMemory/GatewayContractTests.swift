@@ -1,0 +1,107 @@
+import BlueZ
+import Gateway
+import Testing
+import Wear2MQTTTesting
+import Wearables
+
+/// The MQTT contract through a whole gateway in memory (`GatewayHarness`: the real core, device manager, sessions
+/// and drivers on an `InMemoryCentral` and a recording sink): no broker, no bus, no child process.
+@Suite("Gateway in memory: the contract", .timeLimit(.minutes(1)))
+struct GatewayContractTests {
+    static let strap = "C0:FF:EE:00:00:01"
+    static let finder = "C0:FF:EE:00:00:02"
+    static let devices = """
+    devices:
+      - address: "\(strap)"
+        driver: standard
+        name: strap
+      - address: "\(finder)"
+        driver: standard
+        name: finder
+    """
+
+    func started() async throws -> GatewayHarness {
+        let gateway = try GatewayHarness(configuration: Self.devices)
+        try gateway.addDevice("heart_rate_strap", address: Self.strap)
+        try gateway.addDevice("key_finder", address: Self.finder)
+        await gateway.start()
+        return gateway
+    }
+
+    static func code(_ response: [String: DeviceValue]?) -> String? { response?["error"]?["code"]?.text }
+
+    @Test("a configured strap comes online: retained state with its battery, availability online, heart-rate samples")
+    func configuredStrapComesOnline() async throws {
+        let gateway = try await started()
+        defer { Task { await gateway.stop() } }
+        #expect(await eventually(timeout: .seconds(5)) { gateway.last("strap/availability")?["state"]?.text == "online" })
+        #expect(await eventually(timeout: .seconds(5)) { gateway.last("strap")?["battery"]?.integer != nil })
+        #expect(gateway.last("strap")?["connection"]?.text == "connected")
+        #expect(gateway.last("strap")?["last_seen"]?.integer == 1_750_000_000_000, "the injected clock")
+        #expect(await eventually(timeout: .seconds(5)) { gateway.last("strap/sensor/heart_rate")?["bpm"]?.integer != nil })
+        #expect(gateway.sink.retained("test/bridge/state") != nil)
+        #expect(await eventually { !gateway.sink.messages(on: "test/bridge/devices").isEmpty })
+    }
+
+    @Test("publishing {\"vibrations\":3} to finder/request/find rings the key finder and answers ok")
+    func findRingsTheKeyFinder() async throws {
+        let gateway = try await started()
+        defer { Task { await gateway.stop() } }
+        #expect(await eventually(timeout: .seconds(5)) { gateway.last("finder")?["connection"]?.text == "connected" })
+        let answer = await gateway.request("finder/request/find", #"{"vibrations":3}"#)
+        #expect(answer?["status"]?.text == "ok", "\(String(describing: answer))")
+        let address = try #require(BluetoothAddress(Self.finder))
+        let alerts = gateway.central.writes(to: address).filter { $0.characteristic.hasPrefix("00002a06") }
+        #expect(alerts.map(\.bytes) == [[2]], "one write of Alert Level high: the standard has no vibration count")
+    }
+
+    @Test("bad requests get a clear error and reach no device: unknown device, bad JSON, unknown command, out of range")
+    func badRequestsChangeNothing() async throws {
+        let gateway = try await started()
+        defer { Task { await gateway.stop() } }
+        #expect(await eventually(timeout: .seconds(5)) { gateway.last("finder")?["connection"]?.text == "connected" })
+        let address = try #require(BluetoothAddress(Self.finder))
+        let writesBefore = gateway.central.writes(to: address).count
+        #expect(Self.code(await gateway.request("nobody/request/find")) == "DEVICE_NOT_FOUND")
+        #expect(Self.code(await gateway.request("finder/request/find", #"{"vibrations":"#)) == "INVALID_PAYLOAD")
+        #expect(Self.code(await gateway.request("finder/request/fly")) == "UNKNOWN_COMMAND")
+        #expect(Self.code(await gateway.request("finder/request/find", #"{"vibrations":11}"#)) == "INVALID_VALUE")
+        #expect(Self.code(await gateway.request("finder/request/find", #"{"vibrations":"3"}"#)) == "INVALID_VALUE")
+        #expect(Self.code(await gateway.request("finder/request/sync")) == "NOT_SUPPORTED")
+        #expect(Self.code(await gateway.request("finder/request/dfu", "{\"file\":\"a.zip\",\"sha256\":\"\(String(repeating: "0", count: 64))\"}")) == "FORBIDDEN")
+        #expect(gateway.central.writes(to: address).count == writesBefore)
+    }
+
+    @Test("a command to a device that went away answers DEVICE_DISCONNECTED")
+    func commandToAnAbsentDevice() async throws {
+        let gateway = try await started()
+        defer { Task { await gateway.stop() } }
+        #expect(await eventually(timeout: .seconds(5)) { gateway.last("finder")?["connection"]?.text == "connected" })
+        await gateway.central.setInRange(try #require(BluetoothAddress(Self.finder)), false)
+        #expect(await eventually(timeout: .seconds(5)) { gateway.last("finder/availability")?["state"]?.text == "offline" })
+        #expect(Self.code(await gateway.request("finder/request/find")) == "DEVICE_DISCONNECTED")
+    }
+
+    @Test("device/remove clears the device's retained state and availability")
+    func removeClearsRetainedTopics() async throws {
+        let gateway = try await started()
+        defer { Task { await gateway.stop() } }
+        #expect(await eventually(timeout: .seconds(5)) { gateway.last("strap/availability")?["state"]?.text == "online" })
+        let answer = await gateway.request("bridge/request/device/remove", #"{"id":"strap"}"#)
+        #expect(answer?["status"]?.text == "ok", "\(String(describing: answer))")
+        #expect(gateway.sink.wasCleared("test/strap"))
+        #expect(gateway.sink.wasCleared("test/strap/availability"))
+        #expect(Self.code(await gateway.request("strap/request/refresh")) == "DEVICE_NOT_FOUND")
+    }
+
+    @Test("a strap whose Battery Level refuses notifications publishes heart rate and a subscription_failed event")
+    func refusedBatteryNotificationsThroughTheGateway() async throws {
+        let gateway = try GatewayHarness(configuration: Self.devices)
+        try gateway.addDevice("heart_rate_strap", address: Self.strap)
+        gateway.central.refuseNotifications("2a19")
+        await gateway.start()
+        defer { Task { await gateway.stop() } }
+        #expect(await eventually(timeout: .seconds(5)) { gateway.last("strap/sensor/heart_rate") != nil })
+        #expect(await eventually(timeout: .seconds(5)) { gateway.last("strap/event")?["event"]?.text == "subscription_failed" })
+    }
+}
