@@ -162,7 +162,7 @@ let package = Package(
             dependencies: ["Simulator", "DBus", "Wearables", "Firmware", "SimulatedWearables", "wear2mqtt-sim", "Wear2MQTTTesting"],
             exclude: ["bleak_interop.py"]
         ),
-        .testTarget(name: "GatewayTests", dependencies: ["Gateway", "Wear2MQTTTesting"]),
+        .testTarget(name: "GatewayTests", dependencies: ["Gateway", "BlueZ", "Wearables", "Firmware", "SimulatedWearables", "Wear2MQTTTesting"]),
         .testTarget(
             name: "EndToEndTests",
             dependencies: ["wear2mqtt", "wear2mqtt-sim", "Gateway", "MQTT", "Simulator", "Wearables", "Firmware", "SimulatedWearables", "Wear2MQTTTesting"]

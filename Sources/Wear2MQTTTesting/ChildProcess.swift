@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Testing)
+import Testing
+#endif
 
 /// A process a test started, with its output captured to files, stopped by pid in `terminate` / `kill`.
 /// Waiting polls with `Task.sleep` so no cooperative thread is blocked.
@@ -22,6 +25,23 @@ public final class ChildProcess: @unchecked Sendable {
         self.outputPath = outputPath
         self.errorPath = errorPath
         try process.run()
+        Self.recordStart(executable)
+    }
+
+    /// With `WEAR2MQTT_PROCESS_LOG` set to a file, appends the running test's id and the executable for every
+    /// process started: how `docs/architecture.md` counts the tests that start processes.
+    private static func recordStart(_ executable: String) {
+        guard let log = ProcessInfo.processInfo.environment["WEAR2MQTT_PROCESS_LOG"] else { return }
+        #if canImport(Testing)
+        let test = Test.current.map { "\($0.id)" } ?? "(no test)"
+        #else
+        let test = "(no test)"
+        #endif
+        let line = Array("\(test)\t\(executable)\n".utf8)
+        let fd = open(log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { return }
+        _ = line.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        close(fd)
     }
 
     public var pid: Int32 { process.processIdentifier }

@@ -1,5 +1,6 @@
 import BlueZ
 import Foundation
+import Synchronization
 import Gateway
 import MQTT
 import SimulatedWearables
@@ -14,14 +15,22 @@ public final class GatewayHarness: Sendable {
     public let core: GatewayCore
     public let base: String
     public let stateDirectory: TemporaryDirectory
+    private let yaml: String
+    private let unixMilliseconds: Int64
+    /// Whether `stop()` removes the state directory: not when a restarted gateway goes on with it.
+    private let ownsState: Mutex<Bool>
 
     /// `configuration` is YAML of everything but `mqtt` and `gateway.state_dir`, which the harness sets (base topic
-    /// `test`, a fresh state directory).
+    /// `test`, a fresh state directory unless `stateDirectory` names one).
     public init(configuration yaml: String = "", central: InMemoryCentral = InMemoryCentral(),
-                unixMilliseconds: Int64 = 1_750_000_000_000) throws {
+                stateDirectory: TemporaryDirectory? = nil, unixMilliseconds: Int64 = 1_750_000_000_000) throws {
         self.central = central
-        stateDirectory = try TemporaryDirectory()
+        self.stateDirectory = try stateDirectory ?? TemporaryDirectory()
+        self.yaml = yaml
+        self.unixMilliseconds = unixMilliseconds
+        ownsState = Mutex(true)
         base = "test"
+        let stateDirectory = self.stateDirectory
         let text = """
         mqtt:
           host: 127.0.0.1
@@ -48,6 +57,9 @@ public final class GatewayHarness: Sendable {
 
     /// The broker connection comes up and the Bluetooth stack is attached: what `GatewayService` does at start.
     public func start() async {
+        let core = core
+        // The durable-record queue's consumer, as the service runs it; it ends when the core stops.
+        Task { await core.publishRecords() }
         core.republishAll()
         await core.attach(central)
     }
@@ -80,14 +92,27 @@ public final class GatewayHarness: Sendable {
         sink.messages(on: "\(base)/\(topic)").compactMap { Self.object($0.payload) }
     }
 
-    /// Lets the devices go and removes the state directory.
+    /// Lets the devices go and removes the state directory (unless a restarted gateway took it over).
     public func stop() async {
         _ = await core.stop(timeout: .seconds(1))
-        stateDirectory.remove()
+        if ownsState.withLock({ $0 }) { stateDirectory.remove() }
     }
 
-    static func object(_ payload: [UInt8]) -> [String: DeviceValue]? {
-        (try? JSONParser.parse(payload))?.object
+    /// Stops this gateway as SIGTERM would and starts a new one with the same configuration, state directory and
+    /// devices: what a restart of the service looks like. The new harness owns the state directory.
+    public func restarted() async throws -> GatewayHarness {
+        ownsState.withLock { $0 = false }
+        _ = await core.stop(timeout: .seconds(1))
+        let next = try GatewayHarness(configuration: yaml, central: central, stateDirectory: stateDirectory,
+                                      unixMilliseconds: unixMilliseconds)
+        await next.start()
+        return next
+    }
+
+    /// A payload as a JSON object, nil when it is not one.
+    public static func object(_ payload: [UInt8]) -> [String: DeviceValue]? {
+        // What the gateway publishes may be larger than a request may be (an activity with its GPS track).
+        (try? JSONParser.parse(payload, limits: JSONLimits(maximumBytes: 16 << 20)))?.object
     }
 
     enum HarnessError: Error { case unknown(String) }

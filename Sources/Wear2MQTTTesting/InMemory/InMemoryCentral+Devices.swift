@@ -17,6 +17,7 @@ extension InMemoryCentral {
             return state.discovering
         }
         if known || discovering { announce(path) }
+        if let companion = peripheral.companion { host(companion, of: address) }
     }
 
     /// Moves a device out of range (its link drops, it is not seen) or back into it (seen at once while discovering).
@@ -49,6 +50,18 @@ extension InMemoryCentral {
         guard let uuid = BluetoothUUID(string: characteristic),
               let connection = state.withLock({ $0.hosted[InMemoryObjects.devicePath(address)]?.connection }) else { return }
         connection.endNotifications(uuid)
+    }
+
+    /// Reads and writes on `address` are answered `latency` later (a slow or distant device); nil: at once.
+    public func setLatency(_ address: BlueZ.BluetoothAddress, _ latency: Duration?) {
+        state.withLock { $0.latency[InMemoryObjects.devicePath(address)] = latency }
+    }
+
+    /// The next write to `address` fails with `error` and does not reach the device, as when the peripheral
+    /// answers with an ATT error (`BlueZError.failed(name: "org.bluez.Error.Failed", message: "Operation failed
+    /// with ATT error: 0x81")`).
+    public func failNextWrite(_ address: BlueZ.BluetoothAddress, with error: BlueZError) {
+        state.withLock { $0.failNextWrite[InMemoryObjects.devicePath(address)] = error }
     }
 
     /// The next `count` connection attempts fail as a busy controller makes them fail.

@@ -36,6 +36,9 @@ public final class InMemoryCentral: BluetoothCentral {
         var connectionFailures = 0
         var connects: [BlueZ.BluetoothAddress: Int] = [:]
         var writes: [(BlueZ.BluetoothAddress, String, [UInt8])] = []
+        var latency: [ObjectPath: Duration] = [:]
+        var failNextWrite: [ObjectPath: BlueZError] = [:]
+        var radios: [Task<Void, Never>] = []
     }
 
     let state = Mutex(State())
@@ -50,6 +53,10 @@ public final class InMemoryCentral: BluetoothCentral {
             model.interfacesAdded(path: InMemoryObjects.adapterPath,
                                   interfaces: InMemoryObjects.adapter(address: adapterAddress, powered: true, discovering: false))
         }
+    }
+
+    deinit {
+        for radio in state.withLock({ $0.radios }) { radio.cancel() }
     }
 
     // MARK: BluetoothCentral
@@ -114,6 +121,8 @@ public final class InMemoryCentral: BluetoothCentral {
         guard let hosted = try attempt.get() else { return }
         let connection = InMemoryConnection(central: self, device: device, mtu: mtu)
         state.withLock { $0.hosted[device]?.connection = connection }
+        // The peripheral is on the link before BlueZ says ServicesResolved, so a subscription never finds it absent.
+        connection.start(hosted.peripheral)
         apply { model in
             var events: [BlueZModelEvent] = []
             for (path, interfaces) in InMemoryObjects.gatt(of: hosted.layout, device: device, mtu: mtu) {
@@ -123,7 +132,6 @@ public final class InMemoryCentral: BluetoothCentral {
                                               changed: ["Connected": true, "ServicesResolved": true])
             return events
         }
-        connection.start(hosted.peripheral)
     }
 
     public func disconnect(_ device: ObjectPath, timeout: Duration) async throws(BlueZError) {
@@ -143,15 +151,20 @@ public final class InMemoryCentral: BluetoothCentral {
 
     public func read(_ characteristic: ObjectPath, offset: UInt16, timeout: Duration) async throws(BlueZError) -> [UInt8] {
         let (connection, found) = try target(characteristic, needs: "read")
+        await delay(connection.device)
         let value = try await connection.read(found.uuid)
         return offset == 0 ? value : Array(value.dropFirst(Int(offset)))
     }
 
     public func write(_ characteristic: ObjectPath, _ bytes: [UInt8], withResponse: Bool, timeout: Duration) async throws(BlueZError) {
         let (connection, found) = try target(characteristic, needs: withResponse ? "write" : "write-without-response")
-        state.withLock { state in
+        await delay(connection.device)
+        let failure = state.withLock { state -> BlueZError? in
+            if let failure = state.failNextWrite.removeValue(forKey: connection.device) { return failure }
             if let address = state.hosted[connection.device]?.address { state.writes.append((address, found.uuid.string, bytes)) }
+            return nil
         }
+        if let failure { throw failure }
         try await connection.write(found.uuid, bytes, withResponse: withResponse)
     }
 
@@ -166,6 +179,12 @@ public final class InMemoryCentral: BluetoothCentral {
     }
 
     // MARK: Inside
+
+    /// The answer time a test set for the device (`setLatency`): BlueZ's reply comes that much later.
+    private func delay(_ device: ObjectPath) async {
+        guard let latency = state.withLock({ $0.latency[device] }) else { return }
+        try? await Task.sleep(for: latency)
+    }
 
     /// Applies a model change and announces its events, in order, to every listener.
     @discardableResult

@@ -1,5 +1,6 @@
 import BlueZ
 import Gateway
+import SimulatedWearables
 import Testing
 import Wear2MQTTTesting
 import Wearables
@@ -22,7 +23,7 @@ struct GatewayContractTests {
 
     func started() async throws -> GatewayHarness {
         let gateway = try GatewayHarness(configuration: Self.devices)
-        try gateway.addDevice("heart_rate_strap", address: Self.strap)
+        try gateway.addDevice("heart_rate_strap", address: Self.strap, options: ["rate_hz": .int(5)])
         try gateway.addDevice("key_finder", address: Self.finder)
         await gateway.start()
         return gateway
@@ -103,5 +104,45 @@ struct GatewayContractTests {
         defer { Task { await gateway.stop() } }
         #expect(await eventually(timeout: .seconds(5)) { gateway.last("strap/sensor/heart_rate") != nil })
         #expect(await eventually(timeout: .seconds(5)) { gateway.last("strap/event")?["event"]?.text == "subscription_failed" })
+    }
+
+    @Test("a flood of bad requests, a 1 MiB payload among them, is answered error by error while samples keep flowing")
+    func badRequestFloodWhileSamplesFlow() async throws {
+        let gateway = try await started()
+        defer { Task { await gateway.stop() } }
+        #expect(await eventually(timeout: .seconds(5)) { gateway.all("strap/sensor/heart_rate").count >= 2 })
+        let cases: [(topic: String, payload: String, code: String)] = [
+            ("strap/request/find", "not json", "INVALID_PAYLOAD"),
+            ("strap/request/find", "[1,2]", "INVALID_PAYLOAD"),
+            ("finder/request/find", #"{"vibrations":"three"}"#, "INVALID_VALUE"),
+            ("finder/request/find", #"{"vibrations":99}"#, "INVALID_VALUE"),
+            ("strap/request/teleport", "{}", "UNKNOWN_COMMAND"),
+            ("ghost/request/refresh", "{}", "DEVICE_NOT_FOUND"),
+            ("strap/request/factory_reset", "{}", "FORBIDDEN"),
+            ("strap/request/refresh", "{\"x\":\"" + String(repeating: "a", count: 1 << 20) + "\"}", "INVALID_PAYLOAD"),
+        ]
+        for _ in 0..<20 {
+            for request in cases {
+                #expect(Self.code(await gateway.request(request.topic, request.payload)) == request.code, "\(request.topic)")
+            }
+        }
+        let before = gateway.all("strap/sensor/heart_rate").count
+        #expect(await eventually(timeout: .seconds(5)) { gateway.all("strap/sensor/heart_rate").count >= before + 3 })
+    }
+
+    @Test("a slow device delays neither another device's samples nor its commands")
+    func slowDeviceDelaysNoOther() async throws {
+        let gateway = try await started()
+        defer { Task { await gateway.stop() } }
+        #expect(await eventually(timeout: .seconds(5)) { gateway.last("finder/availability")?["state"]?.text == "online" })
+        #expect(await eventually(timeout: .seconds(5)) { gateway.last("strap/availability")?["state"]?.text == "online" })
+        gateway.central.setLatency(try #require(BluetoothAddress(Self.finder)), .seconds(3))
+        let slow = Task { await gateway.request("finder/request/refresh") }
+        try await Task.sleep(for: .milliseconds(100))
+        let samplesBefore = gateway.all("strap/sensor/heart_rate").count
+        #expect(await gateway.request("strap/request/refresh")?["status"]?.text == "ok")
+        #expect(await eventually(timeout: .seconds(2)) { gateway.all("strap/sensor/heart_rate").count >= samplesBefore + 2 })
+        #expect(gateway.sink.messages(on: "test/finder/response/refresh").isEmpty, "the slow device's answer cannot be here yet")
+        #expect(await slow.value?["status"]?.text == "ok")
     }
 }
