@@ -151,6 +151,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        /// The module import rules of docs/architecture.md, checked against the sources (no dependencies).
+        .testTarget(name: "ArchitectureTests"),
         .testTarget(name: "MQTTTests", dependencies: ["MQTT", "Wear2MQTTTesting"]),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "Wear2MQTTTesting"]),
         .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "Simulator", "wear2mqtt-sim", "Wear2MQTTTesting"]),

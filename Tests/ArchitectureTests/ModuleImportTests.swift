@@ -1,0 +1,90 @@
+import Foundation
+import Testing
+
+/// docs/architecture.md's rules for what each module may import, checked against every source file: modules follow
+/// the data path, drivers reach devices only through `DeviceLink`, and simulated devices and test kits never reach
+/// the daemon. A new import that breaks a rule fails here with the file that has it; change the rule (and the
+/// document) only with a reason in docs/decisions.md.
+@Suite("Module import rules")
+struct ModuleImportTests {
+    /// What every module may use without a rule: the platform, the standard library's neighbours and logging.
+    static let everywhere: Set<String> = ["Foundation", "Glibc", "Musl", "Darwin", "Synchronization", "Dispatch", "Logging"]
+
+    /// Module → the modules of this package and the dependencies it may import (besides `everywhere`).
+    static let allowed: [String: Set<String>] = [
+        "CDBus": [],
+        "CMosquitto": [],
+        "EventLoop": [],
+        "DBus": ["CDBus", "EventLoop"],
+        "BlueZ": ["DBus", "EventLoop"],
+        "MQTT": ["CMosquitto", "EventLoop", "DequeModule"],
+        "Wearables": ["BlueZ", "DBus", "Crypto"],
+        "Firmware": ["Wearables", "BlueZ", "Crypto", "ZIPFoundation"],
+        "Gateway": ["Wearables", "Firmware", "BlueZ", "DBus", "MQTT", "Yams", "ServiceLifecycle"],
+        "wear2mqtt": ["Gateway", "MQTT", "ArgumentParser", "ServiceLifecycle"],
+        "SimulatedWearables": ["Wearables", "Firmware", "Crypto", "ZIPFoundation"],
+        "Simulator": ["DBus", "EventLoop", "Wearables", "SimulatedWearables", "Yams"],
+        "wear2mqtt-sim": ["Simulator", "SimulatedWearables", "Wearables", "Firmware", "DBus", "ArgumentParser"],
+        "Wear2MQTTTesting": ["MQTT", "DBus", "BlueZ", "Wearables", "Firmware", "SimulatedWearables", "Simulator", "Gateway",
+                             "Testing"],
+        "wear2mqtt-bench": ["Gateway", "Simulator", "BlueZ", "MQTT", "CMosquitto", "DBus", "Wearables", "SimulatedWearables",
+                            "Wear2MQTTTesting", "ArgumentParser", "Histogram"],
+    ]
+
+    /// The modules that make up the daemon: none of them may import what only tests, the simulator and the bench use.
+    static let product = ["CDBus", "CMosquitto", "EventLoop", "DBus", "BlueZ", "MQTT", "Wearables", "Firmware", "Gateway", "wear2mqtt"]
+    static let neverInTheProduct: Set<String> = ["SimulatedWearables", "Simulator", "Wear2MQTTTesting", "Testing"]
+
+    static let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Sources")
+
+    /// Every `.swift` file under `Sources/<module>`, with the modules it imports.
+    static func imports(of module: String) throws -> [(file: String, modules: Set<String>)] {
+        let root = sources.appendingPathComponent(module)
+        guard let walker = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil) else { return [] }
+        var found: [(String, Set<String>)] = []
+        for case let url as URL in walker where url.pathExtension == "swift" {
+            let text = try String(contentsOf: url, encoding: .utf8)
+            let modules = text.split(separator: "\n").compactMap { line -> String? in
+                let words = line.split(separator: " ")
+                guard let index = words.firstIndex(of: "import"), words[..<index].allSatisfy({ $0.hasPrefix("@") || $0 == "package" || $0 == "public" }),
+                      index + 1 < words.count else { return nil }
+                return String(words[index + 1].split(separator: ".").first ?? "")
+            }
+            found.append((url.path.replacingOccurrences(of: sources.path + "/", with: ""), Set(modules)))
+        }
+        return found
+    }
+
+    @Test("every module in Sources has a rule")
+    func everyModuleHasARule() throws {
+        let modules = try FileManager.default.contentsOfDirectory(atPath: Self.sources.path).filter { !$0.hasPrefix(".") }
+        #expect(Set(modules).subtracting(Self.allowed.keys).isEmpty, "modules without a rule in ModuleImportTests.allowed")
+    }
+
+    @Test("each module imports only what its rule allows", arguments: allowed.keys.sorted())
+    func importsFollowTheRules(module: String) throws {
+        let permitted = Self.allowed[module, default: []].union(Self.everywhere)
+        for (file, modules) in try Self.imports(of: module) {
+            let extra = modules.subtracting(permitted)
+            #expect(extra.isEmpty, "\(file) imports \(extra.sorted()), which \(module) may not")
+        }
+    }
+
+    @Test("simulated devices, the simulator and the test kits never reach the daemon's modules")
+    func theProductLinksNoSimulation() {
+        for module in Self.product {
+            #expect(Self.allowed[module, default: []].isDisjoint(with: Self.neverInTheProduct), "\(module)")
+        }
+    }
+
+    @Test("drivers reach a device only through DeviceLink, never a BlueZ client")
+    func driversUseDeviceLink() throws {
+        let root = Self.sources.appendingPathComponent("Wearables")
+        let walker = try #require(FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil))
+        for case let url as URL in walker where url.pathExtension == "swift" {
+            let text = try String(contentsOf: url, encoding: .utf8)
+            #expect(!text.contains("BlueZClient"), "\(url.lastPathComponent) names BlueZClient")
+        }
+    }
+}
