@@ -29,8 +29,10 @@ public struct DFUProgressMeter: Sendable {
     }
 
     /// The image being sent has `progress`; returns the state to publish, or nil when the last one is recent.
+    /// Progress never goes back: after a reconnect the new client reports nothing confirmed until the bootloader
+    /// has said what it kept, and an object it discarded is sent again under the percent already shown.
     public mutating func update(_ progress: DFUTransferProgress, at now: ContinuousClock.Instant) -> OperationProgress? {
-        currentBytes = progress.acknowledgedBytes
+        currentBytes = max(currentBytes, progress.acknowledgedBytes)
         if rateStart == nil { rateStart = (confirmedBytes, now) }
         let whole = Int(percent)
         if let last = lastReport, last.percent == whole, now - last.at < .seconds(1) { return nil }

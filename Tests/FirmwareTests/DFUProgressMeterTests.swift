@@ -56,6 +56,22 @@ struct DFUProgressMeterTests {
         #expect(meter.report(at: start + .seconds(51)).remainingSeconds == 5)
     }
 
+    @Test("progress never goes back: the new client's zero after a reconnect, or a discarded object, keeps the percent shown")
+    func progressNeverGoesBack() {
+        var meter = DFUProgressMeter(totalBytes: 10_000)
+        _ = meter.update(DFUTransferProgress(acknowledgedBytes: 4000, totalBytes: 10_000), at: start)
+        meter.linkLost()
+        let reconnected = meter.update(DFUTransferProgress(acknowledgedBytes: 0, totalBytes: 10_000), at: start + .seconds(2))
+        #expect(reconnected?.percent == 40)
+        _ = meter.update(DFUTransferProgress(acknowledgedBytes: 3000, totalBytes: 10_000), at: start + .seconds(3))
+        #expect(meter.percent == 40)
+        _ = meter.update(DFUTransferProgress(acknowledgedBytes: 4500, totalBytes: 10_000), at: start + .seconds(4))
+        #expect(meter.percent == 45)
+        meter.imageCompleted(size: 5000)
+        _ = meter.update(DFUTransferProgress(acknowledgedBytes: 0, totalBytes: 5000), at: start + .seconds(5))
+        #expect(meter.percent == 50, "the next image starts from zero on top of the completed one")
+    }
+
     @Test("an empty package is complete")
     func emptyPackage() {
         #expect(DFUProgressMeter(totalBytes: 0).percent == 100)

@@ -125,6 +125,7 @@ struct FirmwareGatewayTests {
         #expect(received >= Self.image.count && received - Self.image.count <= 4_096, "received \(received)")
         let progress = Self.progressSeen(gateway)
         #expect(progress.contains { $0 >= 35 && $0 < 100 }, "progress seen: \(progress)")
+        #expect(progress == progress.sorted(), "progress never goes back across the drop: \(progress)")
         #expect(await eventually(timeout: .seconds(5)) { gateway.last("band")?["firmware"]?.text == "2.2.0" })
     }
 
