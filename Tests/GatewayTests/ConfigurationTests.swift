@@ -245,6 +245,11 @@ struct ConfigurationTests {
             ("dfu:\n  max_mb: 2048\n", "dfu.max_mb", 2, "greater than 0 and at most 1024"),
             ("dfu:\n  dir: \"\"\n", "dfu.dir", 2, "must not be empty"),
             ("bluez:\n  adapter: hci\n", "bluez.adapter", 2, "hci0"),
+            ("homeassistant:\n  discovery_prefix: \"ha/#\"\n", "homeassistant.discovery_prefix", 2, "wildcards"),
+            ("homeassistant:\n  status_topic: \"\"\n", "homeassistant.status_topic", 2, "must not be empty"),
+            ("homeassistant:\n  state_interval_s: 0\n", "homeassistant.state_interval_s", 2, "between 1 and 3600"),
+            ("homeassistant:\n  expire_after_s: -1\n", "homeassistant.expire_after_s", 2, "between 0 and 86400"),
+            ("homeassistant:\n  enabled: sometimes\n", "homeassistant.enabled", 2, "true or false"),
             ("bluez:\n  adapter: AA:BB:CC:DD:EE\n", "bluez.adapter", 2, "AA:BB:CC:DD:EE:FF"),
         ] as [(String, String, Int, String)]
     )
@@ -260,6 +265,22 @@ struct ConfigurationTests {
         let error = configurationError("mqtt:\n  base_topic: \"\(topic)\"\n")
         #expect(error?.keyPath == "mqtt.base_topic")
         #expect(error?.line == 2)
+    }
+
+    @Test("homeassistant: discovery is on by default with Home Assistant's own prefix and status topic")
+    func homeAssistantDefaults() throws {
+        let defaults = try Configuration.parse(yaml: "")
+        #expect(defaults.homeassistant == Configuration.HomeAssistantSection())
+        #expect(defaults.homeassistant.enabled && defaults.homeassistant.discoveryPrefix == "homeassistant")
+        #expect(defaults.homeassistant.statusTopic == "homeassistant/status")
+        #expect(defaults.homeassistant.stateIntervalSeconds == 5 && defaults.homeassistant.expireAfterSeconds == 0)
+        let custom = try Configuration.parse(yaml: """
+        homeassistant: {enabled: false, discovery_prefix: ha/discovery, status_topic: ha/status, state_interval_s: 30, expire_after_s: 600}
+        """)
+        #expect(!custom.homeassistant.enabled && custom.homeassistant.discoveryPrefix == "ha/discovery")
+        #expect(custom.homeassistant.statusTopic == "ha/status")
+        #expect(custom.homeassistant.stateIntervalSeconds == 30 && custom.homeassistant.expireAfterSeconds == 600)
+        #expect(custom.resolvedSummary().contains("discovery_prefix: ha/discovery"))
     }
 
     @Test("a multi-level base_topic is fine")

@@ -23,6 +23,7 @@ public struct Configuration: Sendable, Equatable, Codable, ConfigurationSection 
     public var allow = AllowSection()
     public var filter = FilterSection()
     public var dfu = DFUSection()
+    public var homeassistant = HomeAssistantSection()
 
     public init() {}
 
@@ -34,6 +35,7 @@ public struct Configuration: Sendable, Equatable, Codable, ConfigurationSection 
         case allow
         case filter
         case dfu
+        case homeassistant
     }
 
     static var nestedSchemas: [String: ConfigurationSchema] {
@@ -45,6 +47,7 @@ public struct Configuration: Sendable, Equatable, Codable, ConfigurationSection 
             CodingKeys.allow.stringValue: AllowSection.schema,
             CodingKeys.filter.stringValue: FilterSection.schema,
             CodingKeys.dfu.stringValue: DFUSection.schema,
+            CodingKeys.homeassistant.stringValue: HomeAssistantSection.schema,
         ]
     }
 
@@ -58,6 +61,7 @@ public struct Configuration: Sendable, Equatable, Codable, ConfigurationSection 
         allow = try container.value(.allow, default: AllowSection())
         filter = try container.value(.filter, default: FilterSection())
         dfu = try container.value(.dfu, default: DFUSection())
+        homeassistant = try container.value(.homeassistant, default: HomeAssistantSection())
 
         var seenAddresses: [String: Int] = [:]
         var seenNames: [String: Int] = [:]
@@ -87,6 +91,7 @@ public struct Configuration: Sendable, Equatable, Codable, ConfigurationSection 
         try container.encode(allow, forKey: .allow)
         try container.encode(filter, forKey: .filter)
         try container.encode(dfu, forKey: .dfu)
+        try container.encode(homeassistant, forKey: .homeassistant)
     }
 
     /// Set to `true` in an encoder's `userInfo` to encode the MQTT password in clear text instead of `***`.
@@ -129,6 +134,8 @@ extension Configuration {
             "allow.factory_reset": .flag(allow.factoryReset),
             "allow.dfu": .flag(allow.dfu),
             "dfu.max_mb": .number(dfu.maxMegabytes),
+            "homeassistant.enabled": .flag(homeassistant.enabled),
+            "homeassistant.discovery_prefix": .text(homeassistant.discoveryPrefix),
         ]
     }
 
