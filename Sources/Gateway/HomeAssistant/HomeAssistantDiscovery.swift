@@ -1,0 +1,114 @@
+import MQTT
+import Wearables
+
+/// Home Assistant's MQTT device-based discovery for the bridge and its wearables: one retained
+/// `<prefix>/device/<object_id>/config` per device, carrying the device (`dev`), the origin (`o`), availability and
+/// every entity (`cmps`). Pure: it builds messages from what it is told and keeps nothing.
+///
+/// Identity is by gateway id and Bluetooth address, never by the user's name for the device, so renaming a device
+/// keeps its entities and their history; the name only sets the `default_entity_id` an entity is created with.
+public struct HomeAssistantDiscovery: Sendable {
+    public let prefix: String
+    public let topics: TopicLayout
+    public let gatewayID: String
+    public let version: String
+
+    public init(prefix: String, topics: TopicLayout, gatewayID: String, version: String = Wear2MQTTVersion.current) {
+        self.prefix = prefix
+        self.topics = topics
+        self.gatewayID = gatewayID
+        self.version = version
+    }
+
+    // MARK: Identity
+
+    /// The bridge's `object_id` and device identifier.
+    public var bridgeObjectID: String { "wear2mqtt_\(gatewayID)_bridge" }
+
+    /// A wearable's `object_id` and device identifier: gateway and address, lower case without colons.
+    public func objectID(address: String) -> String {
+        "wear2mqtt_\(gatewayID)_" + address.replacingOccurrences(of: ":", with: "").lowercased()
+    }
+
+    public func configTopic(objectID: String) -> String { "\(prefix)/device/\(objectID)/config" }
+
+    // MARK: Documents
+
+    /// The retained discovery document of the bridge.
+    public func bridge() -> OutgoingMessage {
+        let objectID = bridgeObjectID
+        let state = topics.bridgeState
+        var components = [
+            DiscoveryComponent("connection", platform: "binary_sensor", [
+                "name": "Connection", "device_class": "connectivity", "state_topic": .text(state),
+                "value_template": "{{ value_json.state }}", "payload_on": "online", "payload_off": "offline",
+            ]).diagnostic(),
+            DiscoveryComponent("version", platform: "sensor", [
+                "name": "Version", "state_topic": .text(topics.bridgeInfo), "value_template": "{{ value_json.version }}",
+                "icon": "mdi:information-outline",
+            ]).diagnostic(),
+            DiscoveryComponent("devices", platform: "sensor", [
+                "name": "Devices", "state_topic": .text(topics.bridgeDevices), "value_template": "{{ value_json | count }}",
+                "state_class": "measurement", "icon": "mdi:watch-variant",
+            ]),
+            DiscoveryComponent("scan", platform: "button", [
+                "name": "Scan", "command_topic": .text(topics.bridgeRequest("scan")), "payload_press": "{}",
+                "icon": "mdi:bluetooth-settings",
+            ]),
+        ]
+        components += Self.healthFigures.map { key, name, template, unit, deviceClass in
+            var options: [String: DeviceValue] = [
+                "name": .text(name), "state_topic": .text(topics.bridgeHealth), "value_template": .text(template),
+                "state_class": "measurement",
+            ]
+            if let unit { options["unit_of_measurement"] = .text(unit) }
+            if let deviceClass { options["device_class"] = .text(deviceClass) }
+            return DiscoveryComponent(key, platform: "sensor", options).diagnostic()
+        }
+        let device: [String: DeviceValue] = [
+            "identifiers": [.text(objectID)], "name": .text("wear2mqtt \(gatewayID)"), "manufacturer": "wear2mqtt",
+            "model": "Bluetooth LE wearables bridge", "sw_version": .text(version),
+        ]
+        return document(objectID: objectID, device: device, components: components, availability: [state])
+    }
+
+    /// The empty retained payload that removes a device and its entities from Home Assistant.
+    public func removal(objectID: String) -> OutgoingMessage {
+        OutgoingMessage(topic: configTopic(objectID: objectID), payload: [], qos: .atLeastOnce, retain: true)
+    }
+
+    /// `bridge/health` figures shown as diagnostic sensors: key, name, template, unit, device class.
+    static let healthFigures: [(String, String, String, String?, String?)] = [
+        ("uptime", "Uptime", "{{ value_json.uptime_s }}", "s", "duration"),
+        ("memory", "Memory", "{{ (value_json.rss_bytes / 1048576) | round(1) if value_json.rss_bytes is number else None }}",
+         "MiB", "data_size"),
+        ("mqtt_queued", "MQTT queued", "{{ value_json.mqtt.queued }}", nil, nil),
+        ("mqtt_dropped", "MQTT dropped", "{{ value_json.mqtt.dropped }}", nil, nil),
+        ("spool_pending", "Spool pending", "{{ value_json.mqtt.spool_pending }}", nil, nil),
+    ]
+
+    /// A whole document: device, origin, availability (every topic must say online: mode `all`), QoS 1, and the
+    /// components with their unique ids and default entity ids.
+    func document(objectID: String, device: [String: DeviceValue], components: [DiscoveryComponent],
+                  availability: [String], entityPrefix: String? = nil) -> OutgoingMessage {
+        var cmps: [String: DeviceValue] = [:]
+        for component in components {
+            var options = component.options
+            options["p"] = .text(component.platform)
+            options["unique_id"] = .text("\(objectID)_\(component.key)")
+            options["default_entity_id"] = .text("\(component.platform).\(entityPrefix ?? objectID)_\(component.key)")
+            cmps[component.key] = .object(options)
+        }
+        let body: [String: DeviceValue] = [
+            "dev": .object(device),
+            "o": ["name": "wear2mqtt", "sw": .text(version)],
+            "availability": .list(availability.map { ["topic": .text($0), "value_template": "{{ value_json.state }}"] }),
+            "availability_mode": "all",
+            "qos": 1,
+            "cmps": .object(cmps),
+        ]
+        var writer = JSONWriter(capacity: 1024)
+        writer.value(.object(body))
+        return OutgoingMessage(topic: configTopic(objectID: objectID), payload: writer.bytes, qos: .atLeastOnce, retain: true)
+    }
+}

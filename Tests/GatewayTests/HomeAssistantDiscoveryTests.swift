@@ -1,0 +1,91 @@
+import Gateway
+import MQTT
+import Testing
+import Wearables
+
+/// Home Assistant's device-based discovery documents, as pure values: identity, device, availability, entities.
+@Suite("Home Assistant discovery documents")
+struct HomeAssistantDiscoveryTests {
+    let discovery = HomeAssistantDiscovery(prefix: "homeassistant", topics: TopicLayout(base: "w2m"), gatewayID: "pi", version: "9.9.9")
+
+    func object(_ message: OutgoingMessage) throws -> [String: DeviceValue] {
+        try #require(try JSONParser.parse(message.payload, limits: JSONLimits(maximumBytes: 1 << 20)).object)
+    }
+
+    @Test("the bridge: one retained QoS 1 document with its device, origin, connection, version, scan and health")
+    func bridgeDocument() throws {
+        let message = discovery.bridge()
+        #expect(message.topic == "homeassistant/device/wear2mqtt_pi_bridge/config")
+        #expect(message.retain && message.qos == .atLeastOnce)
+        let body = try object(message)
+        #expect(body["dev"]?["identifiers"] == ["wear2mqtt_pi_bridge"])
+        #expect(body["dev"]?["sw_version"]?.text == "9.9.9")
+        #expect(body["o"]?["name"]?.text == "wear2mqtt")
+        #expect(body["availability_mode"]?.text == "all")
+        #expect(body["availability"]?.list?.compactMap { $0["topic"]?.text } == ["w2m/bridge/state"])
+        let components = try #require(body["cmps"]?.object)
+        #expect(components["connection"]?["p"]?.text == "binary_sensor")
+        #expect(components["connection"]?["device_class"]?.text == "connectivity")
+        #expect(components["scan"]?["command_topic"]?.text == "w2m/bridge/request/scan")
+        #expect(components["uptime"]?["entity_category"]?.text == "diagnostic")
+        #expect(components["devices"]?["state_topic"]?.text == "w2m/bridge/devices")
+        for (key, component) in components {
+            #expect(component["unique_id"]?.text == "wear2mqtt_pi_bridge_\(key)")
+            #expect(component["default_entity_id"]?.text?.hasPrefix("\(component["p"]?.text ?? "").wear2mqtt_pi_bridge_") == true)
+            #expect(component["object_id"] == nil, "object_id is deprecated in favour of default_entity_id")
+        }
+    }
+
+    @Test("a wearable: identified by gateway and address, linked to the bridge, with Device Information and both availabilities")
+    func wearableDocument() throws {
+        let strap = DiscoveredWearable(
+            id: "strap", address: "C0:FF:EE:00:00:01", driver: "standard",
+            state: ["manufacturer": "Polar Electro Oy", "model": "H10", "serial": "A1", "hardware": "1", "firmware": "3.1"],
+            commands: ["refresh", "time_sync", "connect", "disconnect", "dfu"])
+        let message = discovery.wearable(strap)
+        #expect(message.topic == "homeassistant/device/wear2mqtt_pi_c0ffee000001/config")
+        let body = try object(message)
+        let device = try #require(body["dev"])
+        #expect(device["identifiers"] == ["wear2mqtt_pi_c0ffee000001"])
+        #expect(device["connections"] == [["bluetooth", "C0:FF:EE:00:00:01"]])
+        #expect(device["via_device"]?.text == "wear2mqtt_pi_bridge")
+        #expect(device["manufacturer"]?.text == "Polar Electro Oy" && device["model"]?.text == "H10")
+        #expect(device["serial_number"]?.text == "A1" && device["hw_version"]?.text == "1" && device["sw_version"]?.text == "3.1")
+        #expect(body["availability"]?.list?.compactMap { $0["topic"]?.text } == ["w2m/bridge/state", "w2m/strap/availability"])
+        let components = try #require(body["cmps"]?.object)
+        #expect(Set(components.keys) == ["connection", "last_seen", "battery", "refresh", "time_sync", "connect", "disconnect"])
+        #expect(components["battery"]?["unit_of_measurement"]?.text == "%" && components["battery"]?["device_class"]?.text == "battery")
+        #expect(components["refresh"]?["command_topic"]?.text == "w2m/strap/request/refresh")
+        #expect(components["battery"]?["default_entity_id"]?.text == "sensor.strap_battery")
+        #expect(components["battery"]?["unique_id"]?.text == "wear2mqtt_pi_c0ffee000001_battery")
+        // The connection stays available while the device is away, so it can show it disconnected.
+        #expect(components["connection"]?["availability"]?.list?.count == 1)
+    }
+
+    @Test("a rename keeps every unique id: identity is the address, not the name")
+    func renameKeepsIdentity() throws {
+        let before = try object(discovery.wearable(DiscoveredWearable(id: "strap", address: "C0:FF:EE:00:00:01", driver: "standard")))
+        let after = try object(discovery.wearable(DiscoveredWearable(id: "chest", address: "C0:FF:EE:00:00:01", driver: "standard")))
+        let ids = { (body: [String: DeviceValue]) in body["cmps"]?.object?.values.compactMap { $0["unique_id"]?.text }.sorted() }
+        #expect(ids(before) == ids(after))
+        #expect(discovery.wearable(DiscoveredWearable(id: "chest", address: "C0:FF:EE:00:00:01", driver: "standard")).topic
+                == discovery.wearable(DiscoveredWearable(id: "strap", address: "c0:ff:ee:00:00:01", driver: "standard")).topic)
+    }
+
+    @Test("removal is an empty retained payload on the device's config topic")
+    func removal() {
+        let message = discovery.removal(objectID: discovery.objectID(address: "C0:FF:EE:00:00:01"))
+        #expect(message.topic == "homeassistant/device/wear2mqtt_pi_c0ffee000001/config")
+        #expect(message.payload.isEmpty && message.retain)
+    }
+
+    @Test("no credentials or file paths ever reach a discovery document")
+    func nothingSecret() {
+        let texts = [discovery.bridge(), discovery.wearable(DiscoveredWearable(id: "strap", address: "C0:FF:EE:00:00:01", driver: "gofit",
+                                                                                    commands: ["find", "dfu"]))]
+            .map { String(decoding: $0.payload, as: UTF8.self) }
+        for text in texts {
+            #expect(!text.contains("password") && !text.contains("/var/") && !text.contains("state_dir"))
+        }
+    }
+}
