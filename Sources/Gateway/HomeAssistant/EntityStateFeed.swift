@@ -1,0 +1,97 @@
+import Wearables
+
+/// Feeds Home Assistant's entities from fast sensor streams without flooding its recorder: each entity's topic
+/// gets at most one value per interval — the first value at once, then what came during the interval when it
+/// closes: the mean for rates that wander sample to sample (heart rate, EDA, inter-beat interval, running speed and
+/// cadence), the latest for slow or spot values (temperatures, SpO2, pulse rate). The raw streams are untouched.
+///
+/// Pure: the caller passes the time, publishes what comes back, and calls `due(at:)` from a timer so the last
+/// values of a stream that stopped still arrive. BVP and motion axes are not fed at all: a number sampled every
+/// few seconds from a 64 Hz waveform or a 50 Hz IMU means nothing on a dashboard.
+public struct EntityStateFeed: Sendable {
+    /// One entity's value, ready to publish on `<base>/<device>/ha/<key>`.
+    public struct Update: Sendable, Equatable {
+        public var device: String
+        public var key: String
+        public var value: Double
+    }
+
+    enum Aggregate { case mean, latest }
+
+    private struct Pending {
+        var sum = 0.0
+        var count = 0
+        var latest = 0.0
+        var windowStart: ContinuousClock.Instant
+    }
+
+    public let interval: Duration
+    private var pending: [String: [String: Pending]] = [:]
+
+    public init(interval: Duration) {
+        self.interval = interval
+    }
+
+    /// The entity keys and values a sample feeds, and how each is aggregated.
+    static func values(of sample: SensorSample) -> [(key: String, value: Double, aggregate: Aggregate)] {
+        switch sample.reading {
+        case .heartRate(let bpm, _, _, _): [("heart_rate", Double(bpm), .mean)]
+        case .eda(let microsiemens): [("eda", microsiemens, .mean)]
+        case .ibi(let seconds): [("ibi", seconds * 1000, .mean)]
+        case .celsius(let celsius): [(sample.sensor == .skinTemperature ? "skin_temperature" : "temperature", celsius, .latest)]
+        case .spo2(let percent, let pulse): [("spo2", percent, .latest)] + (pulse.map { [("pulse_rate", $0, .latest)] } ?? [])
+        case .running(let speed, let cadence, _, _, _): [("running_speed", speed, .mean), ("running_cadence", Double(cadence), .mean)]
+        case .cycling(_, _, let speed, let cadence):
+            (speed.map { [("cycling_speed", $0, .mean)] } ?? []) + (cadence.map { [("cycling_cadence", $0, .mean)] } ?? [])
+        case .vector, .quaternion, .uncalibratedVector, .bvp: []
+        }
+    }
+
+    /// Which keys aggregate by mean (the rest send their latest value).
+    static let meanKeys: Set<String> = ["heart_rate", "eda", "ibi", "running_speed", "running_cadence", "cycling_speed",
+                                        "cycling_cadence"]
+
+    /// Takes one sample; answers the updates to publish now.
+    public mutating func add(_ sample: SensorSample, device: String, at now: ContinuousClock.Instant) -> [Update] {
+        var updates: [Update] = []
+        for (key, value, _) in Self.values(of: sample) where value.isFinite {
+            guard var entry = pending[device]?[key] else {
+                // The first value of an entity goes out at once; its interval starts now.
+                updates.append(Update(device: device, key: key, value: value))
+                pending[device, default: [:]][key] = Pending(windowStart: now)
+                continue
+            }
+            entry.sum += value
+            entry.count += 1
+            entry.latest = value
+            if now - entry.windowStart >= interval {
+                updates.append(Update(device: device, key: key, value: Self.aggregate(entry, key: key)))
+                entry = Pending(windowStart: now)
+            }
+            pending[device, default: [:]][key] = entry
+        }
+        return updates
+    }
+
+    /// Values held for intervals that closed by `now`, for a timer to publish.
+    public mutating func due(at now: ContinuousClock.Instant) -> [Update] {
+        var updates: [Update] = []
+        for device in pending.keys.sorted() {
+            for key in pending[device]!.keys.sorted() {
+                let entry = pending[device]![key]!
+                guard entry.count > 0, now - entry.windowStart >= interval else { continue }
+                updates.append(Update(device: device, key: key, value: Self.aggregate(entry, key: key)))
+                pending[device]![key] = Pending(windowStart: now)
+            }
+        }
+        return updates
+    }
+
+    /// The device went away or was removed: nothing of it is held.
+    public mutating func forget(_ device: String) { pending[device] = nil }
+
+    private static func aggregate(_ entry: Pending, key: String) -> Double {
+        let value = meanKeys.contains(key) ? entry.sum / Double(entry.count) : entry.latest
+        return (value * 10).rounded() / 10
+    }
+}
