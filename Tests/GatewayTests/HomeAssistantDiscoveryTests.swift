@@ -88,4 +88,26 @@ struct HomeAssistantDiscoveryTests {
             #expect(!text.contains("password") && !text.contains("/var/") && !text.contains("state_dir"))
         }
     }
+
+    @Test("fed sensors get their unit, class and calm topic; gestures and events become triggers and an event entity up front")
+    func sensorsTriggersAndEvents() throws {
+        let discovery = HomeAssistantDiscovery(prefix: "homeassistant", topics: TopicLayout(base: "w2m"), gatewayID: "pi",
+                                               expireAfterSeconds: 600)
+        let frames = DiscoveredWearable(id: "frames", address: "B0:5E:00:00:00:01", driver: "bose",
+                                        sensors: ["heart_rate", "skin_temperature", "bvp"], gestures: ["double_tap", "head_nod"])
+        let components = try #require(try object(discovery.wearable(frames))["cmps"]?.object)
+        #expect(components["heart_rate"]?["unit_of_measurement"]?.text == "bpm")
+        #expect(components["heart_rate"]?["state_class"]?.text == "measurement")
+        #expect(components["heart_rate"]?["state_topic"]?.text == "w2m/frames/ha/heart_rate")
+        #expect(components["heart_rate"]?["expire_after"]?.integer == 600)
+        #expect(components["skin_temperature"]?["device_class"]?.text == "temperature")
+        #expect(components["bvp"] == nil, "no entity for a raw waveform")
+        let trigger = try #require(components["gesture_double_tap"])
+        #expect(trigger["p"]?.text == "device_automation" && trigger["automation_type"]?.text == "trigger")
+        #expect(trigger["topic"]?.text == "w2m/frames/gesture" && trigger["subtype"]?.text == "double_tap")
+        #expect(trigger["payload"]?.text == "double_tap" && trigger["unique_id"] == nil)
+        #expect(components["gesture"]?["p"]?.text == "event")
+        #expect(components["gesture"]?["event_types"] == ["double_tap", "head_nod"])
+        #expect(components["event"] == nil, "no events, no event entity")
+    }
 }

@@ -12,13 +12,23 @@ public struct DiscoveredWearable: Sendable, Equatable {
     public var state: [String: DeviceValue]
     /// Commands the device accepts (its driver's and those the gateway runs for every driver).
     public var commands: Set<String>
+    /// Entity keys fed by `EntityStateFeed` on `<base>/<id>/ha/<key>` (`heart_rate`, `spo2`, …).
+    public var sensors: Set<String>
+    /// Gestures the device can make (`<id>/gesture`), from its capabilities.
+    public var gestures: [String]
+    /// Events the device can raise (`<id>/event`): a button, a find-my-phone, a spot check.
+    public var events: [String]
 
-    public init(id: String, address: String, driver: String, state: [String: DeviceValue] = [:], commands: Set<String> = []) {
+    public init(id: String, address: String, driver: String, state: [String: DeviceValue] = [:], commands: Set<String> = [],
+                sensors: Set<String> = [], gestures: [String] = [], events: [String] = []) {
         self.id = id
         self.address = address
         self.driver = driver
         self.state = state
         self.commands = commands
+        self.sensors = sensors
+        self.gestures = gestures
+        self.events = events
     }
 }
 
@@ -31,6 +41,21 @@ extension HomeAssistantDiscovery {
         ("time_sync", "Set time", "mdi:clock-check-outline"),
         ("connect", "Connect", "mdi:bluetooth-connect"),
         ("disconnect", "Disconnect", "mdi:bluetooth-off"),
+    ]
+
+    /// Entities fed by `EntityStateFeed`: key → name, unit, device class.
+    static let sensorEntities: [String: (name: String, unit: String, deviceClass: String?)] = [
+        "heart_rate": ("Heart rate", "bpm", nil),
+        "spo2": ("SpO2", "%", nil),
+        "pulse_rate": ("Pulse rate", "bpm", nil),
+        "temperature": ("Temperature", "°C", "temperature"),
+        "skin_temperature": ("Skin temperature", "°C", "temperature"),
+        "eda": ("Electrodermal activity", "µS", nil),
+        "ibi": ("Inter-beat interval", "ms", "duration"),
+        "running_speed": ("Running speed", "m/s", "speed"),
+        "running_cadence": ("Running cadence", "steps/min", nil),
+        "cycling_speed": ("Cycling speed", "m/s", "speed"),
+        "cycling_cadence": ("Cycling cadence", "rpm", nil),
     ]
 
     /// The retained discovery document of one wearable, linked to the bridge.
@@ -73,7 +98,40 @@ extension HomeAssistantDiscovery {
                 "command_topic": .text(topics.deviceRequest(wearable.id, command: button.command)), "payload_press": "{}",
             ]))
         }
+        for key in wearable.sensors.sorted() {
+            guard let entity = Self.sensorEntities[key] else { continue }
+            var options: [String: DeviceValue] = [
+                "name": .text(entity.name), "unit_of_measurement": .text(entity.unit), "state_class": "measurement",
+                "state_topic": .text(entityTopic(wearable.id, key)),
+            ]
+            if let deviceClass = entity.deviceClass { options["device_class"] = .text(deviceClass) }
+            if expireAfterSeconds > 0 { options["expire_after"] = .integer(Int64(expireAfterSeconds)) }
+            components.append(DiscoveryComponent(key, platform: "sensor", options))
+        }
+        components += triggers(wearable.gestures, kind: "gesture", topic: topics.gesture(wearable.id), field: "gesture")
+        components += triggers(wearable.events, kind: "event", topic: topics.event(wearable.id), field: "event")
         return document(objectID: objectID, device: device, components: components,
                         availability: [topics.bridgeState, topics.availability(wearable.id)], entityPrefix: wearable.id)
+    }
+
+    /// `<base>/<id>/ha/<key>`: where `EntityStateFeed` publishes an entity's calm value.
+    public func entityTopic(_ id: String, _ key: String) -> String { "\(topics.device(id))/ha/\(key)" }
+
+    /// Gestures or events as Home Assistant knows them, published up front from the device's capabilities rather
+    /// than after the first press: one device trigger per type, and one `event` entity listing them all.
+    func triggers(_ names: [String], kind: String, topic: String, field: String) -> [DiscoveryComponent] {
+        guard !names.isEmpty else { return [] }
+        var components = names.map { name in
+            DiscoveryComponent("\(kind)_\(name)", platform: "device_automation", [
+                "automation_type": "trigger", "topic": .text(topic), "type": .text(kind), "subtype": .text(name),
+                "value_template": .text("{{ value_json.\(field) }}"), "payload": .text(name),
+            ])
+        }
+        components.append(DiscoveryComponent(kind, platform: "event", [
+            "name": .text(kind == "gesture" ? "Gesture" : "Event"), "state_topic": .text(topic),
+            "event_types": .list(names.map(DeviceValue.text)),
+            "value_template": .text("{{ {'event_type': value_json.\(field)} | to_json }}"),
+        ]))
+        return components
     }
 }

@@ -12,12 +12,16 @@ public struct HomeAssistantDiscovery: Sendable {
     public let topics: TopicLayout
     public let gatewayID: String
     public let version: String
+    /// `homeassistant.expire_after_s`: 0 leaves sensors without `expire_after`.
+    public let expireAfterSeconds: Int
 
-    public init(prefix: String, topics: TopicLayout, gatewayID: String, version: String = Wear2MQTTVersion.current) {
+    public init(prefix: String, topics: TopicLayout, gatewayID: String, version: String = Wear2MQTTVersion.current,
+                expireAfterSeconds: Int = 0) {
         self.prefix = prefix
         self.topics = topics
         self.gatewayID = gatewayID
         self.version = version
+        self.expireAfterSeconds = expireAfterSeconds
     }
 
     // MARK: Identity
@@ -95,8 +99,11 @@ public struct HomeAssistantDiscovery: Sendable {
         for component in components {
             var options = component.options
             options["p"] = .text(component.platform)
-            options["unique_id"] = .text("\(objectID)_\(component.key)")
-            options["default_entity_id"] = .text("\(component.platform).\(entityPrefix ?? objectID)_\(component.key)")
+            // A device trigger is not an entity: it has neither.
+            if component.platform != "device_automation" {
+                options["unique_id"] = .text("\(objectID)_\(component.key)")
+                options["default_entity_id"] = .text("\(component.platform).\(entityPrefix ?? objectID)_\(component.key)")
+            }
             cmps[component.key] = .object(options)
         }
         let body: [String: DeviceValue] = [
