@@ -30,7 +30,9 @@ struct DeviceOutputMapperTests {
         #expect(messages.first?.qos == .atMostOnce && messages.first?.retain == false)
         #expect(text(messages.first).hasPrefix(#"{"ts":5,"bpm":72"#))
         #expect(mapper.sensors(of: "strap") == ["heart_rate"])
-        #expect(mapper.takeMessageCounts() == ["strap": 1])
+        #expect(mapper.map(heartRate(73, at: 6), now: Self.start, unixMilliseconds: Self.wall).last != .publishDeviceList,
+                "only the first sample of a sensor refreshes the device list")
+        #expect(mapper.takeMessageCounts() == ["strap": 2])
         #expect(mapper.takeMessageCounts().isEmpty, "the count starts again")
     }
 
@@ -77,7 +79,8 @@ struct DeviceOutputMapperTests {
         var options = DeviceOptions()
         options.batchMilliseconds = 1000
         #expect(mapper.setOptions(options, for: "strap").isEmpty)
-        #expect(mapper.map(heartRate(70, at: 1), now: Self.start, unixMilliseconds: Self.wall).isEmpty)
+        #expect(mapper.map(heartRate(70, at: 1), now: Self.start, unixMilliseconds: Self.wall) == [.publishDeviceList],
+                "held for the batch; a first heart rate is a new capability")
         #expect(mapper.map(heartRate(71, at: 2), now: Self.start + .milliseconds(10), unixMilliseconds: Self.wall).isEmpty)
         #expect(mapper.nextBatchDeadline == Self.start + .seconds(1))
         let due = mapper.dueSamples(at: Self.start + .seconds(1))

@@ -69,10 +69,11 @@ public struct DeviceOutputMapper: Sendable {
         switch event {
         case .sample(let sample):
             // The hot path: one batcher step, the device's options, its message count.
-            sensorsSeen[id, default: []].insert(sample.sensor.rawValue)
+            let firstOfItsKind = sensorsSeen[id, default: []].insert(sample.sensor.rawValue).inserted
             let publications = batcher.add(sample, device: id, at: now)
             count(id, publications.count)
-            return publications.map { .publish(sampleMessage($0)) }
+            // A sensor seen for the first time is a new capability in bridge/devices (and Home Assistant).
+            return publications.map { .publish(sampleMessage($0)) } + (firstOfItsKind ? [.publishDeviceList] : [])
         case .gesture(let name, let timestamp):
             count(id)
             return [.publish(messages.gesture(id, name: name, timestamp: timestamp))]
@@ -90,13 +91,17 @@ public struct DeviceOutputMapper: Sendable {
                 count(id)
                 actions.append(.publish(messages.state(id, document)))
             }
-            // bridge/devices shows the vendor and model the device reports.
-            if case .state(let patch) = event, patch["manufacturer"] != nil || patch["model"] != nil {
+            // bridge/devices shows the vendor and model the device reports, Home Assistant's device its identity
+            // and its capabilities.
+            if case .state(let patch) = event, !Self.identityKeys.isDisjoint(with: patch.keys) {
                 actions.append(.publishDeviceList)
             }
             return actions
         }
     }
+
+    /// State keys that say who a device is or what it can do.
+    static let identityKeys: Set<String> = ["manufacturer", "model", "serial", "hardware", "firmware", "capabilities"]
 
     // MARK: Batches and options
 

@@ -135,3 +135,27 @@ extension HomeAssistantDiscovery {
         return components
     }
 }
+
+extension DiscoveredWearable {
+    /// What the gateway knows of a managed device, as discovery needs it: the driver's commands and the gateway's
+    /// own, the sensors seen so far (as the calm entities they feed), the gestures its capabilities list, and the
+    /// events its driver raises.
+    init(device: ManagedDevice, driver: (any WearableDriver.Type)?, document: DeviceStateDocument, sensorsSeen: Set<String>) {
+        var sensors: Set<String> = []
+        for sensor in sensorsSeen { sensors.formUnion(Self.entityKeys[sensor] ?? []) }
+        let gestures = document.fields["capabilities"]?["gestures"]?.list?.compactMap(\.text) ?? []
+        self.init(id: device.id, address: device.address, driver: device.driver, state: document.fields,
+                  commands: (driver?.commands ?? []).union(CommandRoute.commandsForEveryDriver), sensors: sensors,
+                  gestures: gestures, events: Self.driverEvents[device.driver] ?? [])
+    }
+
+    /// The calm entities each sensor stream feeds (`EntityStateFeed.values(of:)`).
+    static let entityKeys: [String: [String]] = [
+        "heart_rate": ["heart_rate"], "spo2": ["spo2", "pulse_rate"], "temperature": ["temperature"],
+        "skin_temperature": ["skin_temperature"], "eda": ["eda"], "ibi": ["ibi"],
+        "running": ["running_speed", "running_cadence"], "cycling": ["cycling_speed", "cycling_cadence"],
+    ]
+
+    /// Events a driver raises on `<id>/event` that a user would automate on.
+    static let driverEvents: [String: [String]] = ["empatica": ["tag"], "gofit": ["find_phone"]]
+}

@@ -28,6 +28,8 @@ public final class GatewayCore: Sendable {
     private let countsSince = Mutex(ContinuousClock.now)
     /// Said in `ADAPTER_UNAVAILABLE` answers while no central is attached.
     private let unavailable: String
+    /// Home Assistant discovery and calm entity states; nil with `homeassistant.enabled: false`.
+    public let homeAssistant: HomeAssistantPublisher?
 
     public init(configuration: Configuration, sink: any MessageSink, registry: DriverRegistry = WearableDrivers.all,
                 clock: GatewayClock = .system, logger: Logger = Logger(label: "gateway"),
@@ -41,6 +43,8 @@ public final class GatewayCore: Sendable {
         topics = TopicLayout(base: configuration.mqtt.baseTopic)
         outputs = Mutex(DeviceOutputMapper(messages: ContractMessages(topics: topics)))
         (records, recordQueue) = AsyncStream.makeStream(of: OutgoingMessage.self)
+        homeAssistant = configuration.homeassistant.enabled
+            ? HomeAssistantPublisher(configuration.homeassistant, topics: topics, gatewayID: configuration.gateway.id) : nil
     }
 
     var messages: ContractMessages { outputs.withLock { $0.messages } }
@@ -93,6 +97,9 @@ public final class GatewayCore: Sendable {
         let unixMilliseconds = clock.unixMilliseconds()
         let actions = outputs.withLock { $0.map(output, now: now, unixMilliseconds: unixMilliseconds) }
         perform(actions)
+        if let homeAssistant, case .device(let id, .event(.sample(let sample))) = output {
+            for message in homeAssistant.sample(sample, device: id, at: now) { sink.publish(message) }
+        }
     }
 
     private func perform(_ actions: [DeviceOutputMapper.Action]) {
@@ -124,6 +131,10 @@ public final class GatewayCore: Sendable {
 
     /// Answers one incoming message if it is a request of the contract; ignores anything else.
     public func handle(_ message: IncomingMessage) async {
+        if let homeAssistant, homeAssistant.isHomeAssistantOnline(message, statusTopic: configuration.homeassistant.statusTopic) {
+            await homeAssistantCameOnline(homeAssistant)
+            return
+        }
         guard let request = ContractRequest(message, layout: topics) else { return }
         sink.publish(await router.answer(request))
     }
@@ -133,9 +144,21 @@ public final class GatewayCore: Sendable {
     /// After every (re)connect of the broker: it may have restarted without persistence.
     public func republishAll() {
         sink.publish(OutgoingMessage(retainedJSON: BridgeState.online.message(topics: topics)))
+        if let homeAssistant { sink.publish(homeAssistant.bridge()) }
         publishBridgeInfo()
-        publishDeviceList()
+        publishDeviceList(forceDiscovery: true)
         for message in outputs.withLock({ $0.retainedDeviceMessages }) { sink.publish(message) }
+    }
+
+    /// Home Assistant said `online` on its status topic (it started, or its MQTT integration reloaded): after a
+    /// short random wait, so a fleet of gateways does not answer at once, discovery and every state again, so no
+    /// entity stays `unknown`.
+    func homeAssistantCameOnline(_ homeAssistant: HomeAssistantPublisher) async {
+        try? await Task.sleep(for: .milliseconds(Int.random(in: 500...2500)))
+        sink.publish(homeAssistant.bridge())
+        if let (central, manager) = attached.withLock({ $0 }) { await publishDeviceList(manager, central, forceDiscovery: true) }
+        for message in outputs.withLock({ $0.retainedDeviceMessages }) { sink.publish(message) }
+        for message in homeAssistant.lastValues() { sink.publish(message) }
     }
 
     public func publishBridgeInfo() {
@@ -174,16 +197,18 @@ public final class GatewayCore: Sendable {
     }
 
     /// `bridge/devices`, built from the manager's list (asynchronously: the manager is an actor).
-    public func publishDeviceList() {
+    public func publishDeviceList(forceDiscovery: Bool = false) {
         guard let (central, manager) = attached.withLock({ $0 }) else {
             sink.publish(messages.bridgeDevices([]))
             return
         }
-        Task { await publishDeviceList(manager, central) }
+        Task { await publishDeviceList(manager, central, forceDiscovery: forceDiscovery) }
     }
 
-    func publishDeviceList(_ manager: DeviceManager, _ central: any BluetoothCentral) async {
+    /// `bridge/devices`, and Home Assistant's discovery of every device whose document changed.
+    func publishDeviceList(_ manager: DeviceManager, _ central: any BluetoothCentral, forceDiscovery: Bool = false) async {
         var entries: [BridgeDeviceEntry] = []
+        var discovered: [DiscoveredWearable] = []
         for device in await manager.managedDevices {
             let connection = await manager.connectionState(id: device.id)
             let (document, sensors, flushed) = outputs.withLock { outputs in
@@ -198,8 +223,12 @@ public final class GatewayCore: Sendable {
                 model: document.fields["model"]?.text, address: device.address, driver: device.driver,
                 capabilities: (driver.map { Array($0.commands) } ?? []).sorted() + sensors.sorted(),
                 paired: paired, connected: connection == .connected))
+            discovered.append(DiscoveredWearable(device: device, driver: driver, document: document, sensorsSeen: sensors))
         }
         sink.publish(messages.bridgeDevices(entries))
+        if let homeAssistant {
+            for message in homeAssistant.devices(discovered, force: forceDiscovery) { sink.publish(message) }
+        }
     }
 
     // MARK: Periodic
@@ -208,6 +237,7 @@ public final class GatewayCore: Sendable {
     public func flushDueSamples(at now: ContinuousClock.Instant = .now) -> ContinuousClock.Instant? {
         let (due, next) = outputs.withLock { ($0.dueSamples(at: now), $0.nextBatchDeadline) }
         for message in due { sink.publish(message) }
+        if let homeAssistant { for message in homeAssistant.due(at: now) { sink.publish(message) } }
         return next
     }
 

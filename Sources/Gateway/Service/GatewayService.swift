@@ -33,6 +33,7 @@ public final class GatewayService: Service, Sendable {
 
     public func run() async throws {
         for filter in core.topics.requestSubscriptions { try client.subscribe(filter, qos: .atLeastOnce) }
+        if core.homeAssistant != nil { try client.subscribe(core.configuration.homeassistant.statusTopic, qos: .atLeastOnce) }
         client.onConnect { [core] in core.republishAll() }
         try await withGracefulShutdownHandler {
             try await withThrowingTaskGroup(of: Void.self) { group in

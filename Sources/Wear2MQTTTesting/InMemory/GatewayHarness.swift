@@ -82,6 +82,12 @@ public final class GatewayHarness: Sendable {
         return sink.messages.dropFirst(before).filter { $0.topic == responseTopic }.last.flatMap { Self.object($0.payload) }
     }
 
+    /// A message arriving on `topic` (a full topic, not under the base): Home Assistant's status, say.
+    public func receive(_ topic: String, _ payload: String) async {
+        await core.handle(IncomingMessage(topic: topic, payload: Array(payload.utf8), qos: .atLeastOnce, retain: false,
+                                          properties: MQTTProperties()))
+    }
+
     /// The JSON object of the last message on `<base>/<topic>`.
     public func last(_ topic: String) -> [String: DeviceValue]? {
         sink.messages(on: "\(base)/\(topic)").last.flatMap { Self.object($0.payload) }

@@ -1,0 +1,96 @@
+import MQTT
+import Synchronization
+import Wearables
+
+/// What the gateway keeps for Home Assistant between messages: the discovery documents last published (so a device
+/// is announced again only when what Home Assistant would show changed), which device id each belongs to (so
+/// `device/remove` and renames can delete it), the calm entity feed and each entity's last value (republished when
+/// Home Assistant comes back, so nothing shows `unknown` after its restart).
+public final class HomeAssistantPublisher: Sendable {
+    public let discovery: HomeAssistantDiscovery
+    private struct State {
+        var feed: EntityStateFeed
+        var published: [String: [UInt8]] = [:]
+        var lastValues: [String: [String: Double]] = [:]
+    }
+    private let state: Mutex<State>
+
+    public init(_ section: Configuration.HomeAssistantSection, topics: TopicLayout, gatewayID: String) {
+        discovery = HomeAssistantDiscovery(prefix: section.discoveryPrefix, topics: topics, gatewayID: gatewayID,
+                                           expireAfterSeconds: section.expireAfterSeconds)
+        state = Mutex(State(feed: EntityStateFeed(interval: .seconds(section.stateIntervalSeconds))))
+    }
+
+    /// The bridge's document, always (it is cheap and goes out once per broker connection).
+    public func bridge() -> OutgoingMessage { discovery.bridge() }
+
+    /// Brings Home Assistant in line with the gateway's devices: the document of each device whose discovery
+    /// changed (all of them with `force`, after a broker or Home Assistant restart), and an empty one for each
+    /// device published before and gone now. A renamed device keeps its object id (its address), so Home Assistant
+    /// updates it in place and keeps its entities' history.
+    public func devices(_ current: [DiscoveredWearable], force: Bool = false) -> [OutgoingMessage] {
+        let documents = current.map { (discovery.objectID(address: $0.address), $0.id, discovery.wearable($0)) }
+        return state.withLock { state -> [OutgoingMessage] in
+            var messages: [OutgoingMessage] = []
+            let kept = Set(documents.map(\.0))
+            for objectID in state.published.keys.sorted() where !kept.contains(objectID) {
+                state.published[objectID] = nil
+                messages.append(discovery.removal(objectID: objectID))
+            }
+            let ids = Set(documents.map(\.1))
+            for id in state.lastValues.keys where !ids.contains(id) {
+                state.feed.forget(id)
+                state.lastValues[id] = nil
+            }
+            for (objectID, _, message) in documents where force || state.published[objectID] != message.payload {
+                state.published[objectID] = message.payload
+                messages.append(message)
+            }
+            return messages
+        }
+    }
+
+    /// A sample of a device: the entity values to publish now, if any.
+    public func sample(_ sample: SensorSample, device: String, at now: ContinuousClock.Instant) -> [OutgoingMessage] {
+        let updates = state.withLock { state -> [EntityStateFeed.Update] in
+            let updates = state.feed.add(sample, device: device, at: now)
+            for update in updates { state.lastValues[device, default: [:]][update.key] = update.value }
+            return updates
+        }
+        return updates.map(message)
+    }
+
+    /// Entity values whose interval closed by `now`, for the periodic timer.
+    public func due(at now: ContinuousClock.Instant) -> [OutgoingMessage] {
+        let updates = state.withLock { state -> [EntityStateFeed.Update] in
+            let updates = state.feed.due(at: now)
+            for update in updates { state.lastValues[update.device, default: [:]][update.key] = update.value }
+            return updates
+        }
+        return updates.map(message)
+    }
+
+    /// Every entity's last value, for Home Assistant coming back online.
+    public func lastValues() -> [OutgoingMessage] {
+        state.withLock { state in
+            state.lastValues.sorted { $0.key < $1.key }.flatMap { device, values in
+                values.sorted { $0.key < $1.key }.map { EntityStateFeed.Update(device: device, key: $0.key, value: $0.value) }
+            }
+        }.map(message)
+    }
+
+    /// Whether `message` is Home Assistant announcing it started.
+    public func isHomeAssistantOnline(_ message: IncomingMessage, statusTopic: String) -> Bool {
+        message.topic == statusTopic && String(decoding: message.payload, as: UTF8.self) == "online"
+    }
+
+    private func message(_ update: EntityStateFeed.Update) -> OutgoingMessage {
+        var writer = JSONWriter(capacity: 16)
+        if update.value.rounded() == update.value, abs(update.value) < 1e15 {
+            writer.integer(Int64(update.value))
+        } else {
+            writer.number(update.value)
+        }
+        return OutgoingMessage(topic: discovery.entityTopic(update.device, update.key), payload: writer.bytes)
+    }
+}

@@ -1,0 +1,87 @@
+import BlueZ
+import Gateway
+import SimulatedWearables
+import Testing
+import Wear2MQTTTesting
+import Wearables
+
+/// Home Assistant discovery through the whole gateway in memory: what is published, when, and what removes it.
+@Suite("Gateway in memory: Home Assistant discovery", .timeLimit(.minutes(1)))
+struct HomeAssistantGatewayTests {
+    static let strap = "C0:FF:EE:00:00:01"
+    static let bridgeConfig = "homeassistant/device/wear2mqtt_wear2mqtt_bridge/config"
+    static let strapConfig = "homeassistant/device/wear2mqtt_wear2mqtt_c0ffee000001/config"
+
+    static func started(_ extra: String = "") async throws -> GatewayHarness {
+        let gateway = try GatewayHarness(configuration: """
+        devices:
+          - address: "\(strap)"
+            name: strap
+        \(extra)
+        """)
+        try gateway.addDevice("heart_rate_strap", address: strap, options: ["rate_hz": .int(5)])
+        await gateway.start()
+        return gateway
+    }
+
+    func discovery(_ gateway: GatewayHarness, _ topic: String) -> [String: DeviceValue]? {
+        gateway.sink.retained(topic).flatMap { GatewayHarness.object($0.payload) }
+    }
+
+    @Test("the bridge and the strap are discovered, retained; heart rate appears once it streams, fed calmly")
+    func bridgeAndStrapAreDiscovered() async throws {
+        let gateway = try await Self.started("homeassistant:\n  state_interval_s: 1")
+        defer { Task { await gateway.stop() } }
+        #expect(discovery(gateway, Self.bridgeConfig)?["cmps"]?["scan"] != nil)
+        #expect(await eventually(timeout: .seconds(5)) { discovery(gateway, Self.strapConfig)?["cmps"]?["heart_rate"] != nil })
+        let strap = try #require(discovery(gateway, Self.strapConfig))
+        #expect(strap["dev"]?["via_device"]?.text == "wear2mqtt_wear2mqtt_bridge")
+        #expect(strap["cmps"]?["battery"] != nil)
+        #expect(strap["cmps"]?["heart_rate"]?["state_topic"]?.text == "test/strap/ha/heart_rate")
+        // Five samples a second on sensor/heart_rate; at most about one a second on ha/heart_rate.
+        try await Task.sleep(for: .seconds(3))
+        let samples = gateway.sink.messages(on: "test/strap/sensor/heart_rate").count
+        let calm = gateway.sink.messages(on: "test/strap/ha/heart_rate").count
+        #expect(samples >= 10 && calm >= 2 && calm <= 5, "\(samples) samples, \(calm) entity states")
+        #expect(gateway.sink.messages(on: "test/strap/ha/heart_rate").allSatisfy { Double(String(decoding: $0.payload, as: UTF8.self)) != nil })
+        // The same document is not published twice.
+        let documents = gateway.sink.messages(on: Self.strapConfig)
+        #expect(Set(documents.map(\.payload)).count == documents.count)
+    }
+
+    @Test("Home Assistant coming online gets discovery, states and entity values again")
+    func homeAssistantRestart() async throws {
+        let gateway = try await Self.started()
+        defer { Task { await gateway.stop() } }
+        #expect(await eventually(timeout: .seconds(5)) { !gateway.sink.messages(on: "test/strap/ha/heart_rate").isEmpty })
+        let before = gateway.sink.messages.count
+        await gateway.receive("homeassistant/status", "online")
+        let after = gateway.sink.messages.dropFirst(before).map(\.topic)
+        #expect(after.contains(Self.bridgeConfig) && after.contains(Self.strapConfig))
+        #expect(after.contains("test/strap") && after.contains("test/strap/ha/heart_rate"))
+        await gateway.receive("homeassistant/status", "offline")
+        #expect(gateway.sink.messages.count >= before + after.count, "offline asks for nothing")
+    }
+
+    @Test("device/remove deletes the device from Home Assistant; a rename keeps it")
+    func removeAndRename() async throws {
+        let gateway = try await Self.started()
+        defer { Task { await gateway.stop() } }
+        #expect(await eventually(timeout: .seconds(5)) { discovery(gateway, Self.strapConfig) != nil })
+        #expect(await gateway.request("bridge/request/device/rename", #"{"id":"strap","name":"chest"}"#)?["status"]?.text == "ok")
+        #expect(await eventually(timeout: .seconds(5)) {
+            discovery(gateway, Self.strapConfig)?["availability"]?.list?.contains { $0["topic"]?.text == "test/chest/availability" } == true
+        })
+        #expect(!gateway.sink.wasCleared(Self.strapConfig), "a rename updates the device in place")
+        #expect(await gateway.request("bridge/request/device/remove", #"{"id":"chest"}"#)?["status"]?.text == "ok")
+        #expect(await eventually(timeout: .seconds(5)) { gateway.sink.wasCleared(Self.strapConfig) })
+    }
+
+    @Test("with homeassistant.enabled false nothing goes to the discovery prefix")
+    func disabled() async throws {
+        let gateway = try await Self.started("homeassistant:\n  enabled: false")
+        defer { Task { await gateway.stop() } }
+        #expect(await eventually(timeout: .seconds(5)) { !gateway.sink.messages(on: "test/strap/sensor/heart_rate").isEmpty })
+        #expect(!gateway.sink.messages.contains { $0.topic.hasPrefix("homeassistant/") || $0.topic.contains("/ha/") })
+    }
+}
