@@ -44,7 +44,11 @@ public enum MosquittoClients {
         let path = directory.file("passwd")
         let child = try ChildProcess(executable: "/usr/bin/mosquitto_passwd", arguments: ["-b", "-c", path, user, password],
                                      outputPath: directory.file("passwd.out"), errorPath: directory.file("passwd.err"))
-        guard await child.waitForExit() == 0 else { throw TestSetupError("mosquitto_passwd failed: \(child.errorOutput)") }
+        // Generous: on two loaded cores a short-lived process can take seconds to be reaped.
+        let status = await child.waitForExit(timeout: .seconds(30))
+        guard status == 0 else {
+            throw TestSetupError("mosquitto_passwd \(status.map { "exited with \($0)" } ?? "did not exit in 30 s"): \(child.errorOutput)")
+        }
         return path
     }
 }
