@@ -31,11 +31,14 @@ let package = Package(
             pkgConfig: "dbus-1",
             providers: [.apt(["libdbus-1-dev"])]
         ),
+        /// The wake pipe every polling thread owns; issue 21 grows it into the data path's one epoll loop.
+        .target(name: "EventLoop"),
         /// Typed D-Bus over libdbus-1: values, one owning thread per connection, calls, signals, exported objects.
         .target(
             name: "DBus",
             dependencies: [
                 "CDBus",
+                "EventLoop",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -44,6 +47,7 @@ let package = Package(
             name: "BlueZ",
             dependencies: [
                 "DBus",
+                "EventLoop",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -83,6 +87,7 @@ let package = Package(
             name: "Simulator",
             dependencies: [
                 "DBus",
+                "EventLoop",
                 "Wearables",
                 "SimulatedWearables",
                 .product(name: "Yams", package: "Yams"),
@@ -101,6 +106,7 @@ let package = Package(
             name: "MQTT",
             dependencies: [
                 "CMosquitto",
+                "EventLoop",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "DequeModule", package: "swift-collections"),
             ]
@@ -153,6 +159,7 @@ let package = Package(
         ),
         /// The module import rules of docs/architecture.md, checked against the sources (no dependencies).
         .testTarget(name: "ArchitectureTests"),
+        .testTarget(name: "EventLoopTests", dependencies: ["EventLoop"]),
         .testTarget(name: "MQTTTests", dependencies: ["MQTT", "Wear2MQTTTesting"]),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "Wear2MQTTTesting"]),
         .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "Simulator", "wear2mqtt-sim", "Wear2MQTTTesting"]),

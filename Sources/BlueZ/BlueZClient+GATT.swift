@@ -60,9 +60,13 @@ extension BlueZClient {
                 let reply = try await call(characteristic, BlueZNames.gattCharacteristic, "AcquireNotify",
                                            [.stringVariantDictionary([:])])
                 if let fd = reply.first?.unixFDValue {
-                    return notifyReader.stream(fd)
+                    if let stream = notifyReader.stream(fd) { return stream }
+                    // Dropping the descriptor closes it, which ends BlueZ's side of the acquired notify.
+                    logger.warning("the notify reader has no wake pipe; using StartNotify",
+                                   metadata: ["characteristic": "\(characteristic)"])
+                } else {
+                    logger.info("AcquireNotify gave no descriptor; using StartNotify", metadata: ["characteristic": "\(characteristic)"])
                 }
-                logger.info("AcquireNotify gave no descriptor; using StartNotify", metadata: ["characteristic": "\(characteristic)"])
             } catch .notConnected {
                 throw .notConnected
             } catch {

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import DBus
+import EventLoop
 import Foundation
 import Synchronization
 
@@ -19,23 +20,19 @@ final class NotifyDescriptorReader: @unchecked Sendable {
     /// The registrations and a generation that changes with them, so the poll thread rebuilds its
     /// descriptor list only when a stream starts or ends, not on every wake-up.
     private let registrations = Mutex<(byDescriptor: [Int32: Registration], generation: UInt64)>(([:], 0))
-    private let wakePipe: (read: Int32, write: Int32)
+    /// Nil when no pipe could be made (out of descriptors): then `stream` declines and the client uses StartNotify.
+    private let wakePipe: WakePipe?
     private let started = Mutex(false)
 
     init() {
-        var fds: [Int32] = [-1, -1]
-        if pipe(&fds) == 0 {
-            for fd in fds {
-                _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-                _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-            }
-        }
-        wakePipe = (fds[0], fds[1])
+        wakePipe = try? WakePipe()
     }
 
     /// Streams the datagrams arriving on `fd` until the other side closes it (BlueZ does when the link drops)
-    /// or the consumer stops (then we close it, which tells BlueZ to stop notifying).
-    func stream(_ fd: UnixFileDescriptor) -> AsyncStream<[UInt8]> {
+    /// or the consumer stops (then we close it, which tells BlueZ to stop notifying). Nil when this reader has no
+    /// wake pipe and so could not follow a new descriptor.
+    func stream(_ fd: UnixFileDescriptor) -> AsyncStream<[UInt8]>? {
+        guard wakePipe != nil else { return nil }
         _ = fcntl(fd.rawValue, F_SETFL, fcntl(fd.rawValue, F_GETFL) | O_NONBLOCK)
         let (stream, continuation) = AsyncStream.makeStream(of: [UInt8].self, bufferingPolicy: .bufferingNewest(4096))
         registrations.withLock {
@@ -58,24 +55,21 @@ final class NotifyDescriptorReader: @unchecked Sendable {
         wake()
     }
 
-    private func wake() {
-        var byte: UInt8 = 1
-        _ = write(wakePipe.write, &byte, 1)
-    }
+    private func wake() { wakePipe?.wake() }
 
     private func startIfNeeded() {
         let first = started.withLock { value in defer { value = true }; return !value }
         guard first else { return }
-        let thread = Thread { [self] in run() }
+        guard let wakePipe else { return }
+        let thread = Thread { [self] in run(wakePipe) }
         thread.name = "bluez-notify"
         thread.start()
     }
 
     /// The poll loop. It allocates nothing per wake-up apart from the datagrams it hands on: the descriptor
     /// list and the continuations are a snapshot taken again only when the registrations change.
-    private func run() {
+    private func run(_ wakePipe: WakePipe) {
         var buffer = [UInt8](repeating: 0, count: 4096)
-        var drain = [UInt8](repeating: 0, count: 64)
         var descriptors: [pollfd] = []
         var continuations: [AsyncStream<[UInt8]>.Continuation] = []
         var snapshotGeneration: UInt64?
@@ -85,16 +79,14 @@ final class NotifyDescriptorReader: @unchecked Sendable {
                 snapshotGeneration = state.generation
                 descriptors.removeAll(keepingCapacity: true)
                 continuations.removeAll(keepingCapacity: true)
-                descriptors.append(pollfd(fd: wakePipe.read, events: Int16(POLLIN), revents: 0))
+                descriptors.append(wakePipe.pollDescriptor)
                 for (fd, registration) in state.byDescriptor {
                     descriptors.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0))
                     continuations.append(registration.continuation)
                 }
             }
             _ = poll(&descriptors, nfds_t(descriptors.count), 1000)
-            if descriptors[0].revents != 0 {
-                while read(wakePipe.read, &drain, drain.count) > 0 {}
-            }
+            if descriptors[0].revents != 0 { wakePipe.drain() }
             descriptors[0].revents = 0
             // A stream that ended meanwhile may have closed its descriptor and a new one reused the number:
             // read nothing through a stale snapshot (poll is level-triggered, so no datagram is missed).

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CDBus
+import EventLoop
 import Foundation
 import Logging
 import Synchronization
@@ -34,7 +35,7 @@ final class ConnectionLoop: @unchecked Sendable {
     private let connection: OpaquePointer
     private let logger: Logger
     private let inbox = Mutex<[Command]>([])
-    private let wakePipe: (read: Int32, write: Int32)
+    private let wakePipe: WakePipe
     let uniqueName: String
     let canPassFileDescriptors: Bool
     /// Incoming method calls go here (the object registry), on the loop thread.
@@ -83,23 +84,14 @@ final class ConnectionLoop: @unchecked Sendable {
         dbus_connection_set_exit_on_disconnect(connection, 0)
         uniqueName = dbus_bus_get_unique_name(connection).map { String(cString: $0) } ?? ""
         canPassFileDescriptors = dbus_connection_can_send_type(connection, TypeCode.unixFD) != 0
-        var fds: [Int32] = [-1, -1]
-        guard pipe(&fds) == 0 else {
+        do {
+            wakePipe = try WakePipe()
+        } catch {
             dbus_connection_close(connection)
             dbus_connection_unref(connection)
-            throw .connectionFailed("pipe: \(String(cString: strerror(errno)))")
+            throw .connectionFailed("\(error)")
         }
-        for fd in fds {
-            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-        }
-        wakePipe = (fds[0], fds[1])
         installCallbacks()
-    }
-
-    deinit {
-        close(wakePipe.read)
-        close(wakePipe.write)
     }
 
     func start(name: String) {
@@ -116,10 +108,7 @@ final class ConnectionLoop: @unchecked Sendable {
         if wasEmpty { wake() }
     }
 
-    private func wake() {
-        var byte: UInt8 = 1
-        _ = write(wakePipe.write, &byte, 1)
-    }
+    private func wake() { wakePipe.wake() }
 
     // MARK: libdbus callbacks
 
@@ -187,7 +176,7 @@ final class ConnectionLoop: @unchecked Sendable {
         let milliseconds = Int32(clamping: wait.components.seconds * 1000 + wait.components.attoseconds / 1_000_000_000_000_000 + 1)
 
         let active = watches.filter { dbus_watch_get_enabled($0) != 0 }
-        var descriptors = [pollfd(fd: wakePipe.read, events: Int16(POLLIN), revents: 0)]
+        var descriptors = [wakePipe.pollDescriptor]
         for watch in active {
             let flags = dbus_watch_get_flags(watch)
             var events: Int16 = 0
@@ -196,10 +185,7 @@ final class ConnectionLoop: @unchecked Sendable {
             descriptors.append(pollfd(fd: dbus_watch_get_unix_fd(watch), events: events, revents: 0))
         }
         _ = poll(&descriptors, nfds_t(descriptors.count), milliseconds)
-        if descriptors[0].revents != 0 {
-            var drain = [UInt8](repeating: 0, count: 64)
-            while read(wakePipe.read, &drain, drain.count) > 0 {}
-        }
+        if descriptors[0].revents != 0 { wakePipe.drain() }
         for (index, watch) in active.enumerated() {
             let revents = descriptors[index + 1].revents
             guard revents != 0, watches.contains(watch) else { continue }

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CMosquitto
+import EventLoop
 import Foundation
 import Logging
 import Synchronization
@@ -45,8 +46,8 @@ final class MosquittoConnection: @unchecked Sendable {
     private let incoming: AsyncStream<IncomingMessage>.Continuation
 
     private let inbox = Mutex<[ConnectionCommand]>([])
-    /// A self-pipe: other threads write a byte to wake the loop's poll.
-    private let wakePipe: (read: Int32, write: Int32)
+    /// Other threads wake the loop's poll through it.
+    private let wakePipe: WakePipe
     let statistics = Mutex(MQTTClientStatistics())
 
     // Loop-thread state.
@@ -84,21 +85,13 @@ final class MosquittoConnection: @unchecked Sendable {
             logger.warning("durable spool had a torn record from an earlier crash; it was cut off",
                            metadata: ["directory": "\(configuration.spoolDirectory)"])
         }
-        var fds: [Int32] = [-1, -1]
-        guard pipe(&fds) == 0 else { throw .invalidSetting("pipe failed: \(String(cString: strerror(errno)))") }
-        for fd in fds {
-            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-        }
-        wakePipe = (fds[0], fds[1])
+        do { wakePipe = try WakePipe() } catch { throw .invalidSetting("\(error)") }
         try makeHandle()
         updateStatistics()
     }
 
     deinit {
         if let handle { mosquitto_destroy(handle) }
-        close(wakePipe.read)
-        close(wakePipe.write)
     }
 
     func start() {
@@ -112,10 +105,7 @@ final class MosquittoConnection: @unchecked Sendable {
             queue.append(command)
             return queue.count == 1
         }
-        if wasEmpty {
-            var byte: UInt8 = 1
-            _ = write(wakePipe.write, &byte, 1)
-        }
+        if wasEmpty { wakePipe.wake() }
     }
 
     // MARK: Handle setup
@@ -232,7 +222,7 @@ final class MosquittoConnection: @unchecked Sendable {
 
     private func waitForActivity() {
         let socket = handle.map { mosquitto_socket($0) } ?? -1
-        var descriptors = [pollfd(fd: wakePipe.read, events: Int16(POLLIN), revents: 0)]
+        var descriptors = [wakePipe.pollDescriptor]
         if socket >= 0 {
             let wantWrite = mosquitto_want_write(handle)
             descriptors.append(pollfd(fd: socket, events: Int16(POLLIN) | (wantWrite ? Int16(POLLOUT) : 0), revents: 0))
@@ -244,10 +234,7 @@ final class MosquittoConnection: @unchecked Sendable {
         }
         if closing != nil { timeout = min(timeout, 20) }
         _ = poll(&descriptors, nfds_t(descriptors.count), timeout)
-        if descriptors[0].revents & Int16(POLLIN) != 0 {
-            var drain = [UInt8](repeating: 0, count: 64)
-            while read(wakePipe.read, &drain, drain.count) > 0 {}
-        }
+        if descriptors[0].revents & Int16(POLLIN) != 0 { wakePipe.drain() }
         guard let handle, descriptors.count > 1 else { return }
         let ready = descriptors[1].revents
         var result = MOSQ_ERR_SUCCESS.rawValue

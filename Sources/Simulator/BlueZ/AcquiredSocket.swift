@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import DBus
+import EventLoop
 import Foundation
 import Synchronization
 
@@ -81,21 +82,20 @@ final class SocketWatcher: @unchecked Sendable {
 
     private let registrations = Mutex<[Int: (socket: AcquiredSocket, handlers: Handlers)]>([:])
     private let pendingCloses = Mutex<[AcquiredSocket]>([])
-    private let wakePipe: (read: Int32, write: Int32)
+    /// Nil when no pipe could be made (out of descriptors): then nothing can be watched and Acquire* is refused.
+    private let wakePipe: WakePipe?
     private let stopped = Atomic<Bool>(false)
 
     init() {
-        var fds: [Int32] = [-1, -1]
-        _ = pipe(&fds)
-        for fd in fds {
-            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-        }
-        wakePipe = (fds[0], fds[1])
-        let thread = Thread { [self] in run() }
+        wakePipe = try? WakePipe()
+        guard let wakePipe else { return }
+        let thread = Thread { [self] in run(wakePipe) }
         thread.name = "simulator-sockets"
         thread.start()
     }
+
+    /// Whether sockets can be watched; AcquireWrite and AcquireNotify answer "Too many open files" otherwise.
+    var canWatch: Bool { wakePipe != nil }
 
     func watch(_ socket: AcquiredSocket, handlers: Handlers) {
         registrations.withLock { $0[socket.id] = (socket, handlers) }
@@ -120,17 +120,14 @@ final class SocketWatcher: @unchecked Sendable {
         wake()
     }
 
-    private func wake() {
-        var byte: UInt8 = 1
-        _ = write(wakePipe.write, &byte, 1)
-    }
+    private func wake() { wakePipe?.wake() }
 
-    private func run() {
+    private func run(_ wakePipe: WakePipe) {
         while true {
             for socket in pendingCloses.withLock({ list in defer { list.removeAll() }; return list }) { socket.close() }
             if stopped.load(ordering: .relaxed) { break }
             let watched = registrations.withLock { Array($0.values) }
-            var descriptors = [pollfd(fd: wakePipe.read, events: Int16(POLLIN), revents: 0)]
+            var descriptors = [wakePipe.pollDescriptor]
             var polled: [(socket: AcquiredSocket, handlers: Handlers)] = []
             for entry in watched {
                 guard let fd = entry.socket.rawDescriptor else { continue }
@@ -138,10 +135,7 @@ final class SocketWatcher: @unchecked Sendable {
                 polled.append(entry)
             }
             _ = poll(&descriptors, nfds_t(descriptors.count), 1000)
-            if descriptors[0].revents != 0 {
-                var drain = [UInt8](repeating: 0, count: 64)
-                while read(wakePipe.read, &drain, drain.count) > 0 {}
-            }
+            if descriptors[0].revents != 0 { wakePipe.drain() }
             for (index, entry) in polled.enumerated() {
                 let revents = descriptors[index + 1].revents
                 guard revents != 0 else { continue }
@@ -161,7 +155,6 @@ final class SocketWatcher: @unchecked Sendable {
                 }
             }
         }
-        Glibc.close(wakePipe.read)
-        Glibc.close(wakePipe.write)
+        wakePipe.close()
     }
 }

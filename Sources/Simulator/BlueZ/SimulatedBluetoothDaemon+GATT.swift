@@ -240,7 +240,7 @@ extension SimulatedBluetoothDaemon {
             _ = device.notify[relative]?.releaseAcquired()
             throw .failed("Not connected")
         }
-        guard let (ours, theirs) = AcquiredSocket.makePair() else {
+        guard sockets.canWatch, let (ours, theirs) = AcquiredSocket.makePair() else {
             _ = device.notify[relative]?.releaseAcquired()
             throw .failed("Too many open files")
         }
@@ -272,7 +272,7 @@ extension SimulatedBluetoothDaemon {
         let relative = characteristic.relativePath
         if device.writeSockets[relative] != nil { throw .notPermitted("Write acquired") }
         guard characteristic.flags.contains(.writeWithoutResponse) else { throw .notSupported }
-        guard let (ours, theirs) = AcquiredSocket.makePair() else { throw .failed("Too many open files") }
+        guard sockets.canWatch, let (ours, theirs) = AcquiredSocket.makePair() else { throw .failed("Too many open files") }
         device.writeSockets[relative] = ours
         let address = device.address
         sockets.watch(ours, handlers: .init(datagram: { [weak self] datagram in
