@@ -55,34 +55,39 @@ extension DeviceSession {
     /// and answers when it is over; otherwise schedules it and answers at once with `{"update":"scheduled"}`.
     /// `BUSY` while another update runs or waits.
     public func updateFirmware(_ order: FirmwareUpdateOrder) async throws(CommandError) -> DeviceValue {
-        if let updateJob {
-            let what = if case .scheduled = updateJob { "is scheduled" } else { "is running" }
-            throw CommandError(.busy, "a firmware update of \(device.id) \(what); cancel it with request/dfu/cancel first")
-        }
-        guard (state == .connected && link != nil) || leftInBootloader else {
+        var decision = lifecycle
+        switch decision.updateRequested().first {
+        case .refuseUpdate(let scheduled):
+            throw CommandError(.busy, "a firmware update of \(device.id) \(scheduled ? "is scheduled" : "is running"); "
+                               + "cancel it with request/dfu/cancel first")
+        case .scheduleUpdate:
             try storage.save(Self.scheduledUpdateEntry, ["file": .text(order.file), "sha256": .text(order.sha256)])
+            lifecycle = decision
             updateJob = .scheduled(order)
             emitUpdate(.progress(key: "update", OperationProgress(state: "scheduled")))
             logger.info("firmware update scheduled for the next connection", metadata: ["device": "\(device.id)", "file": "\(order.file)"])
             return .object(["update": .text("scheduled"), "file": .text(order.file)])
+        default:
+            lifecycle = decision
+            return try await startUpdate(order).value.get()
         }
-        return try await startUpdate(order).value.get()
     }
 
     /// Stops a running update (the bootloader keeps what it has; the next update resumes or restarts it) or drops
     /// a scheduled one. `{"cancelled":false}` when there was none.
     public func cancelFirmwareUpdate() -> DeviceValue {
-        switch updateJob {
-        case nil:
-            return .object(["cancelled": .flag(false)])
-        case .scheduled(let order):
+        let action = lifecycle.cancelRequested().first
+        switch (action, updateJob) {
+        case (.forgetScheduledUpdate?, .scheduled(let order)?):
             updateJob = nil
             forgetScheduledUpdate()
             emitUpdate(.state(["update": .object(["state": .text("idle"), "progress": .null, "remaining_s": .null])]))
             return .object(["cancelled": .flag(true), "was": .text("scheduled"), "file": .text(order.file)])
-        case .running(let order, let task):
+        case (.cancelUpdate?, .running(let order, let task)?):
             task.cancel()
             return .object(["cancelled": .flag(true), "was": .text("updating"), "file": .text(order.file)])
+        default:
+            return .object(["cancelled": .flag(false)])
         }
     }
 
@@ -100,6 +105,7 @@ extension DeviceSession {
         do throws(CommandError) {
             let order = try FirmwareUpdateOrder.load(file: file, sha256: sha256, from: firmwarePackages)
             updateJob = .scheduled(order)
+            lifecycle.scheduledUpdateRestored()
             emitUpdate(.state(["update": .object(["state": .text("scheduled"), "file": .text(file)])]))
             logger.info("firmware update still scheduled from before the restart", metadata: ["device": "\(device.id)", "file": "\(file)"])
         } catch {
@@ -111,7 +117,7 @@ extension DeviceSession {
         }
     }
 
-    private func forgetScheduledUpdate() {
+    func forgetScheduledUpdate() {
         do throws(CommandError) { try storage.remove(Self.scheduledUpdateEntry) } catch {
             logger.warning("cannot forget the scheduled firmware update", metadata: ["device": "\(device.id)", "error": "\(error)"])
         }
@@ -136,9 +142,7 @@ extension DeviceSession {
         let result: Result<DeviceValue, CommandError>
         do throws(CommandError) {
             try await install(images, meter: meter)
-            heldForUpdate = false
-            leftInBootloader = false
-            wakeRequested = true
+            apply(lifecycle.updateReleasesDevice(installed: true))
             let firmware = await firmwareAfterUpdate()
             let seconds = Self.seconds(ContinuousClock.now - started)
             var finished: [String: DeviceValue] = [
@@ -161,8 +165,7 @@ extension DeviceSession {
                                                           "seconds": "\(seconds)"])
             result = .success(.object(answer))
         } catch {
-            heldForUpdate = false
-            wakeRequested = true
+            apply(lifecycle.updateReleasesDevice(installed: false))
             var failure: [String: DeviceValue] = ["code": .text(error.code.rawValue), "message": .text(error.message)]
             if let vendorCode = error.vendorCode { failure["vendor_code"] = .integer(Int64(vendorCode)) }
             emitUpdate(.state(["update": .object(["state": .text("idle"), "progress": .null, "remaining_s": .null,
@@ -171,6 +174,7 @@ extension DeviceSession {
             result = .failure(error)
         }
         updateJob = nil
+        lifecycle.updateEnded()
         return result
     }
 
@@ -188,17 +192,17 @@ extension DeviceSession {
                 throw CommandError(.notSupported, "\(device.id) offers no Nordic DFU (Secure DFU 0xFE59 or Legacy DFU "
                                    + "\(LegacyDFUUUID.service))")
             }
-            heldForUpdate = true
+            lifecycle.updateHoldsDevice()
             if mode.isBootloader {
                 bootloaderLink = applicationLink
             } else {
                 try await NordicDFUTransfer.enterBootloader(mode, link: applicationLink)
-                leftInBootloader = true
+                lifecycle.enteredBootloader()
                 await waitForDisconnection(applicationLink, upTo: .seconds(10))
                 candidates = bootloaderCandidates
             }
-        } else if leftInBootloader {
-            heldForUpdate = true
+        } else if lifecycle.inBootloader {
+            lifecycle.updateHoldsDevice()
             candidates = bootloaderCandidates
         } else {
             throw CommandError(.deviceDisconnected, "\(device.id) went away before the update could start")
@@ -276,14 +280,19 @@ extension DeviceSession {
         }
         let lease = await discovery.acquire(adapter: adapter.path)
         let own = address
-        let preferOthersUntil = ContinuousClock.now + .seconds(10)
-        let deadline = ContinuousClock.now + Self.bootloaderAppearance
-        var found: DeviceInfo?
-        while found == nil, ContinuousClock.now < deadline, !Task.isCancelled {
-            let model = bluez.model
-            let usable = ContinuousClock.now < preferOthersUntil ? candidates.filter { $0 != own } : candidates
-            found = usable.lazy.compactMap { model.device(address: $0, adapter: adapter.path) }.first
-            if found == nil { try? await Task.sleep(for: .milliseconds(200)) }
+        let others = candidates.filter { $0 != own }
+        let adapterPath = adapter.path
+        let seen = { @Sendable (addresses: [BluetoothAddress], model: BlueZModel) -> DeviceInfo? in
+            addresses.lazy.compactMap { model.device(address: $0, adapter: adapterPath) }.first
+        }
+        // The bootloader's own address first, for a while: BlueZ already knows the application's, which may be the
+        // bootloader too (Legacy DFU), or may be nothing but a stale object.
+        let preferOthers = Duration.seconds(10)
+        _ = await bluez.wait(timeout: preferOthers) { seen(others, $0) != nil }
+        var found = seen(others, bluez.model)
+        if found == nil, !Task.isCancelled {
+            _ = await bluez.wait(timeout: Self.bootloaderAppearance - preferOthers) { seen(candidates, $0) != nil }
+            found = seen(candidates, bluez.model)
         }
         await discovery.release(lease)
         if Task.isCancelled { throw Self.cancelled }
@@ -305,7 +314,7 @@ extension DeviceSession {
                 if let firmware = await link.readDeviceInformationStrings()["firmware"]?.text { return firmware }
                 return nil
             }
-            try? await Task.sleep(for: .milliseconds(200))
+            await linkUp.wait(until: deadline)
         }
         return nil
     }

@@ -41,19 +41,16 @@ public actor DeviceSession {
     private var queued = 0
     private var lastCommand: Task<Void, Never>?
     private(set) var link: DeviceLink?
-    var wakeRequested = false
-    /// Set by the `disconnect` command: stay away until `connect` (or a restart of the gateway).
-    private var heldDisconnected = false
-    /// The firmware update running or waiting for the device (`DeviceSession+FirmwareUpdate.swift`).
+    /// Whether the gateway may connect, what the contract shows of the link, where an update stands.
+    var lifecycle = DeviceLifecycle()
+    /// Ends the wait between connection attempts early (`connect`, the end of an update).
+    let wakes = WakeSignal()
+    /// Signalled when a session's link is up, for an update waiting for the application to come back.
+    let linkUp = WakeSignal()
+    /// The data of the update the lifecycle says is scheduled or running (`DeviceSession+FirmwareUpdate.swift`).
     var updateJob: FirmwareUpdateJob?
-    /// Set while an update has the device in its bootloader: the application is not there to reconnect to.
-    var heldForUpdate = false
-    /// Set when an update that put the device into its bootloader ended without installing (cancelled, refused,
-    /// given up): the application may not come back by itself, so the next `dfu` goes to the bootloader directly.
-    /// Cleared when the device connects again.
-    var leftInBootloader = false
 
-    public private(set) var state = ConnectionState.disconnected
+    public var state: ConnectionState { lifecycle.connection }
 
     init(device: ManagedDevice, address: BluetoothAddress, driver: any WearableDriver, bluez: any BluetoothCentral,
          adapter: @escaping @Sendable () -> AdapterInfo?, discovery: DiscoveryCoordinator,
@@ -86,19 +83,20 @@ public actor DeviceSession {
     public func stop() async {
         connectionTask?.cancel()
         connectionTask = nil
-        if case .running(_, let task) = updateJob { task.cancel() }
-        updateJob = nil
-        if let path = devicePath(), state == .connected {
-            setState(.disconnecting)
-            try? await bluez.disconnect(path)
+        let path = devicePath()
+        for action in apply(lifecycle.stopRequested()) {
+            switch action {
+            case .cancelUpdate: if case .running(_, let task) = updateJob { task.cancel() }
+            case .disconnect: if let path { try? await bluez.disconnect(path) }
+            default: break
+            }
         }
-        setState(.disconnected)
+        updateJob = nil
     }
 
     /// Tries to connect now instead of waiting out the backoff (the `connect` command).
     public func connectNow() {
-        heldDisconnected = false
-        wakeRequested = true
+        apply(lifecycle.connectRequested())
     }
 
     func devicePath() -> ObjectPath? {
@@ -106,68 +104,66 @@ public actor DeviceSession {
         return bluez.model.device(address: address, adapter: adapter.path)?.path
     }
 
-    func setState(_ new: ConnectionState) {
-        guard new != state else { return }
-        state = new
-        output(.connection(new))
+    /// Carries out the actions every caller handles alike (publishing the link's state, waking the wait) and
+    /// answers all of them for the caller's own.
+    @discardableResult
+    func apply(_ actions: [DeviceLifecycle.Action]) -> [DeviceLifecycle.Action] {
+        for action in actions {
+            switch action {
+            case .publish(let state): output(.connection(state))
+            case .wake: wakes.signal()
+            default: break
+            }
+        }
+        return actions
     }
 
     private func keepConnected() async {
         var backoff = ReconnectBackoff(minimumDelay: .seconds(1), maximumDelay: .seconds(60))
         while !Task.isCancelled {
-            let connected = await connectOnce()
-            if connected {
+            // Held by the user or by an update: nothing to do until released.
+            while !lifecycle.mayConnect && !Task.isCancelled { await wakes.wait(until: nil) }
+            guard !Task.isCancelled else { break }
+            var outcome = await connectOnce()
+            if outcome.contains(.runSession) {
                 backoff.reset()
-                await runSession()
+                outcome = await runSession(startingUpdate: outcome.contains(.startUpdate))
             }
             guard !Task.isCancelled else { break }
-            let delay = connected ? Duration.milliseconds(500) : backoff.nextDelay()
-            // Sleep out the backoff, unless a `connect` command wakes us early.
-            let deadline = ContinuousClock.now + delay
-            while (ContinuousClock.now < deadline || heldDisconnected || heldForUpdate) && !wakeRequested && !Task.isCancelled {
-                try? await Task.sleep(for: .milliseconds(100))
+            // Sleep out the backoff (or a short pause after a session), unless a `connect` or an update wakes us.
+            if case .retry(let afterBackoff)? = outcome.last {
+                await wakes.wait(until: .now + (afterBackoff ? backoff.nextDelay() : .milliseconds(500)))
             }
-            wakeRequested = false
         }
     }
 
     /// One attempt: find the device (discovering if BlueZ does not know it yet), connect, resolve services.
-    private func connectOnce() async -> Bool {
-        guard bluez.isServiceAvailable, let adapter = adapter(), adapter.powered else { return false }
+    private func connectOnce() async -> [DeviceLifecycle.Action] {
+        guard bluez.isServiceAvailable, let adapter = adapter(), adapter.powered else { return apply(lifecycle.connectFailed()) }
         var path = devicePath()
         if path == nil {
             // BlueZ can only connect to a device it has seen advertise since it started.
             let lease = await discovery.acquire(adapter: adapter.path)
             let address = address
-            _ = await waitForModel(timeout: .seconds(20)) { $0.device(address: address, adapter: adapter.path) != nil }
+            _ = await bluez.wait(timeout: .seconds(20)) { $0.device(address: address, adapter: adapter.path) != nil }
             await discovery.release(lease)
             path = devicePath()
         }
-        guard let path else { return false }
-        setState(.connecting)
+        guard let path else { return apply(lifecycle.connectFailed()) }
+        apply(lifecycle.connecting())
         do {
             try await bluez.connect(path, timeout: .seconds(20))
-            setState(.connected)
-            return true
+            return apply(lifecycle.connected())
         } catch {
             logger.info("connection attempt failed", metadata: ["device": "\(device.id)", "error": "\(error)"])
-            setState(.disconnected)
-            return false
+            return apply(lifecycle.connectFailed())
         }
     }
 
-    private func waitForModel(timeout: Duration, _ condition: @escaping @Sendable (BlueZModel) -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline && !Task.isCancelled {
-            if condition(bluez.model) { return true }
-            try? await Task.sleep(for: .milliseconds(200))
-        }
-        return condition(bluez.model)
-    }
-
-    /// Runs the driver until the link drops.
-    private func runSession() async {
-        guard let path = devicePath() else { return }
+    /// Runs the driver until the link drops (starting the update the lifecycle took up on connecting); answers
+    /// what the lifecycle says next.
+    private func runSession(startingUpdate: Bool) async -> [DeviceLifecycle.Action] {
+        guard let path = devicePath() else { return apply(lifecycle.disconnected()) }
         let output = output
         let deviceID = device.id
         let sessionLink = DeviceLink(
@@ -176,8 +172,8 @@ public actor DeviceSession {
             logger: logger, emit: { output(.event($0)) },
             clock: { Int64(Date().timeIntervalSince1970 * 1000) })
         link = sessionLink
-        leftInBootloader = false
-        if case .scheduled(let order) = updateJob { startUpdate(order) }
+        linkUp.signal()
+        if startingUpdate, case .scheduled(let order) = updateJob { startUpdate(order) }
         let driver = driver
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
@@ -196,7 +192,7 @@ public actor DeviceSession {
         }
         link = nil
         if !Task.isCancelled { logger.info("device disconnected", metadata: ["device": "\(device.id)"]) }
-        setState(.disconnected)
+        return apply(lifecycle.disconnected())
     }
 
     // MARK: Commands
@@ -225,13 +221,10 @@ public actor DeviceSession {
             connectNow()
             return .object(["connection": .text(state.rawValue)])
         case .named("disconnect", _):
-            heldDisconnected = true
-            if let path = devicePath() {
-                let wasConnected = state == .connected
-                if wasConnected { setState(.disconnecting) }
+            let wasConnected = state == .connected
+            if apply(lifecycle.disconnectRequested()).contains(.disconnect), let path = devicePath() {
                 do { try await bluez.disconnect(path) } catch {
-                    heldDisconnected = false
-                    if wasConnected { setState(.connected) }
+                    apply(lifecycle.disconnectFailed(wasConnected: wasConnected))
                     throw CommandError(bluez: error)
                 }
             }
