@@ -20,7 +20,7 @@ struct ActiGraphConfigurationTests {
         } catch {
             #expect(error.code == .invalidValue, sourceLocation: sourceLocation)
             #expect(error.vendorCode == vendorCode, "\(error)", sourceLocation: sourceLocation)
-            #expect(error.message.hasPrefix("\(field): "), "\(error)", sourceLocation: sourceLocation)
+            #expect(error.names(field), "\(error)", sourceLocation: sourceLocation)
         }
     }
 

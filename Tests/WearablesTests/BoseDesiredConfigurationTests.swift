@@ -34,7 +34,7 @@ import Testing
             Issue.record("accepted \(request) as \(result)", sourceLocation: sourceLocation)
         } catch {
             #expect(error.code == .invalidValue, sourceLocation: sourceLocation)
-            #expect(error.message.hasPrefix(field + ":"), "\(error.message)", sourceLocation: sourceLocation)
+            #expect(error.names(field), "\(error.message)", sourceLocation: sourceLocation)
         }
     }
 

@@ -36,3 +36,11 @@ func expectCodes<Value: GATTCharacteristicValue>(
     #expect(value.encode() == bytes, sourceLocation: sourceLocation)
     #expect(try Value.decode(bytes) == value, sourceLocation: sourceLocation)
 }
+
+extension CommandError {
+    /// Whether the message names `field` as the contract's errors do: first, followed by a driver's rule
+    /// (`field: …`) or the shared reader's sentence (`field must be …`), or quoted in an unknown-field message.
+    func names(_ field: String) -> Bool {
+        message.hasPrefix(field + ":") || message.hasPrefix(field + " ") || message.contains("\"\(field)\"")
+    }
+}

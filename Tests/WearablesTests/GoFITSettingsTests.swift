@@ -257,7 +257,7 @@ struct GoFITSettingExample: Sendable, CustomTestStringConvertible {
             Issue.record("accepted \(request) as \(result)", sourceLocation: sourceLocation)
         } catch {
             #expect(error.code == .invalidValue, sourceLocation: sourceLocation)
-            #expect(error.message.hasPrefix(field + ":"), "\(error.message)", sourceLocation: sourceLocation)
+            #expect(error.names(field), "\(error.message)", sourceLocation: sourceLocation)
             for word in words {
                 #expect(error.message.contains(word), "\(error.message)", sourceLocation: sourceLocation)
             }

@@ -33,7 +33,7 @@ public enum BridgeRequest: Sendable, Equatable {
     ]
 
     public init(name: String, arguments: [String: DeviceValue]) throws(CommandError) {
-        let reader = ArgumentReader(arguments)
+        let reader = RequestReader(arguments)
         switch name {
         case "scan":
             try reader.rejectUnknownFields(allowed: ["duration_s", "filter"], request: name)
@@ -86,11 +86,11 @@ public enum BridgeRequest: Sendable, Equatable {
             try reader.rejectUnknownFields(allowed: ["id", "options"], request: name)
             let id = try Self.id(reader)
             let options = try reader.required(try reader.object("options"), "options", "an object of options to change")
-            self = .setDeviceOptions(id: id, try DeviceOptionsChange(ArgumentReader(options, path: "options.")))
+            self = .setDeviceOptions(id: id, try DeviceOptionsChange(RequestReader(options, path: "options.")))
         default:
             throw CommandError(
                 .unknownCommand,
-                "unknown bridge request \"\(name)\"; bridge requests are \(ArgumentReader.list(Self.names, conjunction: "and"))")
+                "unknown bridge request \"\(name)\"; bridge requests are \(RequestReader.list(Self.names, conjunction: "and"))")
         }
     }
 
@@ -108,7 +108,7 @@ public enum BridgeRequest: Sendable, Equatable {
         }
     }
 
-    private static func id(_ reader: ArgumentReader) throws(CommandError) -> String {
+    private static func id(_ reader: RequestReader) throws(CommandError) -> String {
         try reader.required(try reader.nonEmptyString("id"), "id", "the device's id as in its topics")
     }
 }
@@ -125,10 +125,10 @@ public struct ScanRequest: Sendable, Equatable {
         self.filter = filter
     }
 
-    init(_ reader: ArgumentReader) throws(CommandError) {
+    init(_ reader: RequestReader) throws(CommandError) {
         durationSeconds = Int(try reader.integer("duration_s", in: 1...300, unit: " seconds") ?? Int64(Self.defaultDurationSeconds))
         if let filter = try reader.object("filter") {
-            self.filter = try ScanFilter(ArgumentReader(filter, path: "filter."))
+            self.filter = try ScanFilter(RequestReader(filter, path: "filter."))
         } else {
             self.filter = ScanFilter()
         }
@@ -150,7 +150,7 @@ public struct ScanFilter: Sendable, Equatable {
         self.name = name
     }
 
-    init(_ reader: ArgumentReader) throws(CommandError) {
+    init(_ reader: RequestReader) throws(CommandError) {
         try reader.rejectUnknownFields(allowed: ["uuids", "rssi", "name"], request: "scan")
         var uuids: [String] = []
         for value in try reader.list("uuids") ?? [] {
@@ -170,14 +170,14 @@ public struct ScanFilter: Sendable, Equatable {
         let lower = text.lowercased()
         let bytes = Array(lower.utf8)
         switch bytes.count {
-        case 4 where bytes.allSatisfy(ArgumentReader.isHexDigit):
+        case 4 where bytes.allSatisfy(RequestReader.isHexDigit):
             return "0000\(lower)-0000-1000-8000-00805f9b34fb"
-        case 8 where bytes.allSatisfy(ArgumentReader.isHexDigit):
+        case 8 where bytes.allSatisfy(RequestReader.isHexDigit):
             return "\(lower)-0000-1000-8000-00805f9b34fb"
         case 36:
             for (offset, byte) in bytes.enumerated() {
                 let isDash = [8, 13, 18, 23].contains(offset)
-                guard isDash ? byte == UInt8(ascii: "-") : ArgumentReader.isHexDigit(byte) else { return nil }
+                guard isDash ? byte == UInt8(ascii: "-") : RequestReader.isHexDigit(byte) else { return nil }
             }
             return lower
         default:
@@ -206,7 +206,7 @@ public struct DeviceOptionsChange: Sendable, Equatable {
         self.notify = notify
     }
 
-    init(_ reader: ArgumentReader) throws(CommandError) {
+    init(_ reader: RequestReader) throws(CommandError) {
         try reader.rejectUnknownFields(allowed: ["batch_ms", "qos", "retain", "notify"], request: "device/options")
         batchMilliseconds = try reader.integer("batch_ms", in: 0...10_000, unit: " milliseconds").map { Int($0) }
         sampleQoS = try reader.integer("qos", in: 0...2).map { Int($0) }

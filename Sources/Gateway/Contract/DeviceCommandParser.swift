@@ -17,7 +17,7 @@ public enum DeviceCommandParser {
     public static let findLevels = ["none", "mild", "high"]
 
     public static func parse(command: String, arguments: [String: DeviceValue]) throws(CommandError) -> DeviceCommand {
-        let reader = ArgumentReader(arguments)
+        let reader = RequestReader(arguments)
         switch command {
         case "refresh":
             try reader.rejectUnknownFields(allowed: [], request: command)
@@ -41,12 +41,12 @@ public enum DeviceCommandParser {
         default:
             throw CommandError(
                 .unknownCommand,
-                "unknown command \"\(command)\"; device commands are \(ArgumentReader.list(commandNames, conjunction: "and"))")
+                "unknown command \"\(command)\"; device commands are \(RequestReader.list(commandNames, conjunction: "and"))")
         }
     }
 
     /// `{"vibrations":1…10}`, `{"level":"none"|"mild"|"high"}`, or `{}` for level high.
-    static func find(_ reader: ArgumentReader) throws(CommandError) -> DeviceCommand {
+    static func find(_ reader: RequestReader) throws(CommandError) -> DeviceCommand {
         try reader.rejectUnknownFields(allowed: ["vibrations", "level"], request: "find")
         let vibrations = try reader.integer("vibrations", in: 1...10)
         let level = try reader.choice("level", from: findLevels)
@@ -58,60 +58,24 @@ public enum DeviceCommandParser {
         }
     }
 
-    /// `{"since_ts"?, "until_ts"?}`: Unix milliseconds, since no later than until. The ActiGraph SDK's range is
-    /// taken as it is written too: `startDateTime`/`stopDateTime` as `"MM-dd-yyyy HH:mm:ss"` (UTC), flat or in
-    /// its `epoch` object; a date that is not one is `INVALID_VALUE` with the SDK's code 8.
-    static func sync(_ reader: ArgumentReader) throws(CommandError) -> DeviceCommand {
-        try reader.rejectUnknownFields(allowed: ["since_ts", "until_ts", "startDateTime", "stopDateTime", "epoch"],
-                                       request: "sync")
+    /// `{"since_ts"?, "until_ts"?}`: Unix milliseconds, since no later than until. (A driver whose SDK writes
+    /// ranges its own way translates them first: `WearableDriver.contractArguments`.)
+    static func sync(_ reader: RequestReader) throws(CommandError) -> DeviceCommand {
+        try reader.rejectUnknownFields(allowed: ["since_ts", "until_ts"], request: "sync")
         let meaning = "an integer Unix time in milliseconds"
-        var since = try reader.integer("since_ts", atLeast: 0, meaning: meaning)
-        var until = try reader.integer("until_ts", atLeast: 0, meaning: meaning)
-        var dates = reader
-        if let epoch = try reader.object("epoch") {
-            dates = ArgumentReader(epoch, path: "epoch.")
-            try dates.rejectUnknownFields(allowed: ["startDateTime", "stopDateTime"], request: "sync")
-            guard reader.arguments["startDateTime"] == nil, reader.arguments["stopDateTime"] == nil else {
-                throw CommandError(.invalidValue, "sync takes startDateTime and stopDateTime either in epoch or beside it, not both")
-            }
-        }
-        if let start = try sdkDate(dates, "startDateTime") {
-            guard since == nil else { throw CommandError(.invalidValue, "sync takes since_ts or startDateTime, not both") }
-            since = start
-        }
-        if let stop = try sdkDate(dates, "stopDateTime") {
-            guard until == nil else { throw CommandError(.invalidValue, "sync takes until_ts or stopDateTime, not both") }
-            until = stop
-        }
+        let since = try reader.integer("since_ts", atLeast: 0, meaning: meaning)
+        let until = try reader.integer("until_ts", atLeast: 0, meaning: meaning)
         if let since, let until, since > until {
-            guard reader.arguments["since_ts"] != nil, reader.arguments["until_ts"] != nil else {
-                throw CommandError(.invalidValue, "the range starts after it stops (\(since) > \(until) in Unix ms)",
-                                   vendorCode: sdkDateFormatError)
-            }
             throw CommandError(.invalidValue, "since_ts (\(since)) must not be later than until_ts (\(until))")
         }
         return .sync(since: since, until: until)
     }
 
-    /// The ActiGraph SDK's "Date Format Error".
-    static let sdkDateFormatError = 8
-
-    /// An SDK date string as Unix milliseconds.
-    private static func sdkDate(_ reader: ArgumentReader, _ key: String) throws(CommandError) -> Int64? {
-        guard let text = try reader.string(key) else { return nil }
-        guard let seconds = ActiGraphSDKDate.unixSeconds(from: text), seconds >= 0 else {
-            var error = reader.invalid(key, "must be a UTC date and time \"MM-dd-yyyy HH:mm:ss\"", got: .text(text))
-            error.vendorCode = sdkDateFormatError
-            throw error
-        }
-        return seconds * 1000
-    }
-
     /// Passes through; `sensors` (each sensor's options) and `gestures` must be objects when present, since
     /// the contract gives them that shape.
-    static func configure(_ reader: ArgumentReader) throws(CommandError) -> DeviceCommand {
+    static func configure(_ reader: RequestReader) throws(CommandError) -> DeviceCommand {
         if let sensors = try reader.object("sensors") {
-            let sensorReader = ArgumentReader(sensors, path: "sensors.")
+            let sensorReader = RequestReader(sensors, path: "sensors.")
             for name in sensors.keys.sorted() { _ = try sensorReader.object(name) }
         }
         _ = try reader.object("gestures")
@@ -121,7 +85,7 @@ public enum DeviceCommandParser {
     /// `{"file":"<path under dfu.dir>","sha256":"<64 hex digits>"}`, both required: a firmware image is
     /// flashed only when the caller said which bytes they meant. The path is checked for shape here (relative,
     /// no `..`); the gateway resolves it under `dfu.dir`.
-    static func dfu(_ reader: ArgumentReader) throws(CommandError) -> DeviceCommand {
+    static func dfu(_ reader: RequestReader) throws(CommandError) -> DeviceCommand {
         try reader.rejectUnknownFields(allowed: ["file", "sha256"], request: "dfu")
         let file = try reader.required(
             try reader.nonEmptyString("file"), "file", "the firmware image's path relative to dfu.dir")
@@ -131,7 +95,7 @@ public enum DeviceCommandParser {
         }
         let sha256 = try reader.required(
             try reader.string("sha256"), "sha256", "the image's SHA-256 as 64 hex digits")
-        guard sha256.utf8.count == 64, sha256.utf8.allSatisfy(ArgumentReader.isHexDigit) else {
+        guard sha256.utf8.count == 64, sha256.utf8.allSatisfy(RequestReader.isHexDigit) else {
             throw reader.invalid("sha256", "must be 64 hex digits", got: .text(sha256))
         }
         return .named("dfu", ["file": .text(file), "sha256": .text(sha256.lowercased())])

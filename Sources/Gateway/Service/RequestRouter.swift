@@ -72,12 +72,14 @@ public struct RequestRouter: Sendable {
         guard let device = await manager.managedDevices.first(where: { $0.id == id }) else {
             throw CommandError(.deviceNotFound, "no device with id \(id)")
         }
-        let command = try DeviceCommandParser.parse(command: name, arguments: arguments)
+        let driver = registry.driver(named: device.driver)
+        let contractArguments = try driver?.contractArguments(for: name, arguments) ?? arguments
+        let command = try DeviceCommandParser.parse(command: name, arguments: contractArguments)
         guard isAllowed(command.name) else {
             throw CommandError(.forbidden, "\(command.name) is disabled; set allow.\(command.name): true in the configuration to permit it")
         }
         let route = CommandRoute.route(of: command.name)
-        if let driver = registry.driver(named: device.driver), route == .driver, !driver.commands.contains(command.name) {
+        if let driver, route == .driver, !driver.commands.contains(command.name) {
             throw CommandError(.notSupported, "\(device.driver) devices do not support \(command.name)")
         }
         let value: DeviceValue

@@ -74,40 +74,42 @@ public struct ActiGraphConfigurationRequest: Sendable, Equatable {
         var rate: Setting<UInt8> = Setting()
         var imu: [ActiGraphIMUSensor: Setting<Bool>] = [:]
 
-        if let raw = try section(request, "raw") {
-            guard let value = raw["stream"] else { throw invalid("raw.stream", "is required", unrecognizedConfiguration) }
-            try rawStreaming.set(try flag(value, "raw.stream"), "raw.stream")
+        let reader = RequestReader(request)
+        if let raw = try unrecognized({ () throws(CommandError) in try reader.nested("raw") }) {
+            let stream = try unrecognized { () throws(CommandError) in
+                try raw.required(try raw.bool("stream"), "stream", "true to stream raw acceleration, false to stop")
+            }
+            try rawStreaming.set(stream, raw.name("stream"))
         }
-        if let section = try section(request, "imu") {
-            guard !section.isEmpty else { throw invalid("imu", "names no sensor", unrecognizedConfiguration) }
+        if let section = try unrecognized({ () throws(CommandError) in try reader.nested("imu") }) {
+            guard !section.arguments.isEmpty else { throw invalid("imu", "names no sensor", unrecognizedConfiguration) }
             for sensor in ActiGraphIMUSensor.allCases {
-                guard let value = section[sensor.name] else { continue }
-                let field = "imu.\(sensor.name)"
-                try imu[sensor, default: Setting()].set(try flag(value, field), field)
+                guard let enabled = try unrecognized({ () throws(CommandError) in try section.bool(sensor.name) }) else { continue }
+                try imu[sensor, default: Setting()].set(enabled, section.name(sensor.name))
             }
         }
-        if let value = request["raw_stream"] {
-            try rawStreaming.set(try flag(value, "raw_stream"), "raw_stream")
+        if let enabled = try unrecognized({ () throws(CommandError) in try reader.bool("raw_stream") }) {
+            try rawStreaming.set(enabled, "raw_stream")
         }
-        if let sensors = try section(request, "sensors") {
-            guard !sensors.isEmpty else { throw invalid("sensors", "names no sensor", unrecognizedConfiguration) }
+        if let sensors = try unrecognized({ () throws(CommandError) in try reader.nested("sensors") }) {
+            guard !sensors.arguments.isEmpty else { throw invalid("sensors", "names no sensor", unrecognizedConfiguration) }
             for sensor in ActiGraphIMUSensor.allCases {
-                let field = "sensors.\(sensor.name)"
-                guard let settings = try section(sensors, sensor.name, field: field) else { continue }
-                guard !settings.isEmpty else {
-                    throw invalid(field, sensor == .accelerometer ? "needs enabled or rate_hz" : "needs enabled", unrecognizedConfiguration)
+                guard let settings = try unrecognized({ () throws(CommandError) in try sensors.nested(sensor.name) }) else { continue }
+                guard !settings.arguments.isEmpty else {
+                    throw invalid(sensors.name(sensor.name), sensor == .accelerometer ? "needs enabled or rate_hz" : "needs enabled",
+                                  unrecognizedConfiguration)
                 }
-                if let value = settings["enabled"] {
-                    try imu[sensor, default: Setting()].set(try flag(value, "\(field).enabled"), "\(field).enabled")
+                if let enabled = try unrecognized({ () throws(CommandError) in try settings.bool("enabled") }) {
+                    try imu[sensor, default: Setting()].set(enabled, settings.name("enabled"))
                 }
-                if let value = settings["rate_hz"] {
-                    try rate.set(try rawRate(value, "\(field).rate_hz"), "\(field).rate_hz")
+                if let hertz = try rawRate(settings) {
+                    try rate.set(hertz, settings.name("rate_hz"))
                 }
             }
         }
 
         var epochRange: ActiGraphEpochRange?
-        if let epoch = try section(request, "epoch") { epochRange = try range(epoch) }
+        if let epoch = try unrecognized({ () throws(CommandError) in try reader.object("epoch") }) { epochRange = try range(epoch) }
 
         let touchesRaw = rawStreaming.value != nil || rate.value != nil
         let touchesIMU = !imu.isEmpty
@@ -169,27 +171,25 @@ public struct ActiGraphConfigurationRequest: Sendable, Equatable {
         return ActiGraphEpochRange(start: start, stop: stop)
     }
 
-    private static func section(_ object: [String: DeviceValue], _ key: String, field: String? = nil) throws(CommandError) -> [String: DeviceValue]? {
-        guard let value = object[key] else { return nil }
-        guard let section = value.object else {
-            throw invalid(field ?? key, "must be a JSON object", unrecognizedConfiguration)
+    /// A malformed field is the SDK's Unrecognized Configuration: the reader's error with that vendor code.
+    private static func unrecognized<T>(_ read: () throws(CommandError) -> T) throws(CommandError) -> T {
+        do { return try read() } catch {
+            var refused = error
+            refused.vendorCode = unrecognizedConfiguration
+            throw refused
         }
-        return section
     }
 
-    private static func flag(_ value: DeviceValue, _ field: String) throws(CommandError) -> Bool {
-        guard let flag = value.flag else { throw invalid(field, "must be true or false", unrecognizedConfiguration) }
-        return flag
-    }
-
-    private static func rawRate(_ value: DeviceValue, _ field: String) throws(CommandError) -> UInt8 {
+    /// `rate_hz`: not a whole number is Unrecognized Configuration; a rate the Link does not run, Configuration
+    /// Failed.
+    private static func rawRate(_ settings: RequestReader) throws(CommandError) -> UInt8? {
         let rates = ActiGraphStreamSettings.rawRates
-        guard let number = value.integer else {
-            throw invalid(field, "must be an integer number of Hz (\(rates.lowerBound)–\(rates.upperBound))", unrecognizedConfiguration)
-        }
+        guard let number = try unrecognized({ () throws(CommandError) in
+            try settings.integer("rate_hz", atLeast: Int64.min, meaning: "an integer number of Hz (\(rates.lowerBound)–\(rates.upperBound))")
+        }) else { return nil }
         guard number >= Int64(rates.lowerBound), number <= Int64(rates.upperBound) else {
-            throw invalid(field, "\(number) Hz is not offered; the Link samples raw acceleration at \(rates.lowerBound)–\(rates.upperBound) Hz",
-                          configurationFailed)
+            throw invalid(settings.name("rate_hz"), "\(number) Hz is not offered; the Link samples raw acceleration at "
+                          + "\(rates.lowerBound)–\(rates.upperBound) Hz", configurationFailed)
         }
         return UInt8(number)
     }

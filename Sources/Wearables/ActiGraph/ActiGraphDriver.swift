@@ -27,6 +27,10 @@ public final class ActiGraphDriver: WearableDriver {
     /// The SDK's "Existing Connection Found".
     public static let existingConnectionVendorCode: Int? = 10
 
+    public static func contractArguments(for command: String, _ arguments: [String: DeviceValue]) throws(CommandError) -> [String: DeviceValue] {
+        command == "sync" ? try ActiGraphSyncRange.contractArguments(arguments) : arguments
+    }
+
     /// A Link advertises its serial as its name: `TAS`, then 10 capital letters or digits.
     public static func serial(of device: Advertisement) -> String? {
         guard let name = device.name ?? device.alias, serialPattern(name) else { return nil }

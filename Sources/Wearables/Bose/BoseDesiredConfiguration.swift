@@ -24,51 +24,35 @@ public struct BoseDesiredConfiguration: Sendable, Equatable {
     /// "gestures":{"<gesture>":true|false}}`; `period_ms` 0 disables, `enabled: true` alone takes the period
     /// the other enabled sensors run at.
     public func applying(_ request: [String: DeviceValue], to capabilities: BoseCapabilities) throws(CommandError) -> BoseDesiredConfiguration {
-        for key in request.keys.sorted() where key != "sensors" && key != "gestures" {
-            throw .invalidValue(field: key, "unknown field; configure for Bose devices accepts sensors and gestures")
-        }
+        let reader = RequestReader(request)
+        try reader.rejectUnknownFields(allowed: ["sensors", "gestures"], request: "configure on Bose devices")
         var result = self
-        if let sensors = request["sensors"] {
-            guard let sensors = sensors.object else { throw .invalidValue(field: "sensors", "must be a JSON object") }
-            try result.applySensors(sensors, capabilities)
-        }
-        if let gestures = request["gestures"] {
-            guard let gestures = gestures.object else { throw .invalidValue(field: "gestures", "must be a JSON object") }
-            try result.applyGestures(gestures, capabilities)
-        }
+        if let sensors = try reader.nested("sensors") { try result.applySensors(sensors, capabilities) }
+        if let gestures = try reader.nested("gestures") { try result.applyGestures(gestures, capabilities) }
         return result
     }
 
-    private mutating func applySensors(_ sensors: [String: DeviceValue], _ capabilities: BoseCapabilities) throws(CommandError) {
+    private mutating func applySensors(_ sensors: RequestReader, _ capabilities: BoseCapabilities) throws(CommandError) {
         let available = capabilities.sensors
         let names = available.map(\.kind.rawValue).joined(separator: ", ")
         var wantsSharedPeriod: [BoseSensor] = []
-        for name in sensors.keys.sorted() {
-            let field = "sensors.\(name)"
+        for name in sensors.arguments.keys.sorted() {
+            let field = sensors.name(name)
             guard let kind = SensorKind(rawValue: name), let sensor = BoseSensor(kind: kind) else {
                 throw .invalidValue(field: field, "unknown sensor; Bose devices have \(BoseSensor.allCases.map(\.kind.rawValue).joined(separator: ", "))")
             }
             guard available.contains(sensor) else {
                 throw .invalidValue(field: field, "this device has no \(name); it has \(names)")
             }
-            guard let settings = sensors[name]?.object else { throw .invalidValue(field: field, "must be a JSON object") }
-            for key in settings.keys.sorted() where key != "period_ms" && key != "enabled" {
-                throw .invalidValue(field: "\(field).\(key)", "unknown field; a sensor takes period_ms and enabled")
-            }
-            var enabled: Bool?
-            if let value = settings["enabled"] {
-                guard let flag = value.flag else { throw .invalidValue(field: "\(field).enabled", "must be true or false") }
-                enabled = flag
-            }
+            guard let settings = try sensors.nested(name) else { continue }
+            try settings.rejectUnknownFields(allowed: ["period_ms", "enabled"], request: "a Bose sensor")
+            let enabled = try settings.bool("enabled")
             var period: UInt16?
-            if let value = settings["period_ms"] {
-                let offered = capabilities.periods(of: sensor)
-                let list = offered.map { String($0.rawValue) }.joined(separator: ", ")
-                guard let number = value.integer else {
-                    throw .invalidValue(field: "\(field).period_ms", "must be an integer number of milliseconds (\(list), or 0 to disable)")
-                }
+            let offered = capabilities.periods(of: sensor)
+            let list = offered.map { String($0.rawValue) }.joined(separator: ", ")
+            if let number = try settings.integer("period_ms", in: 0...Int64(UInt16.max), unit: " milliseconds (\(list), or 0 to disable)") {
                 guard number == 0 || offered.contains(where: { Int64($0.rawValue) == number }) else {
-                    throw .invalidValue(field: "\(field).period_ms", "\(number) ms is not offered; \(name) runs at \(list) ms (0 disables)")
+                    throw .invalidValue(field: settings.name("period_ms"), "\(number) ms is not offered; \(name) runs at \(list) ms (0 disables)")
                 }
                 period = UInt16(number)
             }
@@ -108,17 +92,17 @@ public struct BoseDesiredConfiguration: Sendable, Equatable {
         }
     }
 
-    private mutating func applyGestures(_ gestures: [String: DeviceValue], _ capabilities: BoseCapabilities) throws(CommandError) {
+    private mutating func applyGestures(_ gestures: RequestReader, _ capabilities: BoseCapabilities) throws(CommandError) {
         let available = capabilities.gestures
-        for name in gestures.keys.sorted() {
-            let field = "gestures.\(name)"
+        for name in gestures.arguments.keys.sorted() {
+            let field = gestures.name(name)
             guard let gesture = BoseGesture(name: name) else {
                 throw .invalidValue(field: field, "unknown gesture; Bose devices have \(BoseGesture.allCases.map(\.name).joined(separator: ", "))")
             }
             guard available.contains(gesture) else {
                 throw .invalidValue(field: field, "this device does not detect \(name); it detects \(available.map(\.name).joined(separator: ", "))")
             }
-            guard let enabled = gestures[name]?.flag else { throw .invalidValue(field: field, "must be true or false") }
+            guard let enabled = try gestures.bool(name) else { continue }
             if enabled { self.gestures.insert(gesture) } else { self.gestures.remove(gesture) }
         }
     }

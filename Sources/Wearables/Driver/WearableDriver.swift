@@ -40,6 +40,10 @@ public protocol WearableDriver: AnyObject, Sendable {
     /// managed device again (the ActiGraph SDK's 10); nil when the vendor has none.
     static var existingConnectionVendorCode: Int? { get }
 
+    /// A request as this driver's users write it, in the contract's form, before the gateway parses it: the
+    /// ActiGraph SDK's date strings become `since_ts` / `until_ts`. The default passes it unchanged.
+    static func contractArguments(for command: String, _ arguments: [String: DeviceValue]) throws(CommandError) -> [String: DeviceValue]
+
     init(configuration: DriverConfiguration)
 
     /// Runs while the device is connected with its services resolved: reads what it needs, subscribes and
@@ -53,6 +57,9 @@ public protocol WearableDriver: AnyObject, Sendable {
 
 extension WearableDriver {
     public static func serial(of device: Advertisement) -> String? { nil }
+    public static func contractArguments(for command: String, _ arguments: [String: DeviceValue]) throws(CommandError) -> [String: DeviceValue] {
+        arguments
+    }
     public static var existingConnectionVendorCode: Int? { nil }
 }
 

@@ -241,61 +241,65 @@ public enum GoFITSettingsUpdate {
 
     // MARK: Fields
 
+    /// The shared reader for one field's value, so type and range errors read as every request's do.
+    private static func reader(_ value: DeviceValue, _ field: String) -> (RequestReader, String) {
+        guard let dot = field.lastIndex(of: ".") else { return (RequestReader([field: value]), field) }
+        let key = String(field[field.index(after: dot)...])
+        return (RequestReader([key: value], path: String(field[...dot])), key)
+    }
+
     private static func flag(_ value: DeviceValue, _ field: String) throws(CommandError) -> Bool {
-        guard let flag = value.flag else { throw .invalidValue(field: field, "must be true or false; got \(describe(value))") }
-        return flag
+        let (reader, key) = reader(value, field)
+        return try reader.bool(key) ?? false
     }
 
     private static func integer<T: FixedWidthInteger>(
         _ value: DeviceValue, _ field: String, _ range: ClosedRange<T>, unit: String
     ) throws(CommandError) -> T {
-        let allowed = "a whole number from \(range.lowerBound) to \(range.upperBound)" + (unit.isEmpty ? "" : " (\(unit))")
-        guard let number = value.integer else { throw .invalidValue(field: field, "must be \(allowed); got \(describe(value))") }
-        guard number >= Int64(range.lowerBound), number <= Int64(range.upperBound) else {
-            throw .invalidValue(field: field, "\(number) is out of range; must be \(allowed)")
-        }
-        return T(number)
+        let (reader, key) = reader(value, field)
+        let number = try reader.integer(key, in: Int64(range.lowerBound)...Int64(range.upperBound), unit: unit.isEmpty ? "" : " \(unit)")
+        return T(number ?? Int64(range.lowerBound))
     }
 
     /// A number of `unit` with one decimal, as the band's tenths.
     private static func tenths(_ value: DeviceValue, _ field: String, _ range: ClosedRange<UInt16>, unit: String) throws(CommandError) -> UInt16 {
         let allowed = "a number from \(Double(range.lowerBound) / 10) to \(Double(range.upperBound) / 10) (\(unit)), to one decimal"
-        guard let number = value.number, number.isFinite else { throw .invalidValue(field: field, "must be \(allowed); got \(describe(value))") }
+        guard let number = value.number, number.isFinite else { throw .invalidValue(field: field, "must be \(allowed); got \(RequestReader.quote(value))") }
         let tenths = (number * 10).rounded()
         guard tenths >= Double(range.lowerBound), tenths <= Double(range.upperBound) else {
-            throw .invalidValue(field: field, "\(describe(value)) is out of range; must be \(allowed)")
+            throw .invalidValue(field: field, "\(RequestReader.quote(value)) is out of range; must be \(allowed)")
         }
         return UInt16(tenths)
     }
 
     private static func named<Value: GoFITNamedValue>(_ value: DeviceValue, _ field: String, _: Value.Type) throws(CommandError) -> Value {
         guard let name = value.text, let named = Value(name: name) else {
-            throw .invalidValue(field: field, "must be one of \(Value.quotedNames); got \(describe(value))")
+            throw .invalidValue(field: field, "must be one of \(Value.quotedNames); got \(RequestReader.quote(value))")
         }
         return named
     }
 
     private static func time(_ value: DeviceValue, _ field: String) throws(CommandError) -> GoFITClockTime {
         guard let text = value.text, let time = GoFITClockTime(text) else {
-            throw .invalidValue(field: field, "must be a time \"HH:mm\" from \"00:00\" to \"23:59\"; got \(describe(value))")
+            throw .invalidValue(field: field, "must be a time \"HH:mm\" from \"00:00\" to \"23:59\"; got \(RequestReader.quote(value))")
         }
         return time
     }
 
     private static func date(_ value: DeviceValue, _ field: String) throws(CommandError) -> GoFITDate {
         guard let text = value.text, let date = GoFITDate(text) else {
-            throw .invalidValue(field: field, "must be a date \"yyyy-MM-dd\" on the calendar from 1900-01-01 to 2099-12-31; got \(describe(value))")
+            throw .invalidValue(field: field, "must be a date \"yyyy-MM-dd\" on the calendar from 1900-01-01 to 2099-12-31; got \(RequestReader.quote(value))")
         }
         return date
     }
 
     private static func weekdays(_ value: DeviceValue, _ field: String) throws(CommandError) -> GoFITWeekdays {
         let names = GoFITWeekdays.dayNames.map { "\"\($0)\"" }.joined(separator: ", ")
-        guard let list = value.list else { throw .invalidValue(field: field, "must be a list of days from \(names); got \(describe(value))") }
+        guard let list = value.list else { throw .invalidValue(field: field, "must be a list of days from \(names); got \(RequestReader.quote(value))") }
         var days: [String] = []
         for element in list {
             guard let name = element.text, GoFITWeekdays.dayNames.contains(name) else {
-                throw .invalidValue(field: field, "\(describe(element)) is not a day; days are \(names)")
+                throw .invalidValue(field: field, "\(RequestReader.quote(element)) is not a day; days are \(names)")
             }
             days.append(name)
         }
@@ -303,7 +307,7 @@ public enum GoFITSettingsUpdate {
     }
 
     private static func alarmText(_ value: DeviceValue, _ field: String) throws(CommandError) -> String {
-        guard let text = value.text else { throw .invalidValue(field: field, "must be a string; got \(describe(value))") }
+        guard let text = value.text else { throw .invalidValue(field: field, "must be a string; got \(RequestReader.quote(value))") }
         let length = text.utf8.count
         guard length <= GoFITAlarm.maximumTextByteCount else {
             throw .invalidValue(field: field, "is \(length) bytes of UTF-8; an alarm's text is at most \(GoFITAlarm.maximumTextByteCount)")
@@ -311,18 +315,6 @@ public enum GoFITSettingsUpdate {
         return text
     }
 
-    /// The value as it appeared in the request, for messages: `"7:5"`, `13`, `true`, `an object`.
-    private static func describe(_ value: DeviceValue) -> String {
-        switch value {
-        case .null: "null"
-        case .flag(let flag): String(flag)
-        case .integer(let integer): String(integer)
-        case .number(let number): String(number)
-        case .text(let text): "\"\(text)\""
-        case .list: "a list"
-        case .object: "an object"
-        }
-    }
 }
 
 /// The fields of one JSON object of a request, with the unknown ones already refused.
@@ -333,12 +325,10 @@ private struct ObjectFields {
     let whenMissing: String
 
     init(_ value: DeviceValue, path: String, names: [String], whenMissing: String) throws(CommandError) {
-        guard let fields = value.object else {
-            throw .invalidValue(field: path, "must be a JSON object with \(names.joined(separator: ", "))")
-        }
-        for key in fields.keys.sorted() where !names.contains(key) {
-            throw .invalidValue(field: "\(path).\(key)", "unknown field; \(path) has \(names.joined(separator: ", "))")
-        }
+        let outer = RequestReader([path: value])
+        guard let reader = try outer.nested(path) else { throw .invalidValue(field: path, "is required") }
+        try reader.rejectUnknownFields(allowed: names, request: path)
+        let fields = reader.arguments
         self.path = path
         self.fields = fields
         self.whenMissing = whenMissing

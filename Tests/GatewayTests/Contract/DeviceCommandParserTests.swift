@@ -79,34 +79,12 @@ struct DeviceCommandParserTests {
         (#"{"since_ts":-1}"#, "since_ts must be an integer Unix time in milliseconds, got -1"),
         (#"{"until_ts":1.5}"#, "until_ts must be an integer Unix time in milliseconds, got 1.5"),
         (#"{"since_ts":2,"until_ts":1}"#, "since_ts (2) must not be later than until_ts (1)"),
-        (#"{"since":1}"#, #"unknown field "since" for sync, which accepts since_ts, until_ts, startDateTime, stopDateTime and epoch"#),
-        (#"{"since_ts":1,"startDateTime":"07-21-2015 04:05:00"}"#, "sync takes since_ts or startDateTime, not both"),
-        (#"{"epoch":{"startDateTime":"07-21-2015 04:05:00","start":1}}"#,
-         #"unknown field "epoch.start" for sync, which accepts epoch.startDateTime and epoch.stopDateTime"#),
+        (#"{"since":1}"#, #"unknown field "since" for sync, which accepts since_ts and until_ts"#),
+        (#"{"startDateTime":"07-21-2015 04:05:00"}"#,
+         #"unknown field "startDateTime" for sync, which accepts since_ts and until_ts"#),
     ])
     func syncErrors(payload: String, message: String) {
         #expect(commandError("sync", payload) == CommandError(.invalidValue, message))
-    }
-
-    @Test("sync takes the ActiGraph SDK's startDateTime and stopDateTime, flat or in its epoch object")
-    func syncWithSDKDates() throws {
-        // 07-21-2015 04:05:00 UTC is 1437451500 s.
-        #expect(try command("sync", #"{"startDateTime":"07-21-2015 04:05:00","stopDateTime":"07-21-2015 06:05:00"}"#)
-            == .sync(since: 1_437_451_500_000, until: 1_437_458_700_000))
-        #expect(try command("sync", #"{"epoch":{"startDateTime":"07-21-2015 04:05:00"}}"#)
-            == .sync(since: 1_437_451_500_000, until: nil))
-        #expect(try command("sync", #"{"startDateTime":"07-21-2015 04:05:00","until_ts":1437458700000}"#)
-            == .sync(since: 1_437_451_500_000, until: 1_437_458_700_000))
-    }
-
-    @Test("a bad SDK date, or a start after the stop, is INVALID_VALUE with the SDK's Date Format Error 8")
-    func syncSDKDateErrors() {
-        #expect(commandError("sync", #"{"startDateTime":"2015-07-21 04:05:00"}"#) == CommandError(
-            .invalidValue, #"startDateTime must be a UTC date and time "MM-dd-yyyy HH:mm:ss", got "2015-07-21 04:05:00""#, vendorCode: 8))
-        #expect(commandError("sync", #"{"epoch":{"stopDateTime":"13-40-2015 04:05:00"}}"#)?.vendorCode == 8)
-        #expect(commandError("sync", #"{"startDateTime":"07-21-2015 06:05:00","stopDateTime":"07-21-2015 04:05:00"}"#)
-            == CommandError(.invalidValue, "the range starts after it stops (1437458700000 > 1437451500000 in Unix ms)", vendorCode: 8))
-        #expect(commandError("sync", #"{"startDateTime":20150721}"#)?.vendorCode == nil, "a wrong type is the contract's error")
     }
 
     // MARK: commands without fields

@@ -1,4 +1,3 @@
-import Wearables
 
 /// Writes JSON into one growing byte buffer, the payload an `OutgoingMessage` carries.
 ///
