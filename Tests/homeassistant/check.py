@@ -1,0 +1,358 @@
+"""wear2mqtt against a real Home Assistant core (issue 20, deliverable 8; first part).
+
+Starts, each on a free loopback port and in its own temporary folder: mosquitto, a private dbus-daemon with
+wear2mqtt-sim owning org.bluez (a heart-rate strap, Bose Frames), the wear2mqtt gateway, and Home Assistant core
+from the venv `run` made. Onboards Home Assistant and creates its MQTT config entry through its own REST API, then
+asserts through Home Assistant's REST and WebSocket APIs what a user would see. Every process is stopped by pid.
+
+Usage: python check.py --bin <swift build --show-bin-path> --hass <venv>/bin/hass
+"""
+
+import argparse
+import asyncio
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+import aiohttp
+
+STRAP = "C0:FF:EE:00:00:01"
+FRAMES = "4C:87:5D:00:00:05"
+GATEWAY_ID = "hatest"
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Processes:
+    """Every child, stopped by pid in reverse order, also on failure."""
+
+    def __init__(self, folder):
+        self.folder = folder
+        self.children = []
+
+    def start(self, name, argv, env=None):
+        out = open(os.path.join(self.folder, f"{name}.log"), "w")
+        child = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+        self.children.append((name, child))
+        return child
+
+    def stop_all(self):
+        for name, child in reversed(self.children):
+            if child.poll() is None:
+                child.send_signal(signal.SIGTERM)
+                try:
+                    child.wait(timeout=15)
+                except subprocess.TimeoutExpired:
+                    child.kill()
+                    child.wait()
+
+    def log(self, name):
+        with open(os.path.join(self.folder, f"{name}.log")) as f:
+            return f.read()
+
+
+def wait_for(predicate, timeout, what):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            value = predicate()
+            if value:
+                return value
+        except Exception:  # noqa: BLE001 - the service is still starting
+            pass
+        time.sleep(0.25)
+    raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+
+
+async def async_wait_for(predicate, timeout, what):
+    deadline = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < deadline:
+        try:
+            value = await predicate()
+            if value:
+                return value
+            last = value
+        except Exception as error:  # noqa: BLE001
+            last = error
+        await asyncio.sleep(0.5)
+    raise AssertionError(f"timed out after {timeout} s waiting for {what} (last: {last})")
+
+
+class HomeAssistant:
+    """The REST and WebSocket APIs, onboarded as an owner."""
+
+    def __init__(self, session, port):
+        self.session = session
+        self.base = f"http://127.0.0.1:{port}"
+        self.token = None
+
+    def headers(self):
+        return {"Authorization": f"Bearer {self.token}"}
+
+    async def onboard(self):
+        client_id = self.base + "/"
+        async with self.session.post(self.base + "/api/onboarding/users", json={
+            "client_id": client_id, "name": "Test", "username": "test", "password": "test-password-1", "language": "en",
+        }) as response:
+            assert response.status == 200, await response.text()
+            code = (await response.json())["auth_code"]
+        async with self.session.post(self.base + "/auth/token", data={
+            "grant_type": "authorization_code", "code": code, "client_id": client_id,
+        }) as response:
+            assert response.status == 200, await response.text()
+            self.token = (await response.json())["access_token"]
+        for step, body in [("core_config", {}), ("analytics", {})]:
+            async with self.session.post(self.base + f"/api/onboarding/{step}", json=body, headers=self.headers()) as response:
+                assert response.status in (200, 403), f"{step}: {response.status} {await response.text()}"
+
+    async def add_mqtt(self, port):
+        async with self.session.post(self.base + "/api/config/config_entries/flow", json={"handler": "mqtt"},
+                                     headers=self.headers()) as response:
+            flow = await response.json()
+            assert response.status == 200, flow
+        while flow.get("type") == "form":
+            data = {"broker": "127.0.0.1", "port": port} if flow.get("step_id") == "broker" else {}
+            async with self.session.post(self.base + f"/api/config/config_entries/flow/{flow['flow_id']}", json=data,
+                                         headers=self.headers()) as response:
+                flow = await response.json()
+                assert response.status == 200, flow
+        assert flow.get("type") == "create_entry", flow
+
+    async def states(self):
+        async with self.session.get(self.base + "/api/states", headers=self.headers()) as response:
+            return await response.json()
+
+    async def state(self, entity_id):
+        async with self.session.get(self.base + f"/api/states/{entity_id}", headers=self.headers()) as response:
+            return await response.json() if response.status == 200 else None
+
+    async def call(self, domain, service, data):
+        async with self.session.post(self.base + f"/api/services/{domain}/{service}", json=data,
+                                     headers=self.headers()) as response:
+            assert response.status == 200, await response.text()
+
+    async def ws(self, message_type, **fields):
+        async with self.session.ws_connect(self.base + "/api/websocket") as ws:
+            assert (await ws.receive_json())["type"] == "auth_required"
+            await ws.send_json({"type": "auth", "access_token": self.token})
+            assert (await ws.receive_json())["type"] == "auth_ok"
+            await ws.send_json({"id": 1, "type": message_type, **fields})
+            answer = await ws.receive_json()
+            assert answer.get("success"), answer
+            return answer["result"]
+
+
+def write(folder, name, text):
+    path = os.path.join(folder, name)
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+async def check(args, folder, processes, timings):
+    started = time.monotonic()
+    broker_port = free_port()
+    broker_conf = write(folder, "mosquitto.conf", f"listener {broker_port} 127.0.0.1\nallow_anonymous true\n"
+                        f"user {os.environ.get('USER', 'root')}\n")
+    processes.start("mosquitto", ["/usr/sbin/mosquitto", "-c", broker_conf])
+    wait_for(lambda: socket.create_connection(("127.0.0.1", broker_port), 0.5).close() or True, 10, "mosquitto")
+
+    bus_path = os.path.join(folder, "bus")
+    bus_conf = write(folder, "bus.conf", f"""<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig><type>session</type><listen>unix:path={bus_path}</listen><auth>EXTERNAL</auth>
+<policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/></policy>
+</busconfig>""")
+    processes.start("dbus", ["/usr/bin/dbus-daemon", f"--config-file={bus_conf}", "--nofork", "--nopidfile"])
+    wait_for(lambda: os.path.exists(bus_path), 10, "dbus-daemon")
+    bus = f"unix:path={bus_path}"
+    scenario = write(folder, "scenario.yaml", f"""seed: 7
+adapter:
+  address: "00:1A:7D:DA:71:13"
+devices:
+  - kind: heart_rate_strap
+    address: {STRAP}
+    advertising_interval: 100ms
+    options: {{ rate_hz: 2, battery: 84, manufacturer: Polar Electro Oy, model: H10 }}
+  - kind: bose_frames
+    address: {FRAMES}
+    advertising_interval: 100ms
+    options: {{ gestures: "double_tap@20,double_tap@40,double_tap@60,double_tap@80" }}
+""")
+    processes.start("simulator", [os.path.join(args.bin, "wear2mqtt-sim"), "run", "--bus", bus, "--scenario", scenario])
+    config = write(folder, "gateway.yaml", f"""gateway:
+  id: {GATEWAY_ID}
+  state_dir: {os.path.join(folder, "state")}
+mqtt:
+  port: {broker_port}
+  base_topic: w2m
+bluez:
+  bus: "{bus}"
+homeassistant:
+  state_interval_s: 2
+devices:
+  - address: "{STRAP}"
+    name: strap
+  - address: "{FRAMES}"
+    name: frames
+    configure:
+      gestures: {{ double_tap: true }}
+""")
+    processes.start("gateway", [os.path.join(args.bin, "wear2mqtt"), "run", "--config", config])
+
+    ha_port = free_port()
+    ha_config = os.path.join(folder, "homeassistant")
+    os.makedirs(ha_config)
+    write(ha_config, "configuration.yaml", f"""homeassistant:
+  name: wear2mqtt test
+  latitude: 0
+  longitude: 0
+  elevation: 0
+  unit_system: metric
+  time_zone: UTC
+  country: DE
+  currency: EUR
+http:
+  server_host: 127.0.0.1
+  server_port: {ha_port}
+api:
+config:
+websocket_api:
+onboarding:
+device_automation:
+""")
+    processes.start("homeassistant", [args.hass, "-c", ha_config, "--skip-pip"])
+    timings["processes started"] = time.monotonic() - started
+
+    async with aiohttp.ClientSession() as session:
+        ha = HomeAssistant(session, ha_port)
+
+        async def api_up():
+            async with session.get(ha.base + "/api/onboarding") as response:
+                return response.status == 200
+        await async_wait_for(api_up, 240, "Home Assistant's HTTP API")
+        timings["Home Assistant up"] = time.monotonic() - started
+        await ha.onboard()
+        await ha.add_mqtt(broker_port)
+        timings["onboarded, MQTT added"] = time.monotonic() - started
+
+        # The bridge and both wearables appear as devices, the wearables through the bridge.
+        async def devices():
+            registry = await ha.ws("config/device_registry/list")
+            names = {d.get("name"): d for d in registry}
+            if f"wear2mqtt {GATEWAY_ID}" in names and "strap" in names and "frames" in names:
+                return names
+        found = await async_wait_for(devices, 90, "the bridge, strap and frames devices")
+        bridge, strap = found[f"wear2mqtt {GATEWAY_ID}"], found["strap"]
+        assert strap["via_device_id"] == bridge["id"], (strap, bridge)
+        assert ["bluetooth", STRAP] in [list(c) for c in strap["connections"]], strap["connections"]
+        assert strap["manufacturer"] == "Polar Electro Oy" and strap["model"] == "H10", strap
+        print("devices: bridge, strap (via the bridge, Bluetooth connection, Polar Electro Oy H10), frames")
+
+        # Entities with their units and classes, and live values.
+        entities = await ha.ws("config/entity_registry/list")
+        ours = {e["unique_id"]: e for e in entities if e.get("platform") == "mqtt"}
+        strap_prefix = f"wear2mqtt_{GATEWAY_ID}_{STRAP.replace(':', '').lower()}_"
+        heart_rate = ours.get(strap_prefix + "heart_rate")
+        battery = ours.get(strap_prefix + "battery")
+        assert heart_rate and battery, sorted(ours)
+
+        async def heart_rate_state():
+            state = await ha.state(heart_rate["entity_id"])
+            if state and state["state"] not in ("unknown", "unavailable"):
+                return state
+        hr = await async_wait_for(heart_rate_state, 60, "a heart rate in Home Assistant")
+        assert hr["attributes"].get("unit_of_measurement") == "bpm", hr
+        assert hr["attributes"].get("state_class") == "measurement", hr
+        assert 30 <= float(hr["state"]) <= 220, hr
+
+        async def battery_state():
+            state = await ha.state(battery["entity_id"])
+            if state and state["state"] not in ("unknown", "unavailable"):
+                return state
+        bat = await async_wait_for(battery_state, 30, "the strap's battery in Home Assistant")
+        assert bat["state"] == "84" and bat["attributes"].get("device_class") == "battery", bat
+        print(f"entities: {heart_rate['entity_id']} = {hr['state']} bpm, {battery['entity_id']} = {bat['state']} %")
+
+        # A button pressed in Home Assistant reaches the gateway: refresh answers on its response topic.
+        refresh = ours.get(strap_prefix + "refresh")
+        assert refresh, sorted(ours)
+        subscriber = processes.start("responses", ["/usr/bin/mosquitto_sub", "-h", "127.0.0.1", "-p", str(broker_port),
+                                                   "-t", "w2m/strap/response/refresh", "-C", "1", "-W", "30"])
+        time.sleep(0.5)
+        await ha.call("button", "press", {"entity_id": refresh["entity_id"]})
+        subscriber.wait(timeout=35)
+        answer = json.loads(processes.log("responses"))
+        assert answer["status"] == "ok", answer
+        print(f"button: {refresh['entity_id']} pressed in Home Assistant, the gateway answered ok")
+
+        # Bose gestures: the event entity receives the scripted double taps.
+        frames_prefix = f"wear2mqtt_{GATEWAY_ID}_{FRAMES.replace(':', '').lower()}_"
+
+        async def gesture_entity():
+            entities = {e["unique_id"]: e for e in await ha.ws("config/entity_registry/list") if e.get("platform") == "mqtt"}
+            return entities.get(frames_prefix + "gesture")
+        gesture = await async_wait_for(gesture_entity, 60, "the frames' gesture event entity")
+
+        async def gesture_fired():
+            state = await ha.state(gesture["entity_id"])
+            if state and state["attributes"].get("event_type") == "double_tap":
+                return state
+        fired = await async_wait_for(gesture_fired, 90, "a double tap on the gesture event entity")
+        assert "double_tap" in fired["attributes"].get("event_types", []), fired
+        print(f"event: {gesture['entity_id']} fired double_tap")
+
+        # device/remove removes the device from Home Assistant.
+        subprocess.run(["/usr/bin/mosquitto_pub", "-h", "127.0.0.1", "-p", str(broker_port), "-t",
+                        "w2m/bridge/request/device/remove", "-m", '{"id":"strap"}'], check=True)
+
+        async def strap_gone():
+            registry = await ha.ws("config/device_registry/list")
+            return all(d.get("name") != "strap" for d in registry)
+        await async_wait_for(strap_gone, 30, "the strap removed from Home Assistant")
+        print("removal: device/remove deleted the strap from Home Assistant")
+        timings["checks"] = time.monotonic() - started
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--bin", required=True)
+    parser.add_argument("--hass", required=True)
+    args = parser.parse_args()
+    folder = tempfile.mkdtemp(prefix="wear2mqtt-ha-")
+    processes = Processes(folder)
+    timings = {}
+    ok = False
+    try:
+        asyncio.run(check(args, folder, processes, timings))
+        ok = True
+    finally:
+        processes.stop_all()
+        for what, seconds in timings.items():
+            print(f"  {what}: {seconds:.1f} s")
+        if ok:
+            shutil.rmtree(folder, ignore_errors=True)
+        else:
+            print(f"logs kept in {folder}", file=sys.stderr)
+            for name in ("gateway", "homeassistant"):
+                path = os.path.join(folder, f"{name}.log")
+                if os.path.exists(path):
+                    print(f"--- last lines of {name}.log", file=sys.stderr)
+                    with open(path) as f:
+                        print("".join(f.readlines()[-30:]), file=sys.stderr)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
