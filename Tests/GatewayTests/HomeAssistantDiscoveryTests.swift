@@ -110,4 +110,28 @@ struct HomeAssistantDiscoveryTests {
         #expect(components["gesture"]?["event_types"] == ["double_tap", "head_nod"])
         #expect(components["event"] == nil, "no events, no event entity")
     }
+
+    @Test("settings become number, select and switch controls writing the driver's own request")
+    func settingControls() throws {
+        let band = DiscoveredWearable(id: "band", address: "C0:F1:70:00:00:01", driver: "gofit", settings: [
+            SettingDescription("step_goal", name: "Step goal", kind: .number(range: 100...100_000, step: 1, unit: "steps")),
+            SettingDescription("time_format", name: "Time format", kind: .choice(options: ["12", "24"])),
+            SettingDescription("gesture_double_tap", name: "Double tap detection", kind: .toggle, command: "configure",
+                               requestPath: ["gestures", "double_tap"], statePath: ["gestures", "double_tap"]),
+        ])
+        let components = try #require(try object(discovery.wearable(band))["cmps"]?.object)
+        let goal = try #require(components["setting_step_goal"])
+        #expect(goal["p"]?.text == "number" && goal["min"]?.integer == 100 && goal["max"]?.integer == 100_000)
+        #expect(goal["command_topic"]?.text == "w2m/band/request/settings")
+        #expect(goal["command_template"]?.text == #"{"step_goal":{{ value | int }}}"#)
+        #expect(goal["value_template"]?.text?.contains("value_json.settings.step_goal") == true)
+        #expect(goal["entity_category"]?.text == "config")
+        let format = try #require(components["setting_time_format"])
+        #expect(format["p"]?.text == "select" && format["options"] == ["12", "24"])
+        #expect(format["command_template"]?.text == #"{"time_format":"{{ value }}"}"#)
+        let tap = try #require(components["setting_gesture_double_tap"])
+        #expect(tap["p"]?.text == "switch" && tap["command_topic"]?.text == "w2m/band/request/configure")
+        #expect(tap["payload_on"]?.text == #"{"gestures":{"double_tap":true}}"#)
+        #expect(tap["payload_off"]?.text == #"{"gestures":{"double_tap":false}}"#)
+    }
 }

@@ -442,3 +442,26 @@ struct GoFITSettingExample: Sendable, CustomTestStringConvertible {
         #expect(object["user_profile"]?["height_cm"] == 175.5)
     }
 }
+
+/// The settings the driver offers as controls accept exactly what the parser accepts: a user interface built from
+/// them (Home Assistant's number, select and switch entities) cannot send a value the gateway would refuse.
+@Suite struct GoFITSettingControlsTests {
+    @Test func everyControlsRangeAndOptionsAreAccepted() throws {
+        for setting in GoFITDriver.settings {
+            switch setting.kind {
+            case .number(let range, _, _):
+                for value in [range.lowerBound, range.upperBound] {
+                    _ = try GoFITSettingsUpdate.parse([setting.key: .integer(value)], current: [:])
+                }
+                for value in [range.lowerBound - 1, range.upperBound + 1] {
+                    #expect(throws: CommandError.self) { try GoFITSettingsUpdate.parse([setting.key: .integer(value)], current: [:]) }
+                }
+            case .choice(let options):
+                #expect(!options.isEmpty)
+                for option in options { _ = try GoFITSettingsUpdate.parse([setting.key: .text(option)], current: [:]) }
+            case .toggle:
+                for flag in [true, false] { _ = try GoFITSettingsUpdate.parse([setting.key: .flag(flag)], current: [:]) }
+            }
+        }
+    }
+}

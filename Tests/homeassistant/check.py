@@ -313,6 +313,20 @@ device_automation:
         assert "double_tap" in fired["attributes"].get("event_types", []), fired
         print(f"event: {gesture['entity_id']} fired double_tap")
 
+        # A setting as a control: the frames' double-tap switch is on (the configuration file asked for it); turned
+        # off in Home Assistant, the request reaches the device and the switch follows the device's state.
+        switch = (await gesture_entity()) and {e["unique_id"]: e for e in await ha.ws("config/entity_registry/list")}.get(
+            frames_prefix + "setting_gesture_double_tap")
+        assert switch, "no double-tap switch"
+
+        async def switch_is(value):
+            state = await ha.state(switch["entity_id"])
+            return state if state and state["state"] == value else None
+        await async_wait_for(lambda: switch_is("on"), 30, "the double-tap switch on")
+        await ha.call("switch", "turn_off", {"entity_id": switch["entity_id"]})
+        await async_wait_for(lambda: switch_is("off"), 30, "the double-tap switch off after turning it off")
+        print(f"setting: {switch['entity_id']} turned off in Home Assistant, the frames confirmed it")
+
         # device/remove removes the device from Home Assistant.
         subprocess.run(["/usr/bin/mosquitto_pub", "-h", "127.0.0.1", "-p", str(broker_port), "-t",
                         "w2m/bridge/request/device/remove", "-m", '{"id":"strap"}'], check=True)

@@ -18,9 +18,11 @@ public struct DiscoveredWearable: Sendable, Equatable {
     public var gestures: [String]
     /// Events the device can raise (`<id>/event`): a button, a find-my-phone, a spot check.
     public var events: [String]
+    /// Settings shown as controls.
+    public var settings: [SettingDescription]
 
     public init(id: String, address: String, driver: String, state: [String: DeviceValue] = [:], commands: Set<String> = [],
-                sensors: Set<String> = [], gestures: [String] = [], events: [String] = []) {
+                sensors: Set<String> = [], gestures: [String] = [], events: [String] = [], settings: [SettingDescription] = []) {
         self.id = id
         self.address = address
         self.driver = driver
@@ -29,6 +31,7 @@ public struct DiscoveredWearable: Sendable, Equatable {
         self.sensors = sensors
         self.gestures = gestures
         self.events = events
+        self.settings = settings
     }
 }
 
@@ -108,6 +111,7 @@ extension HomeAssistantDiscovery {
             if expireAfterSeconds > 0 { options["expire_after"] = .integer(Int64(expireAfterSeconds)) }
             components.append(DiscoveryComponent(key, platform: "sensor", options))
         }
+        components += settingComponents(wearable.settings, id: wearable.id)
         components += triggers(wearable.gestures, kind: "gesture", topic: topics.gesture(wearable.id), field: "gesture")
         components += triggers(wearable.events, kind: "event", topic: topics.event(wearable.id), field: "event")
         return document(objectID: objectID, device: device, components: components,
@@ -146,7 +150,14 @@ extension DiscoveredWearable {
         let gestures = document.fields["capabilities"]?["gestures"]?.list?.compactMap(\.text) ?? []
         self.init(id: device.id, address: device.address, driver: device.driver, state: document.fields,
                   commands: (driver?.commands ?? []).union(CommandRoute.commandsForEveryDriver), sensors: sensors,
-                  gestures: gestures, events: Self.driverEvents[device.driver] ?? [])
+                  gestures: gestures, events: Self.driverEvents[device.driver] ?? [],
+                  settings: (driver?.settings ?? []) + gestures.map(Self.gestureSwitch))
+    }
+
+    /// A gesture the device detects, switched on and off through `configure` (Bose).
+    static func gestureSwitch(_ gesture: String) -> SettingDescription {
+        SettingDescription("gesture_\(gesture)", name: gesture.replacingOccurrences(of: "_", with: " ").capitalized + " detection",
+                           kind: .toggle, command: "configure", requestPath: ["gestures", gesture], statePath: ["gestures", gesture])
     }
 
     /// The calm entities each sensor stream feeds (`EntityStateFeed.values(of:)`).

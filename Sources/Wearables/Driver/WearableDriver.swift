@@ -40,6 +40,9 @@ public protocol WearableDriver: AnyObject, Sendable {
     /// managed device again (the ActiGraph SDK's 10); nil when the vendor has none.
     static var existingConnectionVendorCode: Int? { get }
 
+    /// The settings its devices have, for user interfaces that offer them as controls (`[]` by default).
+    static var settings: [SettingDescription] { get }
+
     /// A request as this driver's users write it, in the contract's form, before the gateway parses it: the
     /// ActiGraph SDK's date strings become `since_ts` / `until_ts`. The default passes it unchanged.
     static func contractArguments(for command: String, _ arguments: [String: DeviceValue]) throws(CommandError) -> [String: DeviceValue]
@@ -57,6 +60,7 @@ public protocol WearableDriver: AnyObject, Sendable {
 
 extension WearableDriver {
     public static func serial(of device: Advertisement) -> String? { nil }
+    public static var settings: [SettingDescription] { [] }
     public static func contractArguments(for command: String, _ arguments: [String: DeviceValue]) throws(CommandError) -> [String: DeviceValue] {
         arguments
     }
