@@ -24,6 +24,7 @@ import aiohttp
 
 STRAP = "C0:FF:EE:00:00:01"
 FRAMES = "4C:87:5D:00:00:05"
+E4 = "A0:E4:00:00:00:06"
 GATEWAY_ID = "hatest"
 
 
@@ -189,6 +190,9 @@ devices:
     address: {FRAMES}
     advertising_interval: 100ms
     options: {{ gestures: "double_tap@20,double_tap@40,double_tap@60,double_tap@80" }}
+  - kind: empatica_e4
+    address: {E4}
+    advertising_interval: 100ms
 """)
     processes.start("simulator", [os.path.join(args.bin, "wear2mqtt-sim"), "run", "--bus", bus, "--scenario", scenario])
     config = write(folder, "gateway.yaml", f"""gateway:
@@ -208,6 +212,8 @@ devices:
     name: frames
     configure:
       gestures: {{ double_tap: true }}
+  - address: "{E4}"
+    name: e4
 """)
     processes.start("gateway", [os.path.join(args.bin, "wear2mqtt"), "run", "--config", config])
 
@@ -326,6 +332,33 @@ device_automation:
         await ha.call("switch", "turn_off", {"entity_id": switch["entity_id"]})
         await async_wait_for(lambda: switch_is("off"), 30, "the double-tap switch off after turning it off")
         print(f"setting: {switch['entity_id']} turned off in Home Assistant, the frames confirmed it")
+
+        # The E4: skin temperature in °C and EDA in µS, calm; its tag button fires the event entity.
+        e4_prefix = f"wear2mqtt_{GATEWAY_ID}_{E4.replace(':', '').lower()}_"
+
+        async def e4_entities():
+            entities = {e["unique_id"]: e for e in await ha.ws("config/entity_registry/list") if e.get("platform") == "mqtt"}
+            wanted = [entities.get(e4_prefix + key) for key in ("skin_temperature", "eda", "event")]
+            return wanted if all(wanted) else None
+        skin, eda, tag = await async_wait_for(e4_entities, 90, "the E4's skin temperature, EDA and event entities")
+
+        async def measured(entity, unit):
+            state = await ha.state(entity["entity_id"])
+            if state and state["state"] not in ("unknown", "unavailable"):
+                assert state["attributes"].get("unit_of_measurement") == unit, state
+                return state
+        temperature = await async_wait_for(lambda: measured(skin, "°C"), 60, "the E4's skin temperature")
+        assert 20 <= float(temperature["state"]) <= 40, temperature
+        conductance = await async_wait_for(lambda: measured(eda, "µS"), 60, "the E4's EDA")
+        subprocess.run([os.path.join(args.bin, "wear2mqtt-sim"), "control", "--bus", bus, "press-button", E4], check=True,
+                       stdout=subprocess.DEVNULL)
+
+        async def tagged():
+            state = await ha.state(tag["entity_id"])
+            return state if state and state["attributes"].get("event_type") == "tag" else None
+        await async_wait_for(tagged, 30, "the E4's tag on its event entity")
+        print(f"E4: {skin['entity_id']} = {temperature['state']} °C, {eda['entity_id']} = {conductance['state']} µS, "
+              f"the tag button fired {tag['entity_id']}")
 
         # device/remove removes the device from Home Assistant.
         subprocess.run(["/usr/bin/mosquitto_pub", "-h", "127.0.0.1", "-p", str(broker_port), "-t",
