@@ -47,6 +47,17 @@ class Processes:
         self.children.append((name, child))
         return child
 
+    def restart(self, name, argv):
+        """Stops the child `name` gracefully and starts it again with `argv`, logging to the same file."""
+        for index, (child_name, child) in enumerate(self.children):
+            if child_name == name and child.poll() is None:
+                child.send_signal(signal.SIGTERM)
+                child.wait(timeout=60)
+        out = open(os.path.join(self.folder, f"{name}.log"), "a")
+        child = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        self.children.append((name, child))
+        return child
+
     def stop_all(self):
         for name, child in reversed(self.children):
             if child.poll() is None:
@@ -238,7 +249,8 @@ websocket_api:
 onboarding:
 device_automation:
 """)
-    processes.start("homeassistant", [args.hass, "-c", ha_config, "--skip-pip"])
+    hass_argv = [args.hass, "-c", ha_config, "--skip-pip"]
+    processes.start("homeassistant", hass_argv)
     timings["processes started"] = time.monotonic() - started
 
     async with aiohttp.ClientSession() as session:
@@ -359,6 +371,19 @@ device_automation:
         await async_wait_for(tagged, 30, "the E4's tag on its event entity")
         print(f"E4: {skin['entity_id']} = {temperature['state']} °C, {eda['entity_id']} = {conductance['state']} µS, "
               f"the tag button fired {tag['entity_id']}")
+
+        # Home Assistant restarts: when it is back, nothing of ours is unknown (its birth message on
+        # homeassistant/status makes the gateway publish discovery, states and entity values again).
+        restart = processes.restart("homeassistant", hass_argv)
+        await async_wait_for(api_up, 240, "Home Assistant's HTTP API after its restart")
+        restarted = time.monotonic()
+        for entity in (heart_rate, battery, skin):
+            async def known(entity=entity):
+                state = await ha.state(entity["entity_id"])
+                return state if state and state["state"] not in ("unknown", "unavailable") else None
+            await async_wait_for(known, 30, f"{entity['entity_id']} known after Home Assistant's restart")
+        print(f"restart: Home Assistant restarted (pid {restart.pid}); heart rate, battery and skin temperature known "
+              f"{time.monotonic() - restarted:.1f} s after its API was back")
 
         # device/remove removes the device from Home Assistant.
         subprocess.run(["/usr/bin/mosquitto_pub", "-h", "127.0.0.1", "-p", str(broker_port), "-t",
