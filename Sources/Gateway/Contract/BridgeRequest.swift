@@ -25,11 +25,13 @@ public enum BridgeRequest: Sendable, Equatable {
     /// `device/options` `{"id","options":{…}}`; empty `options` changes nothing (and can be used to read
     /// the current options back in the response).
     case setDeviceOptions(id: String, DeviceOptionsChange)
+    /// `firmware/list`: the packages in `dfu.dir` with their SHA-256 and versions.
+    case listFirmware
 
     /// Every bridge request of contract version 1.
     public static let names = [
         "scan", "scan/stop", "device/add", "device/remove", "device/rename", "device/pair", "device/pair/confirm",
-        "device/options",
+        "device/options", "firmware/list",
     ]
 
     public init(name: String, arguments: [String: DeviceValue]) throws(CommandError) {
@@ -41,6 +43,9 @@ public enum BridgeRequest: Sendable, Equatable {
         case "scan/stop":
             try reader.rejectUnknownFields(allowed: [], request: name)
             self = .stopScan
+        case "firmware/list":
+            try reader.rejectUnknownFields(allowed: [], request: name)
+            self = .listFirmware
         case "device/add":
             try reader.rejectUnknownFields(allowed: ["address", "serial", "driver", "name"], request: name)
             let serial = try reader.nonEmptyString("serial")
@@ -105,6 +110,7 @@ public enum BridgeRequest: Sendable, Equatable {
         case .pairDevice: "device/pair"
         case .confirmPairing: "device/pair/confirm"
         case .setDeviceOptions: "device/options"
+        case .listFirmware: "firmware/list"
         }
     }
 

@@ -105,10 +105,16 @@ public struct RequestRouter: Sendable {
 
     // MARK: Bridge requests
 
+    private func firmwareList() -> [String: DeviceValue] { ["packages": .list(FirmwareCatalog.list(firmware))] }
+
     private func bridgeRequest(_ name: String, _ arguments: [String: DeviceValue]) async throws(CommandError) -> [String: DeviceValue] {
         let request = try BridgeRequest(name: name, arguments: arguments)
+        // The firmware list is the one bridge request that does not need the Bluetooth stack.
+        if case .listFirmware = request { return firmwareList() }
         let manager = try requireManager()
         switch request {
+        case .listFirmware:
+            return firmwareList()
         case .scan(let scan):
             let filter = DiscoveryFilter(serviceUUIDs: scan.filter.uuids, rssi: scan.filter.rssi.map { Int16(clamping: $0) },
                                          pattern: scan.filter.name)

@@ -153,7 +153,7 @@ struct BridgeRequestTests {
     func unknown() {
         #expect(bridgeError("device/explode", "{}") == CommandError(
             .unknownCommand,
-            #"unknown bridge request "device/explode"; bridge requests are scan, scan/stop, device/add, device/remove, device/rename, device/pair, device/pair/confirm and device/options"#))
+            #"unknown bridge request "device/explode"; bridge requests are scan, scan/stop, device/add, device/remove, device/rename, device/pair, device/pair/confirm, device/options and firmware/list"#))
         #expect(bridgeError("", "{}")?.code == .unknownCommand)
     }
 

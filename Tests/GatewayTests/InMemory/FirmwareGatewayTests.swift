@@ -197,4 +197,24 @@ struct FirmwareGatewayTests {
         #expect(Self.error(await Self.dfu(gateway)).code == "NOT_SUPPORTED")
         #expect(await eventually { gateway.last("band")?["connection"]?.text == "connected" })
     }
+
+    @Test("bridge/request/firmware/list lists dfu.dir's packages with the SHA-256 request/dfu needs, versions, and why a file is unusable")
+    func firmwareList() async throws {
+        let (gateway, folder) = try await Self.started(files: ["carexc-2.2.0.zip": Self.package, "notes.zip": Array("x".utf8),
+                                                               "readme.txt": Array("y".utf8)])
+        defer { Task { await gateway.stop(); folder.remove() } }
+        let answer = try #require(await gateway.request("bridge/request/firmware/list"))
+        let packages = try #require(answer["data"]?["packages"]?.list)
+        #expect(packages.compactMap { $0["file"]?.text } == ["carexc-2.2.0.zip", "notes.zip"], "zips only, sorted")
+        let good = packages[0]
+        #expect(good["sha256"]?.text == Self.sha256(Self.package))
+        #expect(good["firmware"]?.text == "2.2.0")
+        #expect(good["images"]?.list?.first?["kind"]?.text == "application")
+        #expect(good["error"] == nil)
+        #expect(packages[1]["error"]?.text?.isEmpty == false)
+        // The SHA-256 it lists is the one request/dfu takes.
+        let update = await Self.dfu(gateway, sha256: try #require(good["sha256"]?.text))
+        #expect(update?["data"]?["firmware"]?.text == "2.2.0", "\(String(describing: update))")
+        #expect(Self.error(await gateway.request("bridge/request/firmware/list", #"{"all":true}"#)).code == "INVALID_VALUE")
+    }
 }
