@@ -134,4 +134,33 @@ struct HomeAssistantDiscoveryTests {
         #expect(tap["payload_on"]?.text == #"{"gestures":{"double_tap":true}}"#)
         #expect(tap["payload_off"]?.text == #"{"gestures":{"double_tap":false}}"#)
     }
+
+    @Test("firmware: an update entity with the installed and offered versions; install only with allow.dfu")
+    func updateEntity() throws {
+        let offer = FirmwareOffer(file: "carexc-2.2.0.zip", sha256: "ab", version: "2.2.0", model: "carexc")
+        let allowed = try #require(object(discovery.wearable(DiscoveredWearable(
+            id: "band", address: "C0:F1:70:00:00:01", driver: "gofit", firmware: (offer, true))))["cmps"]?["firmware"])
+        #expect(allowed["p"]?.text == "update" && allowed["device_class"]?.text == "firmware")
+        #expect(allowed["command_topic"]?.text == "w2m/band/request/dfu")
+        #expect(allowed["payload_install"]?.text == #"{"file":"carexc-2.2.0.zip","sha256":"ab"}"#)
+        #expect(allowed["value_template"]?.text?.contains("'latest_version': '2.2.0'") == true)
+        let forbidden = try #require(object(discovery.wearable(DiscoveredWearable(
+            id: "band", address: "C0:F1:70:00:00:01", driver: "gofit", firmware: (offer, false))))["cmps"]?["firmware"])
+        #expect(forbidden["command_topic"] == nil, "no install without allow.dfu")
+        let none = try object(discovery.wearable(DiscoveredWearable(id: "band", address: "C0:F1:70:00:00:01", driver: "gofit")))
+        #expect(none["cmps"]?["firmware"] == nil, "no version reported, no update entity")
+    }
+
+    @Test("the offered package is the newest named for the device's model and newer than what it runs")
+    func firmwareOffers() {
+        let offers = [
+            FirmwareOffer(file: "carexc-2.2.0.zip", sha256: "a", version: "2.2.0", model: "carexc"),
+            FirmwareOffer(file: "carexc-2.10.0.zip", sha256: "b", version: "2.10.0", model: "carexc"),
+            FirmwareOffer(file: "pinetime-1.14.0.zip", sha256: "c", version: "1.14.0", model: "pinetime"),
+        ]
+        #expect(FirmwareOffer.best(for: "Care-Xc", installed: "2.1.0", among: offers)?.file == "carexc-2.10.0.zip")
+        #expect(FirmwareOffer.best(for: "Care-Xc", installed: "2.10.0", among: offers) == nil, "nothing newer")
+        #expect(FirmwareOffer.best(for: "H10", installed: "1.0.0", among: offers) == nil, "nothing named for it")
+        #expect(FirmwareOffer.best(for: nil, installed: "2.1.0", among: offers) == nil)
+    }
 }

@@ -25,6 +25,7 @@ import aiohttp
 STRAP = "C0:FF:EE:00:00:01"
 FRAMES = "4C:87:5D:00:00:05"
 E4 = "A0:E4:00:00:00:06"
+BAND = "C0:F1:70:00:00:07"
 GATEWAY_ID = "hatest"
 
 
@@ -204,7 +205,15 @@ devices:
   - kind: empatica_e4
     address: {E4}
     advertising_interval: 100ms
+  - kind: gofit_care_xc
+    address: {BAND}
+    advertising_interval: 100ms
+    options: {{ history_days: 0 }}
 """)
+    firmware = os.path.join(folder, "firmware")
+    os.makedirs(firmware)
+    subprocess.run([os.path.join(args.bin, "wear2mqtt-sim"), "firmware-package", "--output",
+                    os.path.join(firmware, "carexc-2.2.0.zip")], check=True, stdout=subprocess.DEVNULL)
     processes.start("simulator", [os.path.join(args.bin, "wear2mqtt-sim"), "run", "--bus", bus, "--scenario", scenario])
     config = write(folder, "gateway.yaml", f"""gateway:
   id: {GATEWAY_ID}
@@ -216,6 +225,10 @@ bluez:
   bus: "{bus}"
 homeassistant:
   state_interval_s: 2
+dfu:
+  dir: {firmware}
+allow:
+  dfu: true
 devices:
   - address: "{STRAP}"
     name: strap
@@ -225,6 +238,8 @@ devices:
       gestures: {{ double_tap: true }}
   - address: "{E4}"
     name: e4
+  - address: "{BAND}"
+    name: band
 """)
     processes.start("gateway", [os.path.join(args.bin, "wear2mqtt"), "run", "--config", config])
 
@@ -371,6 +386,32 @@ device_automation:
         await async_wait_for(tagged, 30, "the E4's tag on its event entity")
         print(f"E4: {skin['entity_id']} = {temperature['state']} °C, {eda['entity_id']} = {conductance['state']} µS, "
               f"the tag button fired {tag['entity_id']}")
+
+        # Firmware: the band's update entity offers the package named for it; installed from Home Assistant, the
+        # band is updated over Nordic DFU and the entity shows the new version, with progress on the way.
+        band_prefix = f"wear2mqtt_{GATEWAY_ID}_{BAND.replace(':', '').lower()}_"
+
+        async def update_entity():
+            entities = {e["unique_id"]: e for e in await ha.ws("config/entity_registry/list") if e.get("platform") == "mqtt"}
+            entity = entities.get(band_prefix + "firmware")
+            if entity:
+                state = await ha.state(entity["entity_id"])
+                if state and state["attributes"].get("latest_version") == "2.2.0":
+                    return entity, state
+        update, offered = await async_wait_for(update_entity, 90, "the band's firmware update entity offering 2.2.0")
+        assert offered["state"] == "on" and offered["attributes"].get("installed_version") == "2.1.0", offered
+        await ha.call("update", "install", {"entity_id": update["entity_id"]})
+        progress_seen = []
+
+        async def installed():
+            state = await ha.state(update["entity_id"])
+            if state and state["attributes"].get("in_progress"):
+                progress_seen.append(state["attributes"].get("update_percentage"))
+            if state and state["attributes"].get("installed_version") == "2.2.0" and state["state"] == "off":
+                return state
+        await async_wait_for(installed, 120, "the band's firmware 2.2.0 in Home Assistant")
+        print(f"firmware: {update['entity_id']} offered 2.2.0 over 2.1.0; installed from Home Assistant "
+              f"(in progress at {len(progress_seen)} of the polls), the band runs 2.2.0")
 
         # Home Assistant restarts: when it is back, nothing of ours is unknown (its birth message on
         # homeassistant/status makes the gateway publish discovery, states and entity values again).

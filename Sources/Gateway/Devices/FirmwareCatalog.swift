@@ -55,3 +55,58 @@ public enum FirmwareCatalog {
         "\(version / 10_000).\(version / 100 % 100).\(version % 100)"
     }
 }
+
+/// A package the gateway offers a device: its application version, newer than what the device runs.
+public struct FirmwareOffer: Sendable, Equatable {
+    public var file: String
+    public var sha256: String
+    public var version: String
+    /// The model the file is named for: the part of its name before the first `-`, letters and digits only, lower
+    /// case (`carexc-2.2.0.zip` is for a "Care-Xc").
+    public var model: String
+
+    public init(file: String, sha256: String, version: String, model: String) {
+        self.file = file
+        self.sha256 = sha256
+        self.version = version
+        self.model = model
+    }
+
+    /// Which package to offer a device of `model` running `installed`: the newest named for its model and newer
+    /// than what it runs. Packages say nothing reliable of the product they are for (their `hw_version` is the
+    /// chip family), so the file name says it, as docs/home-assistant.md tells users to name them.
+    public static func best(for model: String?, installed: String?, among offers: [FirmwareOffer]) -> FirmwareOffer? {
+        guard let model, let installed else { return nil }
+        let key = FirmwareCatalog.modelKey(model)
+        return offers.filter { $0.model == key && FirmwareCatalog.isNewer($0.version, than: installed) }
+            .max { FirmwareCatalog.isNewer($1.version, than: $0.version) }
+    }
+}
+
+extension FirmwareCatalog {
+    /// Every usable package with an application image, as offers.
+    public static func offers(_ section: Configuration.DFUSection) -> [FirmwareOffer] {
+        list(section).compactMap { entry in
+            guard let file = entry["file"]?.text, let sha256 = entry["sha256"]?.text, let version = entry["firmware"]?.text,
+                  entry["error"] == nil else { return nil }
+            return FirmwareOffer(file: file, sha256: sha256, version: version,
+                                 model: modelKey(String(file.split(separator: "-").first ?? "")))
+        }
+    }
+
+    static func modelKey(_ text: String) -> String {
+        String(text.lowercased().unicodeScalars.filter { CharacterSet.alphanumerics.contains($0) }.map(Character.init))
+    }
+
+    /// Dotted versions compared number by number (`2.10.0` is newer than `2.9.1`); text that is not one compares as text.
+    static func isNewer(_ candidate: String, than installed: String) -> Bool {
+        let a = candidate.split(separator: ".").map { Int($0) }, b = installed.split(separator: ".").map { Int($0) }
+        guard !a.contains(nil), !b.contains(nil) else { return candidate > installed }
+        let left = a.compactMap { $0 }, right = b.compactMap { $0 }
+        for index in 0..<max(left.count, right.count) {
+            let x = index < left.count ? left[index] : 0, y = index < right.count ? right[index] : 0
+            if x != y { return x > y }
+        }
+        return false
+    }
+}

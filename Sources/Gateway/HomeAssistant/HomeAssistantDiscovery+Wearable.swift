@@ -20,9 +20,13 @@ public struct DiscoveredWearable: Sendable, Equatable {
     public var events: [String]
     /// Settings shown as controls.
     public var settings: [SettingDescription]
+    /// Whether the device runs firmware the gateway can update (it reported a version), and what it would install:
+    /// nil when no newer package is named for it. `installable`: `allow.dfu` is on.
+    public var firmware: (offer: FirmwareOffer?, installable: Bool)?
 
     public init(id: String, address: String, driver: String, state: [String: DeviceValue] = [:], commands: Set<String> = [],
-                sensors: Set<String> = [], gestures: [String] = [], events: [String] = [], settings: [SettingDescription] = []) {
+                sensors: Set<String> = [], gestures: [String] = [], events: [String] = [], settings: [SettingDescription] = [],
+                firmware: (offer: FirmwareOffer?, installable: Bool)? = nil) {
         self.id = id
         self.address = address
         self.driver = driver
@@ -32,6 +36,14 @@ public struct DiscoveredWearable: Sendable, Equatable {
         self.gestures = gestures
         self.events = events
         self.settings = settings
+        self.firmware = firmware
+    }
+
+    public static func == (lhs: DiscoveredWearable, rhs: DiscoveredWearable) -> Bool {
+        lhs.id == rhs.id && lhs.address == rhs.address && lhs.driver == rhs.driver && lhs.state == rhs.state
+            && lhs.commands == rhs.commands && lhs.sensors == rhs.sensors && lhs.gestures == rhs.gestures
+            && lhs.events == rhs.events && lhs.settings == rhs.settings && lhs.firmware?.offer == rhs.firmware?.offer
+            && lhs.firmware?.installable == rhs.firmware?.installable
     }
 }
 
@@ -112,6 +124,9 @@ extension HomeAssistantDiscovery {
             components.append(DiscoveryComponent(key, platform: "sensor", options))
         }
         components += settingComponents(wearable.settings, id: wearable.id)
+        if let firmware = wearable.firmware {
+            components.append(updateComponent(id: wearable.id, offer: firmware.offer, installable: firmware.installable))
+        }
         components += triggers(wearable.gestures, kind: "gesture", topic: topics.gesture(wearable.id), field: "gesture")
         components += triggers(wearable.events, kind: "event", topic: topics.event(wearable.id), field: "event")
         return document(objectID: objectID, device: device, components: components,
@@ -144,14 +159,18 @@ extension DiscoveredWearable {
     /// What the gateway knows of a managed device, as discovery needs it: the driver's commands and the gateway's
     /// own, the sensors seen so far (as the calm entities they feed), the gestures its capabilities list, and the
     /// events its driver raises.
-    init(device: ManagedDevice, driver: (any WearableDriver.Type)?, document: DeviceStateDocument, sensorsSeen: Set<String>) {
+    init(device: ManagedDevice, driver: (any WearableDriver.Type)?, document: DeviceStateDocument, sensorsSeen: Set<String>,
+         offers: [FirmwareOffer], allowDFU: Bool) {
         var sensors: Set<String> = []
         for sensor in sensorsSeen { sensors.formUnion(Self.entityKeys[sensor] ?? []) }
         let gestures = document.fields["capabilities"]?["gestures"]?.list?.compactMap(\.text) ?? []
         self.init(id: device.id, address: device.address, driver: device.driver, state: document.fields,
                   commands: (driver?.commands ?? []).union(CommandRoute.commandsForEveryDriver), sensors: sensors,
                   gestures: gestures, events: Self.driverEvents[device.driver] ?? [],
-                  settings: (driver?.settings ?? []) + gestures.map(Self.gestureSwitch))
+                  settings: (driver?.settings ?? []) + gestures.map(Self.gestureSwitch),
+                  firmware: document.fields["firmware"]?.text.map { installed in
+                      (FirmwareOffer.best(for: document.fields["model"]?.text, installed: installed, among: offers), allowDFU)
+                  })
     }
 
     /// A gesture the device detects, switched on and off through `configure` (Bose).

@@ -30,6 +30,8 @@ public final class GatewayCore: Sendable {
     private let unavailable: String
     /// Home Assistant discovery and calm entity states; nil with `homeassistant.enabled: false`.
     public let homeAssistant: HomeAssistantPublisher?
+    /// The packages in `dfu.dir` offered as firmware updates, read again at every broker connection.
+    private let firmwareOffers = Mutex<[FirmwareOffer]>([])
 
     public init(configuration: Configuration, sink: any MessageSink, registry: DriverRegistry = WearableDrivers.all,
                 clock: GatewayClock = .system, logger: Logger = Logger(label: "gateway"),
@@ -144,7 +146,10 @@ public final class GatewayCore: Sendable {
     /// After every (re)connect of the broker: it may have restarted without persistence.
     public func republishAll() {
         sink.publish(OutgoingMessage(retainedJSON: BridgeState.online.message(topics: topics)))
-        if let homeAssistant { sink.publish(homeAssistant.bridge()) }
+        if let homeAssistant {
+            sink.publish(homeAssistant.bridge())
+            firmwareOffers.withLock { $0 = FirmwareCatalog.offers(configuration.dfu) }
+        }
         publishBridgeInfo()
         publishDeviceList(forceDiscovery: true)
         for message in outputs.withLock({ $0.retainedDeviceMessages }) { sink.publish(message) }
@@ -156,6 +161,7 @@ public final class GatewayCore: Sendable {
     func homeAssistantCameOnline(_ homeAssistant: HomeAssistantPublisher) async {
         try? await Task.sleep(for: .milliseconds(Int.random(in: 500...2500)))
         sink.publish(homeAssistant.bridge())
+        firmwareOffers.withLock { $0 = FirmwareCatalog.offers(configuration.dfu) }
         if let (central, manager) = attached.withLock({ $0 }) { await publishDeviceList(manager, central, forceDiscovery: true) }
         for message in outputs.withLock({ $0.retainedDeviceMessages }) { sink.publish(message) }
         for message in homeAssistant.lastValues() { sink.publish(message) }
@@ -223,7 +229,8 @@ public final class GatewayCore: Sendable {
                 model: document.fields["model"]?.text, address: device.address, driver: device.driver,
                 capabilities: (driver.map { Array($0.commands) } ?? []).sorted() + sensors.sorted(),
                 paired: paired, connected: connection == .connected))
-            discovered.append(DiscoveredWearable(device: device, driver: driver, document: document, sensorsSeen: sensors))
+            discovered.append(DiscoveredWearable(device: device, driver: driver, document: document, sensorsSeen: sensors,
+                                                 offers: firmwareOffers.withLock { $0 }, allowDFU: configuration.allow.dfu))
         }
         sink.publish(messages.bridgeDevices(entries))
         if let homeAssistant {

@@ -217,4 +217,18 @@ struct FirmwareGatewayTests {
         #expect(update?["data"]?["firmware"]?.text == "2.2.0", "\(String(describing: update))")
         #expect(Self.error(await gateway.request("bridge/request/firmware/list", #"{"all":true}"#)).code == "INVALID_VALUE")
     }
+
+    @Test("Home Assistant's update entity offers the package named for the band and installing it updates the band")
+    func updateEntityInstalls() async throws {
+        let (gateway, folder) = try await Self.started()
+        defer { Task { await gateway.stop(); folder.remove() } }
+        let topic = "homeassistant/device/wear2mqtt_wear2mqtt_c0f170000001/config"
+        func update() -> DeviceValue? { gateway.sink.retained(topic).flatMap { GatewayHarness.object($0.payload) }?["cmps"]?["firmware"] }
+        #expect(await eventually(timeout: .seconds(5)) { update()?["payload_install"] != nil })
+        let install = try #require(update()?["payload_install"]?.text)
+        #expect(install.contains(Self.sha256(Self.package)))
+        #expect(await gateway.request("band/request/dfu", install)?["data"]?["firmware"]?.text == "2.2.0")
+        // Nothing newer is left to offer: the latest version is what the band runs.
+        #expect(await eventually(timeout: .seconds(5)) { update()?["payload_install"] == nil })
+    }
 }
