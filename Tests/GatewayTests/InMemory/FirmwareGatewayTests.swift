@@ -40,7 +40,7 @@ struct FirmwareGatewayTests {
         """)
         try gateway.addDevice("gofit_care_xc", address: band, options: options.merging(["history_days": .int(0)]) { $1 })
         await gateway.start()
-        #expect(await eventually(timeout: .seconds(5)) { gateway.last("band")?["connection"]?.text == "connected" })
+        #expect(await eventually(timeout: .seconds(20)) { gateway.last("band")?["connection"]?.text == "connected" })
         return (gateway, folder)
     }
 
@@ -126,7 +126,7 @@ struct FirmwareGatewayTests {
         let progress = Self.progressSeen(gateway)
         #expect(progress.contains { $0 >= 35 && $0 < 100 }, "progress seen: \(progress)")
         #expect(progress == progress.sorted(), "progress never goes back across the drop: \(progress)")
-        #expect(await eventually(timeout: .seconds(5)) { gateway.last("band")?["firmware"]?.text == "2.2.0" })
+        #expect(await eventually(timeout: .seconds(20)) { gateway.last("band")?["firmware"]?.text == "2.2.0" })
     }
 
     @Test("a rejected object ends in DFU_FAILED with the bootloader's code; the next request goes to the waiting bootloader")
@@ -142,7 +142,7 @@ struct FirmwareGatewayTests {
 
         let retried = try #require(await Self.dfu(gateway))
         #expect(retried["data"]?["firmware"]?.text == "2.2.0", "\(retried)")
-        #expect(await eventually(timeout: .seconds(5)) {
+        #expect(await eventually(timeout: .seconds(20)) {
             gateway.last("band")?["firmware"]?.text == "2.2.0" && Self.update(gateway)?["error"] == nil
         })
     }
@@ -224,11 +224,11 @@ struct FirmwareGatewayTests {
         defer { Task { await gateway.stop(); folder.remove() } }
         let topic = "homeassistant/device/wear2mqtt_wear2mqtt_c0f170000001/config"
         func update() -> DeviceValue? { gateway.sink.retained(topic).flatMap { GatewayHarness.object($0.payload) }?["cmps"]?["firmware"] }
-        #expect(await eventually(timeout: .seconds(5)) { update()?["payload_install"] != nil })
+        #expect(await eventually(timeout: .seconds(20)) { update()?["payload_install"] != nil })
         let install = try #require(update()?["payload_install"]?.text)
         #expect(install.contains(Self.sha256(Self.package)))
         #expect(await gateway.request("band/request/dfu", install)?["data"]?["firmware"]?.text == "2.2.0")
         // Nothing newer is left to offer: the latest version is what the band runs.
-        #expect(await eventually(timeout: .seconds(5)) { update()?["payload_install"] == nil })
+        #expect(await eventually(timeout: .seconds(20)) { update()?["payload_install"] == nil })
     }
 }

@@ -33,7 +33,7 @@ struct HomeAssistantGatewayTests {
         let gateway = try await Self.started("homeassistant:\n  state_interval_s: 1")
         defer { Task { await gateway.stop() } }
         #expect(discovery(gateway, Self.bridgeConfig)?["cmps"]?["scan"] != nil)
-        #expect(await eventually(timeout: .seconds(5)) { discovery(gateway, Self.strapConfig)?["cmps"]?["heart_rate"] != nil })
+        #expect(await eventually(timeout: .seconds(20)) { discovery(gateway, Self.strapConfig)?["cmps"]?["heart_rate"] != nil })
         let strap = try #require(discovery(gateway, Self.strapConfig))
         #expect(strap["dev"]?["via_device"]?.text == "wear2mqtt_wear2mqtt_bridge")
         #expect(strap["cmps"]?["battery"] != nil)
@@ -53,7 +53,7 @@ struct HomeAssistantGatewayTests {
     func homeAssistantRestart() async throws {
         let gateway = try await Self.started()
         defer { Task { await gateway.stop() } }
-        #expect(await eventually(timeout: .seconds(5)) { !gateway.sink.messages(on: "test/strap/ha/heart_rate").isEmpty })
+        #expect(await eventually(timeout: .seconds(20)) { !gateway.sink.messages(on: "test/strap/ha/heart_rate").isEmpty })
         let before = gateway.sink.messages.count
         await gateway.receive("homeassistant/status", "online")
         let after = gateway.sink.messages.dropFirst(before).map(\.topic)
@@ -67,21 +67,21 @@ struct HomeAssistantGatewayTests {
     func removeAndRename() async throws {
         let gateway = try await Self.started()
         defer { Task { await gateway.stop() } }
-        #expect(await eventually(timeout: .seconds(5)) { discovery(gateway, Self.strapConfig) != nil })
+        #expect(await eventually(timeout: .seconds(20)) { discovery(gateway, Self.strapConfig) != nil })
         #expect(await gateway.request("bridge/request/device/rename", #"{"id":"strap","name":"chest"}"#)?["status"]?.text == "ok")
-        #expect(await eventually(timeout: .seconds(5)) {
+        #expect(await eventually(timeout: .seconds(20)) {
             discovery(gateway, Self.strapConfig)?["availability"]?.list?.contains { $0["topic"]?.text == "test/chest/availability" } == true
         })
         #expect(!gateway.sink.wasCleared(Self.strapConfig), "a rename updates the device in place")
         #expect(await gateway.request("bridge/request/device/remove", #"{"id":"chest"}"#)?["status"]?.text == "ok")
-        #expect(await eventually(timeout: .seconds(5)) { gateway.sink.wasCleared(Self.strapConfig) })
+        #expect(await eventually(timeout: .seconds(20)) { gateway.sink.wasCleared(Self.strapConfig) })
     }
 
     @Test("with homeassistant.enabled false nothing goes to the discovery prefix")
     func disabled() async throws {
         let gateway = try await Self.started("homeassistant:\n  enabled: false")
         defer { Task { await gateway.stop() } }
-        #expect(await eventually(timeout: .seconds(5)) { !gateway.sink.messages(on: "test/strap/sensor/heart_rate").isEmpty })
+        #expect(await eventually(timeout: .seconds(20)) { !gateway.sink.messages(on: "test/strap/sensor/heart_rate").isEmpty })
         #expect(!gateway.sink.messages.contains { $0.topic.hasPrefix("homeassistant/") || $0.topic.contains("/ha/") })
     }
 }
