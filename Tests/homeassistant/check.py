@@ -26,6 +26,7 @@ STRAP = "C0:FF:EE:00:00:01"
 FRAMES = "4C:87:5D:00:00:05"
 E4 = "A0:E4:00:00:00:06"
 BAND = "C0:F1:70:00:00:07"
+KEYS = "C0:FF:EE:00:00:08"
 GATEWAY_ID = "hatest"
 
 
@@ -209,6 +210,9 @@ devices:
     address: {BAND}
     advertising_interval: 100ms
     options: {{ history_days: 0 }}
+  - kind: key_finder
+    address: {KEYS}
+    advertising_interval: 100ms
 """)
     firmware = os.path.join(folder, "firmware")
     os.makedirs(firmware)
@@ -240,6 +244,8 @@ devices:
     name: e4
   - address: "{BAND}"
     name: band
+  - address: "{KEYS}"
+    name: keys
 """)
     processes.start("gateway", [os.path.join(args.bin, "wear2mqtt"), "run", "--config", config])
 
@@ -329,6 +335,27 @@ device_automation:
         answer = json.loads(processes.log("responses"))
         assert answer["status"] == "ok", answer
         print(f"button: {refresh['entity_id']} pressed in Home Assistant, the gateway answered ok")
+
+        # Find, pressed in Home Assistant, rings the key finder: the simulator received a high Alert Level.
+        keys_find = None
+
+        async def find_button():
+            entities = {e["unique_id"]: e for e in await ha.ws("config/entity_registry/list") if e.get("platform") == "mqtt"}
+            return entities.get(f"wear2mqtt_{GATEWAY_ID}_{KEYS.replace(':', '').lower()}_find")
+        keys_find = await async_wait_for(find_button, 60, "the key finder's find button")
+
+        async def keys_online():
+            state = await ha.state(keys_find["entity_id"])
+            return state and state["state"] != "unavailable"
+        await async_wait_for(keys_online, 60, "the key finder available")
+        await ha.call("button", "press", {"entity_id": keys_find["entity_id"]})
+
+        def received_alert():
+            written = subprocess.run([os.path.join(args.bin, "wear2mqtt-sim"), "control", "--bus", bus, "received", KEYS, "2a06"],
+                                     capture_output=True, text=True).stdout
+            return "02" in written.split()  # one line of hex per write: 02 is Alert Level "high"
+        wait_for(received_alert, 20, "the key finder to receive a high Alert Level")
+        print(f"find: {keys_find['entity_id']} pressed in Home Assistant, the key finder rang (Alert Level high)")
 
         # Bose gestures: the event entity receives the scripted double taps.
         frames_prefix = f"wear2mqtt_{GATEWAY_ID}_{FRAMES.replace(':', '').lower()}_"
