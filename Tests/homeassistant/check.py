@@ -440,6 +440,38 @@ device_automation:
         print(f"firmware: {update['entity_id']} offered 2.2.0 over 2.1.0; installed from Home Assistant "
               f"(in progress at {len(progress_seen)} of the polls), the band runs 2.2.0")
 
+        # A setting as a number: pair the band through MQTT with the code it shows, then set its step goal in Home
+        # Assistant; the band takes it and the entity shows what the band reports.
+        def sim(*words):
+            return subprocess.run([os.path.join(args.bin, "wear2mqtt-sim"), "control", "--bus", bus, *words],
+                                  capture_output=True, text=True, check=True).stdout
+
+        def publish(topic, payload):
+            subprocess.run(["/usr/bin/mosquitto_pub", "-h", "127.0.0.1", "-p", str(broker_port), "-t", topic, "-m", payload],
+                           check=True)
+        await asyncio.sleep(3)  # the band comes back from its update
+        publish("w2m/bridge/request/device/pair", '{"id":"band"}')
+        code = wait_for(lambda: dict(line.split("=", 1) for line in sim("inspect", BAND).split()).get("pairing_code"), 30,
+                        "the band to show a pairing code")
+        publish("w2m/bridge/request/device/pair/confirm", json.dumps({"id": "band", "code": code}))
+        goal = None
+
+        async def goal_entity():
+            entities = {e["unique_id"]: e for e in await ha.ws("config/entity_registry/list") if e.get("platform") == "mqtt"}
+            entity = entities.get(band_prefix + "setting_step_goal")
+            if entity:
+                state = await ha.state(entity["entity_id"])
+                if state and state["state"] not in ("unknown", "unavailable"):
+                    return entity
+        goal = await async_wait_for(goal_entity, 60, "the band's step goal known in Home Assistant")
+        await ha.call("number", "set_value", {"entity_id": goal["entity_id"], "value": 12345})
+
+        async def goal_is_set():
+            state = await ha.state(goal["entity_id"])
+            return state if state and state["state"] in ("12345", "12345.0") else None
+        await async_wait_for(goal_is_set, 30, "the band's step goal 12345 in Home Assistant")
+        print(f"number: {goal['entity_id']} set to 12345 in Home Assistant; the paired band took it")
+
         # Home Assistant restarts: when it is back, nothing of ours is unknown (its birth message on
         # homeassistant/status makes the gateway publish discovery, states and entity values again).
         restart = processes.restart("homeassistant", hass_argv)
