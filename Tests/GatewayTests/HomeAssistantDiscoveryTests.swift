@@ -163,4 +163,14 @@ struct HomeAssistantDiscoveryTests {
         #expect(FirmwareOffer.best(for: "H10", installed: "1.0.0", among: offers) == nil, "nothing named for it")
         #expect(FirmwareOffer.best(for: nil, installed: "2.1.0", among: offers) == nil)
     }
+
+    @Test("a device that syncs shows the sync's progress and its newest synced record")
+    func syncEntities() throws {
+        let band = DiscoveredWearable(id: "band", address: "C0:F1:70:00:00:01", driver: "gofit", commands: ["sync"])
+        let components = try #require(try object(discovery.wearable(band))["cmps"]?.object)
+        #expect(components["sync_progress"]?["unit_of_measurement"]?.text == "%")
+        #expect(components["last_synced"]?["device_class"]?.text == "timestamp")
+        let strap = DiscoveredWearable(id: "strap", address: "C0:FF:EE:00:00:01", driver: "standard", commands: ["refresh"])
+        #expect(try object(discovery.wearable(strap))["cmps"]?["sync_progress"] == nil)
+    }
 }

@@ -123,6 +123,7 @@ extension HomeAssistantDiscovery {
             if expireAfterSeconds > 0 { options["expire_after"] = .integer(Int64(expireAfterSeconds)) }
             components.append(DiscoveryComponent(key, platform: "sensor", options))
         }
+        if wearable.commands.contains("sync") { components += syncComponents(stateTopic: stateTopic) }
         components += settingComponents(wearable.settings, id: wearable.id)
         if let firmware = wearable.firmware {
             components.append(updateComponent(id: wearable.id, offer: firmware.offer, installable: firmware.installable))
@@ -131,6 +132,22 @@ extension HomeAssistantDiscovery {
         components += triggers(wearable.events, kind: "event", topic: topics.event(wearable.id), field: "event")
         return document(objectID: objectID, device: device, components: components,
                         availability: [topics.bridgeState, topics.availability(wearable.id)], entityPrefix: wearable.id)
+    }
+
+    /// A device that syncs history (GoFIT, ActiGraph): how far the running sync is, and when the newest synced
+    /// record was taken.
+    func syncComponents(stateTopic: String) -> [DiscoveryComponent] {
+        [
+            DiscoveryComponent("sync_progress", platform: "sensor", [
+                "name": "Sync progress", "unit_of_measurement": "%", "state_topic": .text(stateTopic), "icon": "mdi:sync",
+                "value_template": "{{ value_json.sync.progress if value_json.sync is defined and value_json.sync.progress is defined else None }}",
+            ]).diagnostic(),
+            DiscoveryComponent("last_synced", platform: "sensor", [
+                "name": "Newest synced record", "device_class": "timestamp", "state_topic": .text(stateTopic),
+                "value_template": .text("{{ (value_json.sync.last_ts / 1000) | timestamp_custom('%Y-%m-%dT%H:%M:%S+00:00', false) "
+                    + "if value_json.sync is defined and value_json.sync.last_ts is defined else None }}"),
+            ]),
+        ]
     }
 
     /// `<base>/<id>/ha/<key>`: where `EntityStateFeed` publishes an entity's calm value.
