@@ -1,4 +1,4 @@
-import Gateway
+@testable import Gateway
 import Testing
 import Wearables
 
@@ -59,5 +59,17 @@ struct EntityStateFeedTests {
     func nonFiniteValues() {
         var feed = EntityStateFeed(interval: .seconds(5))
         #expect(feed.add(SensorSample(sensor: .eda, timestamp: 0, reading: .eda(microsiemens: .nan)), device: "e4", at: start).isEmpty)
+    }
+}
+
+@Suite("Expected sensors: entities before the first sample")
+struct ExpectedSensorsTests {
+    @Test("a standard device's SIG services name its streams; the E4 always streams its four; others wait for samples")
+    func expected() {
+        #expect(ExpectedSensors.sensors(driver: "standard", serviceUUIDs: ["0000180d-0000-1000-8000-00805f9b34fb",
+                                                                          "0000180f-0000-1000-8000-00805f9b34fb"]) == ["heart_rate"])
+        #expect(ExpectedSensors.sensors(driver: "standard", serviceUUIDs: ["00001822-0000-1000-8000-00805f9b34fb"]) == ["spo2"])
+        #expect(ExpectedSensors.sensors(driver: "empatica", serviceUUIDs: []) == ["heart_rate", "eda", "skin_temperature", "ibi"])
+        #expect(ExpectedSensors.sensors(driver: "gofit", serviceUUIDs: ["0000180d-0000-1000-8000-00805f9b34fb"]).isEmpty)
     }
 }

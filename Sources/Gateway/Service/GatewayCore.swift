@@ -229,7 +229,11 @@ public final class GatewayCore: Sendable {
                 model: document.fields["model"]?.text, address: device.address, driver: device.driver,
                 capabilities: (driver.map { Array($0.commands) } ?? []).sorted() + sensors.sorted(),
                 paired: paired, connected: connection == .connected))
-            discovered.append(DiscoveredWearable(device: device, driver: driver, document: document, sensorsSeen: sensors,
+            let services = BluetoothAddress(device.address).flatMap { central.model.device(address: $0) }
+                .map { central.model.services(of: $0.path).map(\.uuid) } ?? []
+            let expected = ExpectedSensors.sensors(driver: device.driver, serviceUUIDs: services)
+            discovered.append(DiscoveredWearable(device: device, driver: driver, document: document,
+                                                 sensorsSeen: sensors.union(expected),
                                                  offers: firmwareOffers.withLock { $0 }, allowDFU: configuration.allow.dfu))
         }
         sink.publish(messages.bridgeDevices(entries))
