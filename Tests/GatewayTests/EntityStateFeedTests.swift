@@ -72,4 +72,11 @@ struct ExpectedSensorsTests {
         #expect(ExpectedSensors.sensors(driver: "empatica", serviceUUIDs: []) == ["heart_rate", "eda", "skin_temperature", "ibi"])
         #expect(ExpectedSensors.sensors(driver: "gofit", serviceUUIDs: ["0000180d-0000-1000-8000-00805f9b34fb"]).isEmpty)
     }
+
+    @Test("a standard pulse oximeter raises spot_check events; nothing else does")
+    func spotCheckEvents() {
+        #expect(ExpectedSensors.events(driver: "standard", serviceUUIDs: ["00001822-0000-1000-8000-00805f9b34fb"]) == ["spot_check"])
+        #expect(ExpectedSensors.events(driver: "standard", serviceUUIDs: ["0000180d-0000-1000-8000-00805f9b34fb"]).isEmpty)
+        #expect(ExpectedSensors.events(driver: "gofit", serviceUUIDs: ["00001822-0000-1000-8000-00805f9b34fb"]).isEmpty)
+    }
 }

@@ -18,4 +18,10 @@ enum ExpectedSensors {
         }
         return sensors
     }
+
+    /// Events a standard device raises by its services: a pulse oximeter's completed spot check.
+    static func events(driver: String, serviceUUIDs: [String]) -> [String] {
+        guard driver == "standard" else { return [] }
+        return serviceUUIDs.contains { $0.lowercased().hasPrefix("00001822") } ? ["spot_check"] : []
+    }
 }

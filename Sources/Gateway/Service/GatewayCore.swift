@@ -232,9 +232,11 @@ public final class GatewayCore: Sendable {
             let services = BluetoothAddress(device.address).flatMap { central.model.device(address: $0) }
                 .map { central.model.services(of: $0.path).map(\.uuid) } ?? []
             let expected = ExpectedSensors.sensors(driver: device.driver, serviceUUIDs: services)
-            discovered.append(DiscoveredWearable(device: device, driver: driver, document: document,
-                                                 sensorsSeen: sensors.union(expected),
-                                                 offers: firmwareOffers.withLock { $0 }, allowDFU: configuration.allow.dfu))
+            var wearable = DiscoveredWearable(device: device, driver: driver, document: document,
+                                              sensorsSeen: sensors.union(expected),
+                                              offers: firmwareOffers.withLock { $0 }, allowDFU: configuration.allow.dfu)
+            wearable.events += ExpectedSensors.events(driver: device.driver, serviceUUIDs: services)
+            discovered.append(wearable)
         }
         sink.publish(messages.bridgeDevices(entries))
         if let homeAssistant {

@@ -108,8 +108,19 @@ public final class StandardGATTDriver: WearableDriver {
         do { spo2(try PLXContinuousMeasurement.decode(bytes).normal, link) } catch { decodeFailed("PLX continuous", bytes, error, link) }
     }
 
+    /// A completed spot check is a measurement and something the user did: the sample, and a `spot_check` event
+    /// with its result for automations.
     @Sendable private func pulseOximeterSpotCheck(_ bytes: [UInt8], _ link: DeviceLink) {
-        do { spo2(try PLXSpotCheckMeasurement.decode(bytes).reading, link) } catch { decodeFailed("PLX spot-check", bytes, error, link) }
+        do {
+            let reading = try PLXSpotCheckMeasurement.decode(bytes).reading
+            spo2(reading, link)
+            var details: [String: DeviceValue] = [:]
+            if let percent = reading.spo2.value.doubleValue { details["spo2"] = .number(percent) }
+            if let pulse = reading.pulseRate.value.doubleValue { details["pulse_bpm"] = .number(pulse) }
+            link.emit(.event(name: "spot_check", timestamp: link.now, details: details))
+        } catch {
+            decodeFailed("PLX spot-check", bytes, error, link)
+        }
     }
 
     @Sendable private func running(_ bytes: [UInt8], _ link: DeviceLink) {

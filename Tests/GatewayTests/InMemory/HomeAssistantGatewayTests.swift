@@ -84,4 +84,26 @@ struct HomeAssistantGatewayTests {
         #expect(await eventually(timeout: .seconds(20)) { !gateway.sink.messages(on: "test/strap/sensor/heart_rate").isEmpty })
         #expect(!gateway.sink.messages.contains { $0.topic.hasPrefix("homeassistant/") || $0.topic.contains("/ha/") })
     }
+
+    @Test("a pulse oximeter's spot check is a trigger from the moment it connects, and fires with its result")
+    func spotCheckTrigger() async throws {
+        let address = "C0:FF:EE:00:00:03"
+        let gateway = try GatewayHarness(configuration: """
+        devices:
+          - address: "\(address)"
+            name: ox
+        """)
+        try gateway.addDevice("pulse_oximeter", address: address)
+        await gateway.start()
+        defer { Task { await gateway.stop() } }
+        let config = "homeassistant/device/wear2mqtt_wear2mqtt_c0ffee000003/config"
+        #expect(await eventually(timeout: .seconds(20)) {
+            discovery(gateway, config)?["cmps"]?["event_spot_check"]?["p"]?.text == "device_automation"
+        })
+        #expect(discovery(gateway, config)?["cmps"]?["spo2"] != nil, "known from the service, before any sample")
+        #expect(await gateway.central.trigger(.spotCheck, on: try #require(BluetoothAddress(address))))
+        #expect(await eventually(timeout: .seconds(20)) {
+            gateway.all("ox/event").contains { $0["event"]?.text == "spot_check" && $0["spo2"]?.number != nil }
+        })
+    }
 }
