@@ -53,11 +53,32 @@ public final class ChildProcess: @unchecked Sendable {
     @discardableResult
     public func waitForExit(timeout: Duration = .seconds(10)) async -> Int32? {
         let deadline = ContinuousClock.now + timeout
+        var zombieSince: ContinuousClock.Instant?
         while process.isRunning {
             if ContinuousClock.now >= deadline { return nil }
+            // Foundation learns of an exit from SIGCHLD, which the kernel coalesces; with many children ending at
+            // once on a loaded machine it can miss one and report it running for ever. A zombie has exited: after
+            // a grace second its status comes from /proc, without reaping it behind Foundation's back.
+            if let status = Self.zombieExitStatus(pid) {
+                if let since = zombieSince, ContinuousClock.now - since > .seconds(1) { return status }
+                zombieSince = zombieSince ?? .now
+            }
             try? await Task.sleep(for: .milliseconds(20))
         }
         return process.terminationStatus
+    }
+
+    /// The exit code (or terminating signal) of `pid` if it is a zombie, from `/proc/<pid>/stat`'s state and its
+    /// last field, `exit_code` (Linux 3.5+, in waitpid's encoding).
+    public static func zombieExitStatus(_ pid: Int32) -> Int32? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return nil }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.first == "Z", let raw = fields.last.flatMap({ Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }) else {
+            return nil
+        }
+        let signal = raw & 0x7f
+        return signal == 0 ? (raw >> 8) & 0xff : signal
     }
 
     public func signal(_ signal: Int32) {

@@ -183,3 +183,26 @@ struct ClientCalls {
         _ = try await signals.next { $0.changes(path, "org.bluez.Device1")?["ServicesResolved"] == true }
     }
 }
+
+/// A child Foundation has not reaped is read from /proc: how `waitForExit` survives a missed SIGCHLD.
+@Suite struct ZombieExitStatusTests {
+    @Test func aZombiesExitCodeAndSignalAreReadFromProc() throws {
+        for (script, expected) in [("exit 3", Int32(3)), ("kill -KILL $$", SIGKILL)] {
+            var pid: pid_t = 0
+            let arguments = ["/bin/sh", "-c", script]
+            var argv = arguments.map { strdup($0) } + [nil]
+            defer { for pointer in argv { free(pointer) } }
+            #expect(posix_spawn(&pid, "/bin/sh", nil, nil, &argv, environ) == 0)
+            // Not reaped: the child stays a zombie until waitpid below.
+            var status: Int32?
+            for _ in 0..<200 where status == nil {
+                status = ChildProcess.zombieExitStatus(pid)
+                if status == nil { usleep(10_000) }
+            }
+            #expect(status == expected, "\(script)")
+            var reaped: Int32 = 0
+            _ = waitpid(pid, &reaped, 0)
+        }
+        #expect(ChildProcess.zombieExitStatus(getpid()) == nil, "a running process is not a zombie")
+    }
+}

@@ -101,7 +101,10 @@ struct HomeAssistantGatewayTests {
             discovery(gateway, config)?["cmps"]?["event_spot_check"]?["p"]?.text == "device_automation"
         })
         #expect(discovery(gateway, config)?["cmps"]?["spo2"] != nil, "known from the service, before any sample")
-        #expect(await gateway.central.trigger(.spotCheck, on: try #require(BluetoothAddress(address))))
+        // The oximeter indicates a spot check once; wait until the driver listens (PLX Spot-Check Measurement).
+        let oximeter = try #require(BluetoothAddress(address))
+        #expect(await eventually(timeout: .seconds(20)) { await gateway.central.isSubscribed("2a5e", on: oximeter) })
+        #expect(await gateway.central.trigger(.spotCheck, on: oximeter))
         #expect(await eventually(timeout: .seconds(20)) {
             gateway.all("ox/event").contains { $0["event"]?.text == "spot_check" && $0["spo2"]?.number != nil }
         })
