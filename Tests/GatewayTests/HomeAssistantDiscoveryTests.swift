@@ -27,6 +27,7 @@ struct HomeAssistantDiscoveryTests {
         #expect(components["connection"]?["p"]?.text == "binary_sensor")
         #expect(components["connection"]?["device_class"]?.text == "connectivity")
         #expect(components["scan"]?["command_topic"]?.text == "w2m/bridge/request/scan")
+        #expect(components["adapters"]?["state_topic"]?.text == "w2m/bridge/info" && components["adapters"]?["json_attributes_topic"]?.text == "w2m/bridge/info")
         #expect(components["uptime"]?["entity_category"]?.text == "diagnostic")
         #expect(components["devices"]?["state_topic"]?.text == "w2m/bridge/devices")
         for (key, component) in components {
@@ -53,13 +54,35 @@ struct HomeAssistantDiscoveryTests {
         #expect(device["serial_number"]?.text == "A1" && device["hw_version"]?.text == "1" && device["sw_version"]?.text == "3.1")
         #expect(body["availability"]?.list?.compactMap { $0["topic"]?.text } == ["w2m/bridge/state", "w2m/strap/availability"])
         let components = try #require(body["cmps"]?.object)
-        #expect(Set(components.keys) == ["connection", "last_seen", "battery", "refresh", "time_sync", "connect", "disconnect"])
+        #expect(Set(components.keys) == ["connection", "last_seen", "battery", "rssi", "refresh", "time_sync", "connect", "disconnect"])
+        // Signal strength: a diagnostic, off until the user turns it on.
+        #expect(components["rssi"]?["enabled_by_default"] == false && components["rssi"]?["entity_category"]?.text == "diagnostic")
+        #expect(components["rssi"]?["device_class"]?.text == "signal_strength" && components["rssi"]?["unit_of_measurement"]?.text == "dBm")
         #expect(components["battery"]?["unit_of_measurement"]?.text == "%" && components["battery"]?["device_class"]?.text == "battery")
         #expect(components["refresh"]?["command_topic"]?.text == "w2m/strap/request/refresh")
         #expect(components["battery"]?["default_entity_id"]?.text == "sensor.strap_battery")
         #expect(components["battery"]?["unique_id"]?.text == "wear2mqtt_pi_c0ffee000001_battery")
         // The connection stays available while the device is away, so it can show it disconnected.
         #expect(components["connection"]?["availability"]?.list?.count == 1)
+    }
+
+    @Test("a component that disappears is named once with its platform only, as Home Assistant removes it, then left out")
+    func disappearingComponent() throws {
+        let publisher = HomeAssistantPublisher(Configuration.HomeAssistantSection(), topics: TopicLayout(base: "w2m"), gatewayID: "pi",
+                                               stateDirectory: nil)
+        let nod = SettingDescription("gesture_head_nod", name: "Head nod detection", kind: .toggle, command: "configure")
+        let tap = SettingDescription("gesture_double_tap", name: "Double tap detection", kind: .toggle, command: "configure")
+        let frames = { (settings: [SettingDescription]) in
+            DiscoveredWearable(id: "frames", address: "C0:FF:EE:00:00:05", driver: "bose", settings: settings)
+        }
+        #expect(publisher.devices([frames([tap, nod])]).count == 1)
+        let changed = try #require(publisher.devices([frames([tap])]).first)
+        let components = try #require(try object(changed)["cmps"]?.object)
+        #expect(components["setting_gesture_head_nod"] == ["p": "switch"])
+        #expect(components["setting_gesture_double_tap"]?["command_topic"]?.text == "w2m/frames/request/configure")
+        #expect(publisher.devices([frames([tap])]).isEmpty, "the same document again is not news")
+        let forced = try #require(publisher.devices([frames([tap])], force: true).first)
+        #expect(try object(forced)["cmps"]?["setting_gesture_head_nod"] == nil, "named once, then left out")
     }
 
     @Test("a rename keeps every unique id: identity is the address, not the name")
@@ -124,7 +147,7 @@ struct HomeAssistantDiscoveryTests {
         #expect(goal["p"]?.text == "number" && goal["min"]?.integer == 100 && goal["max"]?.integer == 100_000)
         #expect(goal["command_topic"]?.text == "w2m/band/request/settings")
         #expect(goal["command_template"]?.text == #"{"step_goal":{{ value | int }}}"#)
-        #expect(goal["value_template"]?.text?.contains("value_json.settings.step_goal") == true)
+        #expect(goal["value_template"]?.text?.contains("value_json['settings']['step_goal']") == true)
         #expect(goal["entity_category"]?.text == "config")
         let format = try #require(components["setting_time_format"])
         #expect(format["p"]?.text == "select" && format["options"] == ["12", "24"])
@@ -144,6 +167,8 @@ struct HomeAssistantDiscoveryTests {
         #expect(allowed["command_topic"]?.text == "w2m/band/request/dfu")
         #expect(allowed["payload_install"]?.text == #"{"file":"carexc-2.2.0.zip","sha256":"ab"}"#)
         #expect(allowed["value_template"]?.text?.contains("'latest_version': '2.2.0'") == true)
+        // Available while the band is in its bootloader (offline), so the progress shows.
+        #expect(allowed["availability"]?.list?.compactMap { $0["topic"]?.text } == ["w2m/bridge/state"])
         let forbidden = try #require(object(discovery.wearable(DiscoveredWearable(
             id: "band", address: "C0:F1:70:00:00:01", driver: "gofit", firmware: (offer, false))))["cmps"]?["firmware"])
         #expect(forbidden["command_topic"] == nil, "no install without allow.dfu")

@@ -88,8 +88,34 @@ import Testing
         expectInvalid(["sensors": four], field: "sensors")
     }
 
-    @Test func enabledWithoutAPeriodNeedsAnotherSensorRunning() throws {
-        expectInvalid(["sensors": ["accelerometer": ["enabled": true]]], field: "sensors.accelerometer.period_ms")
+    @Test func enabledAloneTakesTheRunningPeriodThenTheChosenOneThenTheDefault() throws {
+        #expect(try apply(["sensors": ["gyroscope": ["enabled": true]]],
+                          to: BoseDesiredConfiguration(sensorPeriods: [.accelerometer: 80])).sensorPeriods == [.accelerometer: 80, .gyroscope: 80])
+        #expect(try apply(["sensors": ["gyroscope": ["enabled": true]]],
+                          to: BoseDesiredConfiguration(chosenPeriod: 160)).sensorPeriods == [.gyroscope: 160])
+        #expect(try apply(["sensors": ["accelerometer": ["enabled": true]]]).sensorPeriods == [.accelerometer: 40])
+    }
+
+    @Test func aTopLevelPeriodMovesEveryEnabledSensorAndIsKept() throws {
+        let result = try apply(["period_ms": 80], to: BoseDesiredConfiguration(sensorPeriods: [.accelerometer: 20, .gyroscope: 20]))
+        #expect(result.sensorPeriods == [.accelerometer: 80, .gyroscope: 80])
+        #expect(result.chosenPeriod == 80 && result.sharedPeriod == 80)
+        // Chosen with nothing running: the next sensor switched on takes it, and the answer keeps it for a restart.
+        let chosen = try apply(["period_ms": 320])
+        #expect(chosen.sensorPeriods.isEmpty && chosen.sharedPeriod == 320)
+        #expect(try apply(chosen.requestForm(for: capabilities)) == chosen)
+        #expect(try apply(["period_ms": 40, "sensors": ["rotation": ["enabled": true]]]).sensorPeriods == [.rotation: 40])
+        #expect(BoseDesiredConfiguration.commonPeriods(capabilities) == [40, 80, 160, 320])
+    }
+
+    @Test func aTopLevelPeriodAnEnabledSensorDoesNotOfferIsRefused() {
+        expectInvalid(["period_ms": 20], from: BoseDesiredConfiguration(sensorPeriods: [.uncalibratedMagnetometer: 40]), field: "period_ms")
+        expectInvalid(["period_ms": 30], field: "period_ms")
+        expectInvalid(["period_ms": 0], field: "period_ms")
+        expectInvalid(["period_ms": "40"], field: "period_ms")
+    }
+
+    @Test func enabledWithoutAPeriodNeedsAPeriodTheSensorOffers() throws {
         expectInvalid(["sensors": ["uncalibrated_magnetometer": ["enabled": true]]],
                       from: BoseDesiredConfiguration(sensorPeriods: [.accelerometer: 20]), field: "sensors.uncalibrated_magnetometer")
         expectInvalid(["sensors": ["accelerometer": ["enabled": false, "period_ms": 20]]], field: "sensors.accelerometer")

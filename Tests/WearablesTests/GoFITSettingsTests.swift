@@ -447,7 +447,7 @@ struct GoFITSettingExample: Sendable, CustomTestStringConvertible {
 /// them (Home Assistant's number, select and switch entities) cannot send a value the gateway would refuse.
 @Suite struct GoFITSettingControlsTests {
     @Test func everyControlsRangeAndOptionsAreAccepted() throws {
-        for setting in GoFITDriver.settings {
+        for setting in GoFITDriver.settings(state: [:]) {
             switch setting.kind {
             case .number(let range, _, _):
                 for value in [range.lowerBound, range.upperBound] {
@@ -461,6 +461,8 @@ struct GoFITSettingExample: Sendable, CustomTestStringConvertible {
                 for option in options { _ = try GoFITSettingsUpdate.parse([setting.key: .text(option)], current: [:]) }
             case .toggle:
                 for flag in [true, false] { _ = try GoFITSettingsUpdate.parse([setting.key: .flag(flag)], current: [:]) }
+            case .numberChoice:
+                Issue.record("\(setting.key): the band has no setting of a few numbers")
             }
         }
     }

@@ -209,7 +209,7 @@ devices:
   - kind: gofit_care_xc
     address: {BAND}
     advertising_interval: 100ms
-    options: {{ history_days: 0 }}
+    options: {{ history_days: 1 }}
   - kind: key_finder
     address: {KEYS}
     advertising_interval: 100ms
@@ -217,7 +217,7 @@ devices:
     firmware = os.path.join(folder, "firmware")
     os.makedirs(firmware)
     subprocess.run([os.path.join(args.bin, "wear2mqtt-sim"), "firmware-package", "--output",
-                    os.path.join(firmware, "carexc-2.2.0.zip")], check=True, stdout=subprocess.DEVNULL)
+                    os.path.join(firmware, "carexc-2.2.0.zip"), "--size", "409600"], check=True, stdout=subprocess.DEVNULL)
     processes.start("simulator", [os.path.join(args.bin, "wear2mqtt-sim"), "run", "--bus", bus, "--scenario", scenario])
     config = write(folder, "gateway.yaml", f"""gateway:
   id: {GATEWAY_ID}
@@ -324,6 +324,17 @@ device_automation:
         assert bat["state"] == "84" and bat["attributes"].get("device_class") == "battery", bat
         print(f"entities: {heart_rate['entity_id']} = {hr['state']} bpm, {battery['entity_id']} = {bat['state']} %")
 
+        # The bridge's adapters: the simulator's one powered adapter, listed in the attributes.
+        adapters = ours.get(f"wear2mqtt_{GATEWAY_ID}_bridge_adapters")
+        assert adapters, sorted(ours)
+
+        async def adapters_state():
+            state = await ha.state(adapters["entity_id"])
+            return state if state and state["state"] == "1" else None
+        powered = await async_wait_for(adapters_state, 30, "one powered adapter on the bridge")
+        assert powered["attributes"]["adapters"][0]["address"] == "00:1A:7D:DA:71:13", powered
+        print(f"bridge: {adapters['entity_id']} = 1 powered adapter ({powered['attributes']['adapters'][0]['id']})")
+
         # A button pressed in Home Assistant reaches the gateway: refresh answers on its response topic.
         refresh = ours.get(strap_prefix + "refresh")
         assert refresh, sorted(ours)
@@ -387,6 +398,23 @@ device_automation:
         await async_wait_for(lambda: switch_is("off"), 30, "the double-tap switch off after turning it off")
         print(f"setting: {switch['entity_id']} turned off in Home Assistant, the frames confirmed it")
 
+        # The sensor period the frames' streams share, as a select of the periods every sensor offers, and a stream
+        # switched on: the accelerometer starts at the chosen period.
+        entities = {e["unique_id"]: e for e in await ha.ws("config/entity_registry/list")}
+        period, accelerometer = entities.get(frames_prefix + "setting_sensor_period"), entities.get(frames_prefix + "setting_sensor_accelerometer")
+        assert period and accelerometer, "no sensor period select or accelerometer switch"
+        options = (await ha.state(period["entity_id"]))["attributes"]["options"]
+        assert "80" in options, options
+        await ha.call("select", "select_option", {"entity_id": period["entity_id"], "option": "80"})
+
+        async def entity_is(entity, value):
+            state = await ha.state(entity["entity_id"])
+            return state if state and state["state"] == value else None
+        await async_wait_for(lambda: entity_is(period, "80"), 30, "the frames' sensor period 80 ms")
+        await ha.call("switch", "turn_on", {"entity_id": accelerometer["entity_id"]})
+        await async_wait_for(lambda: entity_is(accelerometer, "on"), 30, "the frames' accelerometer stream on")
+        print(f"select: {period['entity_id']} set to 80 ms of {options}; {accelerometer['entity_id']} turned on, the frames stream")
+
         # The E4: skin temperature in °C and EDA in µS, calm; its tag button fires the event entity.
         e4_prefix = f"wear2mqtt_{GATEWAY_ID}_{E4.replace(':', '').lower()}_"
 
@@ -429,16 +457,21 @@ device_automation:
         assert offered["state"] == "on" and offered["attributes"].get("installed_version") == "2.1.0", offered
         await ha.call("update", "install", {"entity_id": update["entity_id"]})
         progress_seen = []
+        observed = []
 
         async def installed():
             state = await ha.state(update["entity_id"])
+            observed.append(state and (state["state"], state["attributes"].get("in_progress"), state["attributes"].get("update_percentage")))
             if state and state["attributes"].get("in_progress"):
                 progress_seen.append(state["attributes"].get("update_percentage"))
             if state and state["attributes"].get("installed_version") == "2.2.0" and state["state"] == "off":
                 return state
         await async_wait_for(installed, 120, "the band's firmware 2.2.0 in Home Assistant")
+        # 400 KB (an nRF52 application's size) take seconds: Home Assistant saw the update in progress, with a percentage.
+        percentages = [p for p in progress_seen if isinstance(p, (int, float))]
+        assert percentages and all(0 <= p <= 100 for p in percentages), observed
         print(f"firmware: {update['entity_id']} offered 2.2.0 over 2.1.0; installed from Home Assistant "
-              f"(in progress at {len(progress_seen)} of the polls), the band runs 2.2.0")
+              f"(in progress at {len(progress_seen)} polls: {percentages} %), the band runs 2.2.0")
 
         # A setting as a number: pair the band through MQTT with the code it shows, then set its step goal in Home
         # Assistant; the band takes it and the entity shows what the band reports.
@@ -471,6 +504,27 @@ device_automation:
             return state if state and state["state"] in ("12345", "12345.0") else None
         await async_wait_for(goal_is_set, 30, "the band's step goal 12345 in Home Assistant")
         print(f"number: {goal['entity_id']} set to 12345 in Home Assistant; the paired band took it")
+
+        # Fitness summaries: a sync's records make steps today, the newest sleep score and the time of the sync.
+        publish("w2m/band/request/sync", "{}")
+
+        async def summaries():
+            entities = {e["unique_id"]: e for e in await ha.ws("config/entity_registry/list") if e.get("platform") == "mqtt"}
+            states = {}
+            for key in ("steps_today", "sleep_score", "last_sync"):
+                entity = entities.get(band_prefix + key)
+                state = entity and await ha.state(entity["entity_id"])
+                if not state or state["state"] in ("unknown", "unavailable"):
+                    return None
+                states[key] = state
+            return states
+        synced = await async_wait_for(summaries, 60, "the band's steps today, sleep score and last sync after a sync")
+        steps = synced["steps_today"]
+        assert steps["attributes"].get("unit_of_measurement") == "steps" and steps["attributes"].get("state_class") == "total_increasing", steps
+        assert float(steps["state"]) >= 0 and 0 <= float(synced["sleep_score"]["state"]) <= 100, synced
+        assert synced["last_sync"]["attributes"].get("device_class") == "timestamp", synced
+        print(f"fitness: {steps['entity_id']} = {steps['state']} steps, sleep score {synced['sleep_score']['state']}, "
+              f"last sync {synced['last_sync']['state']}")
 
         # Home Assistant restarts: when it is back, nothing of ours is unknown (its birth message on
         # homeassistant/status makes the gateway publish discovery, states and entity values again).

@@ -55,6 +55,8 @@ public actor DeviceManager {
     private var sessions: [String: DeviceSession] = [:]
     private var scan: (lease: DiscoveryCoordinator.Lease, task: Task<Void, Never>, found: [String: [String: DeviceValue]])?
     private var pairings: [String: PairingFlow] = [:]
+    private var signalStrength = SignalStrengthReports()
+    private var signalWatch: Task<Void, Never>?
 
     public init(bluez: any BluetoothCentral, registry: DriverRegistry, store: DeviceStore, filter: DeviceFilter,
                 adapter: AdapterSelector?, firmwarePackages: Configuration.DFUSection = .init(),
@@ -105,6 +107,26 @@ public actor DeviceManager {
         for device in all.values { startSession(device) }
         for device in undetected { detectDriver(of: device) }
         output(.deviceListChanged)
+        watchSignalStrength()
+    }
+
+    /// Puts the RSSI BlueZ reports for a managed device into its state (`rssi`), calmed by `SignalStrengthReports`.
+    private func watchSignalStrength() {
+        guard signalWatch == nil else { return }
+        let events = bluez.events()
+        signalWatch = Task { [weak self] in
+            for await event in events {
+                guard case .deviceChanged(let info, let changed) = event, changed.contains("RSSI"), let rssi = info.rssi,
+                      let address = info.address else { continue }
+                await self?.heard(address, rssi: rssi)
+            }
+        }
+    }
+
+    private func heard(_ address: BluetoothAddress, rssi: Int) {
+        guard let device = devices.values.first(where: { $0.address == address.rawValue }),
+              signalStrength.report(rssi, device: device.id, at: .now) else { return }
+        output(.device(id: device.id, .event(.state(["rssi": .integer(Int64(rssi))]))))
     }
 
     /// Waits until BlueZ has seen `device` advertise (discovering while waiting, retrying every minute while it
@@ -151,6 +173,7 @@ public actor DeviceManager {
 
     /// Stops every session and disconnects its device, waiting at most `timeout` for the disconnections.
     public func stopAll(timeout: Duration) async {
+        signalWatch?.cancel()
         let stopping = Array(sessions.values)
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
@@ -270,6 +293,7 @@ public actor DeviceManager {
 
     public func remove(id: String) async throws(CommandError) {
         guard let device = devices.removeValue(forKey: id) else { throw notFound(id) }
+        signalStrength.forget(id)
         await sessions.removeValue(forKey: id)?.stop()
         if let address = BluetoothAddress(device.address), let adapter, let seen = bluez.model.device(address: address, adapter: adapter.path) {
             try? await bluez.removeDevice(seen.path, adapter: adapter.path)

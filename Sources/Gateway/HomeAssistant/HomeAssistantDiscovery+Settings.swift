@@ -28,6 +28,11 @@ extension HomeAssistantDiscovery {
                 options["options"] = .list(choices.map(DeviceValue.text))
                 options["value_template"] = .text("{{ \(value) if \(Self.defined(setting.statePath)) else None }}")
                 options["command_template"] = .text(Self.request(setting.requestPath, value: "\"{{ value }}\""))
+            case .numberChoice(let choices, _):
+                platform = "select"
+                options["options"] = .list(choices.map { .text(String($0)) })
+                options["value_template"] = .text("{{ \(value) | string if \(Self.defined(setting.statePath)) and \(value) is not none else None }}")
+                options["command_template"] = .text(Self.request(setting.requestPath, value: "{{ value | int }}"))
             case .toggle:
                 platform = "switch"
                 options["value_template"] = .text("{{ ('ON' if \(value) else 'OFF') if \(Self.defined(setting.statePath)) else None }}")
@@ -40,12 +45,13 @@ extension HomeAssistantDiscovery {
         }
     }
 
-    /// `value_json.settings.step_goal`.
+    /// `value_json['settings']['step_goal']`: keys in brackets, as Jinja would find a dict's method for `.update`,
+    /// `.items` or `.values` before the key.
     static func template(statePath: [String]) -> String {
-        (["value_json"] + statePath).joined(separator: ".")
+        "value_json" + statePath.map { "['\($0)']" }.joined()
     }
 
-    /// `value_json.settings is defined and value_json.settings.step_goal is defined`.
+    /// `value_json['settings'] is defined and value_json['settings']['step_goal'] is defined`.
     static func defined(_ statePath: [String]) -> String {
         (1...statePath.count).map { "\(template(statePath: Array(statePath.prefix($0)))) is defined" }.joined(separator: " and ")
     }

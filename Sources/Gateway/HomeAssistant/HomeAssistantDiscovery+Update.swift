@@ -9,10 +9,15 @@ extension HomeAssistantDiscovery {
         var options: [String: DeviceValue] = [
             "name": "Firmware", "device_class": "firmware", "entity_category": "config",
             "state_topic": .text(topics.device(id)),
+            // `value_json['update']`, not `value_json.update`: Jinja looks attributes up before keys, and a dict's
+            // `update` is its method.
             "value_template": .text("{{ {'installed_version': value_json.firmware, 'latest_version': \(latest), "
-                + "'in_progress': value_json.update is defined and value_json.update.state == 'updating', "
-                + "'update_percentage': value_json.update.progress if value_json.update is defined "
-                + "and value_json.update.progress is defined else None} | to_json }}"),
+                + "'in_progress': value_json['update'] is defined and value_json['update'].state == 'updating', "
+                + "'update_percentage': value_json['update'].progress if value_json['update'] is defined "
+                + "and value_json['update'].progress is defined else None} | to_json }}"),
+            // The bridge alone: during an update the device is offline (it runs its bootloader), and that is when
+            // the progress must show.
+            "availability": [["topic": .text(topics.bridgeState), "value_template": "{{ value_json.state }}"]],
         ]
         if let offer, installable {
             options["command_topic"] = .text(topics.deviceRequest(id, command: "dfu"))

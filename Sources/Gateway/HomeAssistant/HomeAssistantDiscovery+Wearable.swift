@@ -20,13 +20,15 @@ public struct DiscoveredWearable: Sendable, Equatable {
     public var events: [String]
     /// Settings shown as controls.
     public var settings: [SettingDescription]
+    /// Fitness summary entities (`FitnessSummary.keys`) for a device that syncs history.
+    public var summaries: Set<String>
     /// Whether the device runs firmware the gateway can update (it reported a version), and what it would install:
     /// nil when no newer package is named for it. `installable`: `allow.dfu` is on.
     public var firmware: (offer: FirmwareOffer?, installable: Bool)?
 
     public init(id: String, address: String, driver: String, state: [String: DeviceValue] = [:], commands: Set<String> = [],
                 sensors: Set<String> = [], gestures: [String] = [], events: [String] = [], settings: [SettingDescription] = [],
-                firmware: (offer: FirmwareOffer?, installable: Bool)? = nil) {
+                summaries: Set<String> = [], firmware: (offer: FirmwareOffer?, installable: Bool)? = nil) {
         self.id = id
         self.address = address
         self.driver = driver
@@ -36,13 +38,14 @@ public struct DiscoveredWearable: Sendable, Equatable {
         self.gestures = gestures
         self.events = events
         self.settings = settings
+        self.summaries = summaries
         self.firmware = firmware
     }
 
     public static func == (lhs: DiscoveredWearable, rhs: DiscoveredWearable) -> Bool {
         lhs.id == rhs.id && lhs.address == rhs.address && lhs.driver == rhs.driver && lhs.state == rhs.state
             && lhs.commands == rhs.commands && lhs.sensors == rhs.sensors && lhs.gestures == rhs.gestures
-            && lhs.events == rhs.events && lhs.settings == rhs.settings && lhs.firmware?.offer == rhs.firmware?.offer
+            && lhs.events == rhs.events && lhs.settings == rhs.settings && lhs.summaries == rhs.summaries && lhs.firmware?.offer == rhs.firmware?.offer
             && lhs.firmware?.installable == rhs.firmware?.installable
     }
 }
@@ -106,6 +109,12 @@ extension HomeAssistantDiscovery {
                 "state_topic": .text(stateTopic),
                 "value_template": "{{ value_json.battery if value_json.battery is defined else None }}",
             ]).diagnostic(),
+            // BlueZ reports it from advertisements it hears while discovering; a connected device rarely advertises.
+            DiscoveryComponent("rssi", platform: "sensor", [
+                "name": "Signal strength", "device_class": "signal_strength", "unit_of_measurement": "dBm",
+                "state_class": "measurement", "state_topic": .text(stateTopic),
+                "value_template": "{{ value_json.rssi if value_json.rssi is defined else None }}",
+            ]).diagnostic().disabledByDefault(),
         ]
         for button in Self.buttons where wearable.commands.contains(button.command) {
             components.append(DiscoveryComponent(button.command, platform: "button", [
@@ -124,6 +133,7 @@ extension HomeAssistantDiscovery {
             components.append(DiscoveryComponent(key, platform: "sensor", options))
         }
         if wearable.commands.contains("sync") { components += syncComponents(stateTopic: stateTopic) }
+        components += summaryComponents(wearable.summaries, id: wearable.id)
         components += settingComponents(wearable.settings, id: wearable.id)
         if let firmware = wearable.firmware {
             components.append(updateComponent(id: wearable.id, offer: firmware.offer, installable: firmware.installable))
@@ -183,17 +193,11 @@ extension DiscoveredWearable {
         let gestures = document.fields["capabilities"]?["gestures"]?.list?.compactMap(\.text) ?? []
         self.init(id: device.id, address: device.address, driver: device.driver, state: document.fields,
                   commands: (driver?.commands ?? []).union(CommandRoute.commandsForEveryDriver), sensors: sensors,
-                  gestures: gestures, events: Self.driverEvents[device.driver] ?? [],
-                  settings: (driver?.settings ?? []) + gestures.map(Self.gestureSwitch),
+                  gestures: gestures, events: driver?.events ?? [], settings: driver?.settings(state: document.fields) ?? [],
+                  summaries: FitnessSummary.keys(recordKinds: driver?.recordKinds ?? []),
                   firmware: document.fields["firmware"]?.text.map { installed in
                       (FirmwareOffer.best(for: document.fields["model"]?.text, installed: installed, among: offers), allowDFU)
                   })
-    }
-
-    /// A gesture the device detects, switched on and off through `configure` (Bose).
-    static func gestureSwitch(_ gesture: String) -> SettingDescription {
-        SettingDescription("gesture_\(gesture)", name: gesture.replacingOccurrences(of: "_", with: " ").capitalized + " detection",
-                           kind: .toggle, command: "configure", requestPath: ["gestures", gesture], statePath: ["gestures", gesture])
     }
 
     /// The calm entities each sensor stream feeds (`EntityStateFeed.values(of:)`).
@@ -202,7 +206,4 @@ extension DiscoveredWearable {
         "skin_temperature": ["skin_temperature"], "eda": ["eda"], "ibi": ["ibi"],
         "running": ["running_speed", "running_cadence"], "cycling": ["cycling_speed", "cycling_cadence"],
     ]
-
-    /// Events a driver raises on `<id>/event` that a user would automate on.
-    static let driverEvents: [String: [String]] = ["empatica": ["tag"], "gofit": ["find_phone"]]
 }

@@ -55,6 +55,13 @@ public struct HomeAssistantDiscovery: Sendable {
                 "name": "Devices", "state_topic": .text(topics.bridgeDevices), "value_template": "{{ value_json | count }}",
                 "state_class": "measurement", "icon": "mdi:watch-variant",
             ]),
+            // Powered adapters, with each adapter (id, address, powered, discovering) as attributes.
+            DiscoveryComponent("adapters", platform: "sensor", [
+                "name": "Adapters powered", "state_topic": .text(topics.bridgeInfo), "icon": "mdi:bluetooth",
+                "value_template": "{{ value_json.adapters | selectattr('powered') | list | count }}",
+                "json_attributes_topic": .text(topics.bridgeInfo),
+                "json_attributes_template": "{{ {'adapters': value_json.adapters, 'bluez_available': value_json.bluez_available} | tojson }}",
+            ]).diagnostic(),
             DiscoveryComponent("scan", platform: "button", [
                 "name": "Scan", "command_topic": .text(topics.bridgeRequest("scan")), "payload_press": "{}",
                 "icon": "mdi:bluetooth-settings",

@@ -1,3 +1,5 @@
+import Foundation
+import Logging
 import MQTT
 import Synchronization
 import Wearables
@@ -8,17 +10,23 @@ import Wearables
 /// Home Assistant comes back, so nothing shows `unknown` after its restart).
 public final class HomeAssistantPublisher: Sendable {
     public let discovery: HomeAssistantDiscovery
+    private let logger = Logger(label: "homeassistant")
     private struct State {
         var feed: EntityStateFeed
         var published: [String: [UInt8]] = [:]
         var lastValues: [String: [String: Double]] = [:]
+        var summaries: FitnessSummaries
+        var summariesPublished: ContinuousClock.Instant?
     }
     private let state: Mutex<State>
 
-    public init(_ section: Configuration.HomeAssistantSection, topics: TopicLayout, gatewayID: String) {
+    /// `stateDirectory` keeps the fitness summaries across restarts; nil keeps them in memory.
+    public init(_ section: Configuration.HomeAssistantSection, topics: TopicLayout, gatewayID: String, stateDirectory: String?,
+                timeZone: TimeZone = .current) {
         discovery = HomeAssistantDiscovery(prefix: section.discoveryPrefix, topics: topics, gatewayID: gatewayID,
                                            expireAfterSeconds: section.expireAfterSeconds)
-        state = Mutex(State(feed: EntityStateFeed(interval: .seconds(section.stateIntervalSeconds))))
+        state = Mutex(State(feed: EntityStateFeed(interval: .seconds(section.stateIntervalSeconds)),
+                            summaries: FitnessSummaries(stateDirectory: stateDirectory, timeZone: timeZone)))
     }
 
     /// The bridge's document, always (it is cheap and goes out once per broker connection).
@@ -42,9 +50,11 @@ public final class HomeAssistantPublisher: Sendable {
                 state.feed.forget(id)
                 state.lastValues[id] = nil
             }
+            for id in state.summaries.devices where !ids.contains(id) { state.summaries.forget(id) }
             for (objectID, _, message) in documents where force || state.published[objectID] != message.payload {
+                let previous = state.published[objectID]
                 state.published[objectID] = message.payload
-                messages.append(message)
+                messages.append(previous.map { HomeAssistantDiscovery.withRemovedComponents(message, previous: $0) } ?? message)
             }
             return messages
         }
@@ -60,13 +70,31 @@ public final class HomeAssistantPublisher: Sendable {
         return updates.map(message)
     }
 
-    /// Entity values whose interval closed by `now`, for the periodic timer.
-    public func due(at now: ContinuousClock.Instant) -> [OutgoingMessage] {
-        let updates = state.withLock { state -> [EntityStateFeed.Update] in
-            let updates = state.feed.due(at: now)
+    /// A durable record of a device, for its fitness summary (published by `due`).
+    public func record(_ record: FitnessRecord, device: String, unixMilliseconds: Int64) {
+        state.withLock { $0.summaries.record(record, device: device, now: unixMilliseconds) }
+    }
+
+    /// A device's sync finished, for its "last sync" entity.
+    public func syncFinished(device: String, unixMilliseconds: Int64) {
+        state.withLock { $0.summaries.syncFinished(device: device, now: unixMilliseconds) }
+    }
+
+    /// Entity values whose interval closed by `now`, for the periodic timer; the fitness summaries that changed
+    /// (at most once per interval: a sync of thousands of records moves them thousands of times), saved as well.
+    public func due(at now: ContinuousClock.Instant, unixMilliseconds: Int64) -> [OutgoingMessage] {
+        let (updates, saveError) = state.withLock { state -> ([EntityStateFeed.Update], (any Error)?) in
+            var updates = state.feed.due(at: now)
             for update in updates { state.lastValues[update.device, default: [:]][update.key] = update.value }
-            return updates
+            var saveError: (any Error)?
+            if state.summariesPublished.map({ now - $0 >= state.feed.interval }) ?? true {
+                state.summariesPublished = now
+                updates += state.summaries.takeUpdates(now: unixMilliseconds)
+                do { try state.summaries.save() } catch { saveError = error }
+            }
+            return (updates, saveError)
         }
+        if let saveError { logger.warning("the fitness summaries could not be saved", metadata: ["error": "\(saveError)"]) }
         return updates.map(message)
     }
 
@@ -75,7 +103,7 @@ public final class HomeAssistantPublisher: Sendable {
         state.withLock { state in
             state.lastValues.sorted { $0.key < $1.key }.flatMap { device, values in
                 values.sorted { $0.key < $1.key }.map { EntityStateFeed.Update(device: device, key: $0.key, value: $0.value) }
-            }
+            } + state.summaries.all()
         }.map(message)
     }
 

@@ -46,7 +46,8 @@ public final class GatewayCore: Sendable {
         outputs = Mutex(DeviceOutputMapper(messages: ContractMessages(topics: topics)))
         (records, recordQueue) = AsyncStream.makeStream(of: OutgoingMessage.self)
         homeAssistant = configuration.homeassistant.enabled
-            ? HomeAssistantPublisher(configuration.homeassistant, topics: topics, gatewayID: configuration.gateway.id) : nil
+            ? HomeAssistantPublisher(configuration.homeassistant, topics: topics, gatewayID: configuration.gateway.id,
+                                     stateDirectory: configuration.gateway.stateDirectory) : nil
     }
 
     var messages: ContractMessages { outputs.withLock { $0.messages } }
@@ -99,8 +100,16 @@ public final class GatewayCore: Sendable {
         let unixMilliseconds = clock.unixMilliseconds()
         let actions = outputs.withLock { $0.map(output, now: now, unixMilliseconds: unixMilliseconds) }
         perform(actions)
-        if let homeAssistant, case .device(let id, .event(.sample(let sample))) = output {
+        guard let homeAssistant, case .device(let id, .event(let event)) = output else { return }
+        switch event {
+        case .sample(let sample):
             for message in homeAssistant.sample(sample, device: id, at: now) { sink.publish(message) }
+        case .record(let record):
+            homeAssistant.record(record, device: id, unixMilliseconds: unixMilliseconds)
+        case .progress("sync", let progress) where progress.percent == 100 && ["idle", "completed"].contains(progress.state):
+            homeAssistant.syncFinished(device: id, unixMilliseconds: unixMilliseconds)
+        default:
+            break
         }
     }
 
@@ -250,7 +259,9 @@ public final class GatewayCore: Sendable {
     public func flushDueSamples(at now: ContinuousClock.Instant = .now) -> ContinuousClock.Instant? {
         let (due, next) = outputs.withLock { ($0.dueSamples(at: now), $0.nextBatchDeadline) }
         for message in due { sink.publish(message) }
-        if let homeAssistant { for message in homeAssistant.due(at: now) { sink.publish(message) } }
+        if let homeAssistant {
+            for message in homeAssistant.due(at: now, unixMilliseconds: clock.unixMilliseconds()) { sink.publish(message) }
+        }
         return next
     }
 

@@ -19,6 +19,8 @@ public final class GatewayHarness: Sendable {
     private let unixMilliseconds: Int64
     /// Whether `stop()` removes the state directory: not when a restarted gateway goes on with it.
     private let ownsState: Mutex<Bool>
+    /// Closes sample batches and calm entity intervals, as the service's periodic work does; ends at `stop()`.
+    private let periodic = Mutex<Task<Void, Never>?>(nil)
 
     /// `configuration` is YAML of everything but `mqtt` and `gateway.state_dir`, which the harness sets (base topic
     /// `test`, a fresh state directory unless `stateDirectory` names one).
@@ -60,6 +62,14 @@ public final class GatewayHarness: Sendable {
         let core = core
         // The durable-record queue's consumer, as the service runs it; it ends when the core stops.
         Task { await core.publishRecords() }
+        periodic.withLock { task in
+            task = Task {
+                while !Task.isCancelled {
+                    let next = core.flushDueSamples()
+                    try? await Task.sleep(for: min(next.map { max(.milliseconds(5), $0 - .now) } ?? .milliseconds(100), .milliseconds(100)))
+                }
+            }
+        }
         core.republishAll()
         await core.attach(central)
     }
@@ -100,6 +110,7 @@ public final class GatewayHarness: Sendable {
 
     /// Lets the devices go and removes the state directory (unless a restarted gateway took it over).
     public func stop() async {
+        periodic.withLock { $0?.cancel() }
         _ = await core.stop(timeout: .seconds(1))
         if ownsState.withLock({ $0 }) { stateDirectory.remove() }
     }
@@ -108,6 +119,7 @@ public final class GatewayHarness: Sendable {
     /// devices: what a restart of the service looks like. The new harness owns the state directory.
     public func restarted() async throws -> GatewayHarness {
         ownsState.withLock { $0 = false }
+        periodic.withLock { $0?.cancel() }
         _ = await core.stop(timeout: .seconds(1))
         let next = try GatewayHarness(configuration: yaml, central: central, stateDirectory: stateDirectory,
                                       unixMilliseconds: unixMilliseconds)

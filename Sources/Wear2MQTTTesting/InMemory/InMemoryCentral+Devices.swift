@@ -30,6 +30,15 @@ extension InMemoryCentral {
         if !inRange { await endConnection(path) } else if discovering { announce(path) }
     }
 
+    /// BlueZ hears the device's advertisement at `rssi` dBm (it reports RSSI while discovering).
+    public func setRSSI(_ address: BlueZ.BluetoothAddress, _ rssi: Int) {
+        let path = InMemoryObjects.devicePath(address)
+        state.withLock { $0.hosted[path]?.rssi = rssi }
+        apply { model in
+            model.propertiesChanged(path: path, interface: BlueZNames.device, changed: ["RSSI": .int16(Int16(clamping: rssi))], invalidated: [])
+        }
+    }
+
     /// The peripheral (or the radio between) ends the link; the device stays in range.
     public func dropLink(_ address: BlueZ.BluetoothAddress) async {
         await endConnection(InMemoryObjects.devicePath(address))

@@ -8,10 +8,31 @@ public struct BoseDesiredConfiguration: Sendable, Equatable {
     /// Enabled sensors and their period in milliseconds (one shared value, as the device requires).
     public var sensorPeriods: [BoseSensor: UInt16]
     public var gestures: Set<BoseGesture>
+    /// The period chosen with the top-level `period_ms`: what the enabled sensors share and what a sensor
+    /// switched on alone (`enabled: true`) takes while no other runs. Nil until a request chooses one.
+    public var chosenPeriod: UInt16?
 
-    public init(sensorPeriods: [BoseSensor: UInt16] = [:], gestures: Set<BoseGesture> = []) {
+    public init(sensorPeriods: [BoseSensor: UInt16] = [:], gestures: Set<BoseGesture> = [], chosenPeriod: UInt16? = nil) {
         self.sensorPeriods = sensorPeriods
         self.gestures = gestures
+        self.chosenPeriod = chosenPeriod
+    }
+
+    /// The period the device's sensors share: the running one, else the one chosen, else nil.
+    public var sharedPeriod: UInt16? { sensorPeriods.values.first ?? chosenPeriod }
+
+    /// Periods every sensor of the device offers: the choices of the top-level `period_ms` that no set of
+    /// enabled sensors can refuse.
+    public static func commonPeriods(_ capabilities: BoseCapabilities) -> [UInt16] {
+        let sets = capabilities.sensors.map { Set(capabilities.periods(of: $0).map(\.rawValue)) }
+        guard let first = sets.first else { return [] }
+        return sets.dropFirst().reduce(first) { $0.intersection($1) }.sorted()
+    }
+
+    /// What a sensor switched on with nothing else running and no period chosen takes: its offered period
+    /// nearest to 40 ms (25 Hz, a common rate for head motion).
+    static func defaultPeriod(of sensor: BoseSensor, _ capabilities: BoseCapabilities) -> UInt16? {
+        capabilities.periods(of: sensor).map(\.rawValue).min { abs(Int($0) - 40) < abs(Int($1) - 40) }
     }
 
     /// Everything off: the device's own state after a connection.
@@ -25,11 +46,30 @@ public struct BoseDesiredConfiguration: Sendable, Equatable {
     /// the other enabled sensors run at.
     public func applying(_ request: [String: DeviceValue], to capabilities: BoseCapabilities) throws(CommandError) -> BoseDesiredConfiguration {
         let reader = RequestReader(request)
-        try reader.rejectUnknownFields(allowed: ["sensors", "gestures"], request: "configure on Bose devices")
+        try reader.rejectUnknownFields(allowed: ["sensors", "gestures", "period_ms"], request: "configure on Bose devices")
         var result = self
+        if let period = try reader.integer("period_ms", in: 1...Int64(UInt16.max), unit: " milliseconds") {
+            try result.applySharedPeriod(UInt16(period), capabilities)
+        }
         if let sensors = try reader.nested("sensors") { try result.applySensors(sensors, capabilities) }
         if let gestures = try reader.nested("gestures") { try result.applyGestures(gestures, capabilities) }
         return result
+    }
+
+    /// `period_ms` at the top: every enabled sensor moves to it, and sensors switched on later take it.
+    private mutating func applySharedPeriod(_ period: UInt16, _ capabilities: BoseCapabilities) throws(CommandError) {
+        for sensor in sensorPeriods.keys.sorted() where !capabilities.periods(of: sensor).contains(where: { $0.rawValue == period }) {
+            let list = capabilities.periods(of: sensor).map { String($0.rawValue) }.joined(separator: ", ")
+            throw .invalidValue(field: "period_ms", "\(period) ms is not offered by the enabled \(sensor.kind.rawValue); it runs at \(list) ms")
+        }
+        guard !sensorPeriods.isEmpty || capabilities.sensors.contains(where: { sensor in
+            capabilities.periods(of: sensor).contains { $0.rawValue == period }
+        }) else {
+            let list = Self.commonPeriods(capabilities).map(String.init).joined(separator: ", ")
+            throw .invalidValue(field: "period_ms", "\(period) ms is offered by none of this device's sensors; all of them run at \(list) ms")
+        }
+        chosenPeriod = period
+        for sensor in sensorPeriods.keys { sensorPeriods[sensor] = period }
     }
 
     private mutating func applySensors(_ sensors: RequestReader, _ capabilities: BoseCapabilities) throws(CommandError) {
@@ -71,9 +111,9 @@ public struct BoseDesiredConfiguration: Sendable, Equatable {
         }
         if !wantsSharedPeriod.isEmpty {
             let running = Set(sensorPeriods.values)
-            guard running.count == 1, let shared = running.first else {
+            guard running.count <= 1, let shared = running.first ?? chosenPeriod ?? Self.defaultPeriod(of: wantsSharedPeriod[0], capabilities) else {
                 throw .invalidValue(field: "sensors.\(wantsSharedPeriod[0].kind.rawValue).period_ms",
-                                    "is needed: no other sensor is enabled to take the period from")
+                                    "is needed: the enabled sensors run at different periods")
             }
             for sensor in wantsSharedPeriod where capabilities.periods(of: sensor).contains(where: { $0.rawValue == shared }) {
                 sensorPeriods[sensor] = shared
@@ -116,7 +156,9 @@ public struct BoseDesiredConfiguration: Sendable, Equatable {
         }
         var gestures: [String: DeviceValue] = [:]
         for gesture in capabilities.gestures { gestures[gesture.name] = .flag(self.gestures.contains(gesture)) }
-        return ["sensors": .object(sensors), "gestures": .object(gestures)]
+        var form: [String: DeviceValue] = ["sensors": .object(sensors), "gestures": .object(gestures)]
+        if let chosenPeriod { form["period_ms"] = .integer(Int64(chosenPeriod)) }
+        return form
     }
 }
 

@@ -164,7 +164,7 @@ public final class BoseWearableDriver: WearableDriver {
         do {
             let configuration = try BoseSensorConfiguration.decode(bytes)
             connection.withLock { $0.sensors = configuration }
-            link.emit(.state(["sensors": .object(configuration.stateFields)]))
+            link.emit(.state(["sensors": .object(configuration.stateFields), "sensor_period_ms": sharedPeriodState(configuration)]))
             sensorConfirmations.deliver(configuration)
         } catch { decodeFailed("sensor configuration", bytes, error, link) }
     }
@@ -196,6 +196,13 @@ public final class BoseWearableDriver: WearableDriver {
                 Task { [self] in await applyDesiredConfiguration(link, reason: "sensor service resumed") }
             }
         } catch { decodeFailed("device information", bytes, error, link) }
+    }
+
+    /// The state's `sensor_period_ms`: the period the device's enabled sensors run at, else the one a request
+    /// chose for the next sensor switched on; null when neither is known.
+    private func sharedPeriodState(_ reported: BoseSensorConfiguration?) -> DeviceValue {
+        let running = reported?.entries.first { $0.periodMilliseconds != 0 && BoseSensor(rawValue: $0.sensorID) != nil }?.periodMilliseconds
+        return (running ?? desired.withLock { $0.chosenPeriod }).map { .integer(Int64($0)) } ?? .null
     }
 
     // MARK: Writing a configuration
@@ -258,6 +265,7 @@ public final class BoseWearableDriver: WearableDriver {
                     let next = try desired.withLock { $0 }.applying(request, to: capabilities)
                     try await write(next, capabilities, link)
                     desired.withLock { $0 = next }
+                    link.emit(.state(["sensor_period_ms": sharedPeriodState(connection.withLock { $0.sensors })]))
                     return .success(next)
                 } catch {
                     return .failure(error)

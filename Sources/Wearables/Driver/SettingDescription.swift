@@ -6,6 +6,8 @@ public struct SettingDescription: Sendable, Equatable {
         case number(range: ClosedRange<Int64>, step: Int64, unit: String?)
         /// One of `options`, as the request writes them.
         case choice(options: [String])
+        /// One of a few whole numbers (a Bose sensor period), written as a number.
+        case numberChoice(options: [Int64], unit: String?)
         case toggle
     }
 

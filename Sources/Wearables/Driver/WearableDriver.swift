@@ -40,8 +40,13 @@ public protocol WearableDriver: AnyObject, Sendable {
     /// managed device again (the ActiGraph SDK's 10); nil when the vendor has none.
     static var existingConnectionVendorCode: Int? { get }
 
-    /// The settings its devices have, for user interfaces that offer them as controls (`[]` by default).
-    static var settings: [SettingDescription] { get }
+    /// The settings a device has, for user interfaces that offer them as controls, from what its retained state
+    /// shows (a Bose device's capabilities); `[]` by default.
+    static func settings(state: [String: DeviceValue]) -> [SettingDescription]
+    /// The `event` names its devices raise that a user would automate on (a button, a find-my-phone).
+    static var events: [String] { get }
+    /// The kinds of durable records it downloads (`fitness/<kind>`), so user interfaces can summarize them.
+    static var recordKinds: Set<String> { get }
 
     /// A request as this driver's users write it, in the contract's form, before the gateway parses it: the
     /// ActiGraph SDK's date strings become `since_ts` / `until_ts`. The default passes it unchanged.
@@ -60,7 +65,9 @@ public protocol WearableDriver: AnyObject, Sendable {
 
 extension WearableDriver {
     public static func serial(of device: Advertisement) -> String? { nil }
-    public static var settings: [SettingDescription] { [] }
+    public static func settings(state: [String: DeviceValue]) -> [SettingDescription] { [] }
+    public static var events: [String] { [] }
+    public static var recordKinds: Set<String> { [] }
     public static func contractArguments(for command: String, _ arguments: [String: DeviceValue]) throws(CommandError) -> [String: DeviceValue] {
         arguments
     }

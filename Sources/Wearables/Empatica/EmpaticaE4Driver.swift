@@ -181,3 +181,8 @@ public final class EmpaticaE4Driver: WearableDriver {
         }
     }
 }
+
+extension EmpaticaE4Driver {
+    /// The wristband's button press, a tag researchers mark moments with.
+    public static var events: [String] { ["tag"] }
+}
