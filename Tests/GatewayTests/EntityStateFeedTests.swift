@@ -24,6 +24,18 @@ struct EntityStateFeedTests {
         #expect(published == [63, 68])
     }
 
+    @Test("a strap's RR intervals feed the inter-beat interval entity, their mean per interval")
+    func rrIntervals() {
+        var feed = EntityStateFeed(interval: .seconds(5))
+        let sample = { (rr: [Double]) in
+            SensorSample(sensor: .heartRate, timestamp: 0, reading: .heartRate(bpm: 72, contact: true, energyExpendedKJ: nil,
+                                                                              rrIntervalsMilliseconds: rr))
+        }
+        #expect(feed.add(sample([800, 820]), device: "strap", at: start).map(\.key) == ["heart_rate", "ibi"])
+        _ = feed.add(sample([840, 860]), device: "strap", at: start + .seconds(1))
+        #expect(feed.due(at: start + .seconds(5)).first { $0.key == "ibi" }?.value == 840, "(820 + 840 + 860) / 3")
+    }
+
     @Test("latest for spot values: SpO2 and pulse rate from one reading, each its own entity")
     func latestForSpotValues() {
         var feed = EntityStateFeed(interval: .seconds(5))

@@ -35,7 +35,9 @@ public struct EntityStateFeed: Sendable {
     /// The entity keys and values a sample feeds, and how each is aggregated.
     static func values(of sample: SensorSample) -> [(key: String, value: Double, aggregate: Aggregate)] {
         switch sample.reading {
-        case .heartRate(let bpm, _, _, _): [("heart_rate", Double(bpm), .mean)]
+        case .heartRate(let bpm, _, _, let rr):
+            // A chest strap's RR intervals are its inter-beat intervals: the same entity as the E4's.
+            [("heart_rate", Double(bpm), .mean)] + rr.map { ("ibi", $0, .mean) }
         case .eda(let microsiemens): [("eda", microsiemens, .mean)]
         case .ibi(let seconds): [("ibi", seconds * 1000, .mean)]
         case .celsius(let celsius): [(sample.sensor == .skinTemperature ? "skin_temperature" : "temperature", celsius, .latest)]

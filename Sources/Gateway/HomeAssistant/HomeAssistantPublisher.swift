@@ -60,14 +60,23 @@ public final class HomeAssistantPublisher: Sendable {
         }
     }
 
-    /// A sample of a device: the entity values to publish now, if any.
-    public func sample(_ sample: SensorSample, device: String, at now: ContinuousClock.Instant) -> [OutgoingMessage] {
-        let updates = state.withLock { state -> [EntityStateFeed.Update] in
+    /// A sample of a device: the entity values to publish now, if any, and whether one of them is the first of its
+    /// entity (a strap's first RR interval): then the device's discovery must grow.
+    public func sample(_ sample: SensorSample, device: String, at now: ContinuousClock.Instant) -> (messages: [OutgoingMessage], newEntity: Bool) {
+        let (updates, newEntity) = state.withLock { state -> ([EntityStateFeed.Update], Bool) in
             let updates = state.feed.add(sample, device: device, at: now)
-            for update in updates { state.lastValues[device, default: [:]][update.key] = update.value }
-            return updates
+            var newEntity = false
+            for update in updates {
+                newEntity = state.lastValues[device, default: [:]].updateValue(update.value, forKey: update.key) == nil || newEntity
+            }
+            return (updates, newEntity)
         }
-        return updates.map(message)
+        return (updates.map(message), newEntity)
+    }
+
+    /// The entities a device's samples have fed so far.
+    public func fedEntities(of device: String) -> Set<String> {
+        state.withLock { $0.lastValues[device].map { Set($0.keys) } ?? [] }
     }
 
     /// A durable record of a device, for its fitness summary (published by `due`).

@@ -103,7 +103,9 @@ public final class GatewayCore: Sendable {
         guard let homeAssistant, case .device(let id, .event(let event)) = output else { return }
         switch event {
         case .sample(let sample):
-            for message in homeAssistant.sample(sample, device: id, at: now) { sink.publish(message) }
+            let (messages, newEntity) = homeAssistant.sample(sample, device: id, at: now)
+            for message in messages { sink.publish(message) }
+            if newEntity { publishDeviceList() }
         case .record(let record):
             homeAssistant.record(record, device: id, unixMilliseconds: unixMilliseconds)
         case .progress("sync", let progress) where progress.percent == 100 && ["idle", "completed"].contains(progress.state):
@@ -245,6 +247,7 @@ public final class GatewayCore: Sendable {
                                               sensorsSeen: sensors.union(expected),
                                               offers: firmwareOffers.withLock { $0 }, allowDFU: configuration.allow.dfu)
             wearable.events += ExpectedSensors.events(driver: device.driver, serviceUUIDs: services)
+            wearable.sensors.formUnion(homeAssistant?.fedEntities(of: device.id) ?? [])
             discovered.append(wearable)
         }
         sink.publish(messages.bridgeDevices(entries))

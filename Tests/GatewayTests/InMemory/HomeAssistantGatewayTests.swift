@@ -38,6 +38,8 @@ struct HomeAssistantGatewayTests {
         #expect(strap["dev"]?["via_device"]?.text == "wear2mqtt_wear2mqtt_bridge")
         #expect(strap["cmps"]?["battery"] != nil)
         #expect(strap["cmps"]?["heart_rate"]?["state_topic"]?.text == "test/strap/ha/heart_rate")
+        // Its RR intervals, once they come, are the inter-beat interval entity.
+        #expect(await eventually(timeout: .seconds(10)) { discovery(gateway, Self.strapConfig)?["cmps"]?["ibi"]?["unit_of_measurement"]?.text == "ms" })
         // Five samples a second on sensor/heart_rate; at most about one a second on ha/heart_rate.
         try await Task.sleep(for: .seconds(3))
         let samples = gateway.sink.messages(on: "test/strap/sensor/heart_rate").count
