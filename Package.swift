@@ -31,8 +31,13 @@ let package = Package(
             pkgConfig: "dbus-1",
             providers: [.apt(["libdbus-1-dev"])]
         ),
-        /// The wake pipe every polling thread owns; issue 21 grows it into the data path's one epoll loop.
-        .target(name: "EventLoop"),
+        /// Linux's epoll and eventfd headers.
+        .systemLibrary(name: "CEpoll"),
+        /// The data path's event loop: one thread over epoll, its timers and its task queue (and the wake pipe).
+        .target(
+            name: "EventLoop",
+            dependencies: ["CEpoll", .product(name: "HeapModule", package: "swift-collections")]
+        ),
         /// Typed D-Bus over libdbus-1: values, one owning thread per connection, calls, signals, exported objects.
         .target(
             name: "DBus",
