@@ -1,3 +1,4 @@
+import EventLoop
 import Logging
 import Synchronization
 
@@ -19,7 +20,10 @@ public final class MQTTClient: Sendable {
     private let started = Mutex(false)
     private let logger: Logger
 
-    public init(configuration: MQTTClientConfiguration, logger: Logger = Logger(label: "mqtt")) throws(MQTTError) {
+    /// `loop`: the event loop to run on (the daemon's data-path loop, so a sample decoded there is published
+    /// without a hand-off); nil runs the client on a loop of its own.
+    public init(configuration: MQTTClientConfiguration, logger: Logger = Logger(label: "mqtt"),
+                loop: EventLoop? = nil) throws(MQTTError) {
         if let will = configuration.will, !TopicValidation.isValidPublishTopic(will.topic) {
             throw .invalidTopic(will.topic)
         }
@@ -30,7 +34,7 @@ public final class MQTTClient: Sendable {
             of: IncomingMessage.self, bufferingPolicy: .bufferingOldest(configuration.incomingBufferCapacity))
         self.events = events
         self.messages = messages
-        connection = try MosquittoConnection(configuration: configuration, logger: logger,
+        connection = try MosquittoConnection(configuration: configuration, logger: logger, loop: loop,
                                              events: eventContinuation, incoming: messageContinuation)
     }
 

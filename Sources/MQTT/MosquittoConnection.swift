@@ -27,12 +27,14 @@ enum ConnectionCommand: Sendable {
     case close(finalMessages: [OutgoingMessage], timeout: Duration, completion: @Sendable () -> Void)
 }
 
-/// One libmosquitto handle and the thread that owns it.
+/// One libmosquitto handle, driven through its external-loop calls on an `EventLoop`.
 ///
-/// The thread runs its own poll loop over the MQTT socket and an eventfd that other threads write to when they
-/// queue a command, so libmosquitto is only ever touched from this thread and nothing blocks Swift's
-/// cooperative pool. libmosquitto's callbacks run inside `mosquitto_loop_read` on this thread; they copy what
-/// they get and hand it on (AsyncStream yields, counters) without blocking.
+/// The loop owns the MQTT socket (readable always, writable while libmosquitto has bytes it could not write) and
+/// a 100 ms tick (keep-alive, reconnect attempts, connect timeouts, spool sync); libmosquitto is only ever touched
+/// from the loop thread. A publish from the loop thread itself (a notification decoded on the same loop) goes to
+/// libmosquitto at once, with no hand-off; from another thread it is queued and the loop woken. libmosquitto's
+/// callbacks run inside `mosquitto_loop_read` on the loop; they copy what they get and hand it on (AsyncStream
+/// yields, counters) without blocking.
 ///
 /// It does its own reconnecting (exponential backoff with jitter) rather than libmosquitto's, to resubscribe,
 /// replay the offline ring and spool in order, and to tell a refused password from a broker that is away.
@@ -46,8 +48,10 @@ final class MosquittoConnection: @unchecked Sendable {
     private let incoming: AsyncStream<IncomingMessage>.Continuation
 
     private let inbox = Mutex<[ConnectionCommand]>([])
-    /// Other threads wake the loop's poll through it.
-    private let wakePipe: WakePipe
+    /// The loop that owns the handle (shared with the notification sockets in the daemon).
+    let loop: EventLoop
+    /// Whether the loop was made for this connection alone, and ends with it.
+    private let ownsLoop: Bool
     let statistics = Mutex(MQTTClientStatistics())
 
     // Loop-thread state.
@@ -68,11 +72,24 @@ final class MosquittoConnection: @unchecked Sendable {
     private var closing: (deadline: ContinuousClock.Instant, completion: @Sendable () -> Void)?
     private var fatalError: MQTTError?
     private var lastSpoolSync = ContinuousClock.now
+    /// The socket's registration on the loop, and the interest it was given.
+    private var socketRegistration: (registration: EventLoop.Registration, interest: EventLoop.Interest)?
+    private var tick: TimerQueue<() -> Void>.ID?
+    private var iterationHook: UInt64?
+    private var finished = false
 
-    init(configuration: MQTTClientConfiguration, logger: Logger,
+    /// `loop` nil: the connection runs on a loop of its own, which ends with it.
+    init(configuration: MQTTClientConfiguration, logger: Logger, loop: EventLoop?,
          events: AsyncStream<ConnectionEvent>.Continuation,
          incoming: AsyncStream<IncomingMessage>.Continuation) throws(MQTTError) {
         _ = mosquittoLibraryReady
+        if let loop {
+            self.loop = loop
+            ownsLoop = false
+        } else {
+            do { self.loop = try EventLoop(name: "mqtt-loop") } catch { throw .invalidSetting("\(error)") }
+            ownsLoop = true
+        }
         self.configuration = configuration
         self.logger = logger
         self.events = events
@@ -85,7 +102,6 @@ final class MosquittoConnection: @unchecked Sendable {
             logger.warning("durable spool had a torn record from an earlier crash; it was cut off",
                            metadata: ["directory": "\(configuration.spoolDirectory)"])
         }
-        do { wakePipe = try WakePipe() } catch { throw .invalidSetting("\(error)") }
         try makeHandle()
         updateStatistics()
     }
@@ -95,17 +111,27 @@ final class MosquittoConnection: @unchecked Sendable {
     }
 
     func start() {
-        let thread = Thread { [self] in runLoop() }
-        thread.name = "mqtt-loop"
-        thread.start()
+        if ownsLoop { loop.start() }
+        loop.execute { [self] in
+            iterationHook = loop.whenIterationEnds { [weak self] in self?.flushWrites() }
+            scheduleTick()
+            step()
+        }
     }
 
     func send(_ command: ConnectionCommand) {
+        if loop.inEventLoop, !finished {
+            // The data path: a sample decoded on this loop goes to libmosquitto now; the iteration's end writes it.
+            handle(command)
+            if case .publish = command { return }
+            step()
+            return
+        }
         let wasEmpty = inbox.withLock { queue in
             queue.append(command)
             return queue.count == 1
         }
-        if wasEmpty { wakePipe.wake() }
+        if wasEmpty { loop.execute { [self] in step() } }
     }
 
     // MARK: Handle setup
@@ -180,38 +206,48 @@ final class MosquittoConnection: @unchecked Sendable {
 
     // MARK: The loop
 
-    private func runLoop() {
-        while true {
-            for command in inbox.withLock({ queue in defer { queue.removeAll(keepingCapacity: true) }; return queue }) {
-                handle(command)
-            }
-            if let error = fatalError {
-                stop(with: .fatal(error))
-                return
-            }
-            let now = ContinuousClock.now
-            if let closing, isDrained || now >= closing.deadline {
-                finishClose()
-                return
-            }
-            switch link {
-            case .down:
-                if now >= nextAttempt && closing == nil { attemptConnection() }
-            case .connecting(let since):
-                if now - since > configuration.connectTimeout {
-                    logger.warning("no answer from the MQTT broker; abandoning this connection attempt")
-                    abortSocket()
-                }
-            case .up:
-                pump()
-            }
-            if now - lastSpoolSync > .milliseconds(100) {
-                spool.sync()
-                lastSpoolSync = now
-            }
-            updateStatistics()
-            waitForActivity()
+    private func scheduleTick() {
+        tick = loop.schedule(at: .now + .milliseconds(100)) { [weak self] in
+            guard let self, !self.finished else { return }
+            if let handle = self.handle, mosquitto_socket(handle) >= 0 { _ = mosquitto_loop_misc(handle) }
+            self.step()
+            if !self.finished { self.scheduleTick() }
         }
+    }
+
+    /// Everything but the socket's own events: queued commands, the end of a close, connecting and reconnecting,
+    /// replaying the ring and the spool, syncing the spool, and the socket's registration.
+    private func step() {
+        guard !finished else { return }
+        for command in inbox.withLock({ queue in defer { queue.removeAll(keepingCapacity: true) }; return queue }) {
+            handle(command)
+        }
+        if let error = fatalError {
+            stop(with: .fatal(error))
+            return
+        }
+        let now = ContinuousClock.now
+        if let closing, isDrained || now >= closing.deadline {
+            finishClose()
+            return
+        }
+        switch link {
+        case .down:
+            if now >= nextAttempt && closing == nil { attemptConnection() }
+        case .connecting(let since):
+            if now - since > configuration.connectTimeout {
+                logger.warning("no answer from the MQTT broker; abandoning this connection attempt")
+                abortSocket()
+            }
+        case .up:
+            pump()
+        }
+        if now - lastSpoolSync > .milliseconds(100) {
+            spool.sync()
+            lastSpoolSync = now
+        }
+        updateStatistics()
+        updateRegistration()
     }
 
     private var isDrained: Bool {
@@ -220,34 +256,61 @@ final class MosquittoConnection: @unchecked Sendable {
             && !mosquitto_want_write(handle)
     }
 
-    private func waitForActivity() {
+    /// The socket on the loop: registered while libmosquitto has one (it changes with every connection),
+    /// writable interest only while libmosquitto has bytes waiting.
+    private func updateRegistration() {
         let socket = handle.map { mosquitto_socket($0) } ?? -1
-        var descriptors = [wakePipe.pollDescriptor]
-        if socket >= 0 {
-            let wantWrite = mosquitto_want_write(handle)
-            descriptors.append(pollfd(fd: socket, events: Int16(POLLIN) | (wantWrite ? Int16(POLLOUT) : 0), revents: 0))
+        if let current = socketRegistration, current.registration.descriptor != socket {
+            loop.deregister(current.registration)
+            socketRegistration = nil
         }
-        var timeout: Int32 = 100
-        if case .down = link, closing == nil {
-            let wait = nextAttempt - ContinuousClock.now
-            timeout = Int32(clamping: max(0, min(100, wait.components.seconds * 1000 + wait.components.attoseconds / 1_000_000_000_000_000)))
+        guard socket >= 0 else { return }
+        let interest: EventLoop.Interest = mosquitto_want_write(handle) ? [.readable, .writable] : .readable
+        if let current = socketRegistration {
+            if current.interest != interest {
+                loop.setInterest(current.registration, interest)
+                socketRegistration?.interest = interest
+            }
+            return
         }
-        if closing != nil { timeout = min(timeout, 20) }
-        _ = poll(&descriptors, nfds_t(descriptors.count), timeout)
-        if descriptors[0].revents & Int16(POLLIN) != 0 { wakePipe.drain() }
-        guard let handle, descriptors.count > 1 else { return }
-        let ready = descriptors[1].revents
+        do {
+            let registration = try loop.register(socket, interest: interest) { [weak self] readiness in
+                self?.socketReady(readiness)
+            }
+            socketRegistration = (registration, interest)
+        } catch {
+            logger.error("cannot watch the MQTT socket", metadata: ["error": "\(error)"])
+            abortSocket()
+        }
+    }
+
+    private func dropRegistration() {
+        if let socketRegistration { loop.deregister(socketRegistration.registration) }
+        socketRegistration = nil
+    }
+
+    private func socketReady(_ readiness: EventLoop.Readiness) {
+        guard let handle else { return }
         var result = MOSQ_ERR_SUCCESS.rawValue
-        if ready & Int16(POLLIN | POLLERR | POLLHUP) != 0 { result = mosquitto_loop_read(handle, 1) }
-        if ready & Int16(POLLOUT) != 0, mosquitto_socket(handle) >= 0 { result = mosquitto_loop_write(handle, 1) }
+        if readiness.isReadable || readiness.isHangUp { result = mosquitto_loop_read(handle, 1) }
+        if readiness.isWritable, mosquitto_socket(handle) >= 0 { result = mosquitto_loop_write(handle, 1) }
         // The handshake failed: a wrong CA or certificate will not fix itself by retrying. libmosquitto
         // reports it as MOSQ_ERR_TLS from the read or write that failed, or only in its log when the peer hung
         // up first, so both are looked at.
         if !everConnected, result == MOSQ_ERR_TLS.rawValue || Self.isTLSFailure(lastLibraryError) {
             fatalError = .tlsFailure(lastLibraryError ?? MosquittoText.error(result))
         }
-        if mosquitto_socket(handle) >= 0 { _ = mosquitto_loop_misc(handle) }
         if mosquitto_socket(handle) < 0 { linkLost(reason: lastLibraryError ?? "connection closed") }
+        step()
+    }
+
+    /// At the end of every loop iteration: what this iteration published and libmosquitto could not write at
+    /// once goes out now, and the writable interest follows what is left.
+    private func flushWrites() {
+        guard !finished, let handle, mosquitto_socket(handle) >= 0 else { return }
+        if mosquitto_want_write(handle) { _ = mosquitto_loop_write(handle, 1) }
+        if mosquitto_socket(handle) < 0 { linkLost(reason: lastLibraryError ?? "connection closed") }
+        updateRegistration()
     }
 
     private func attemptConnection() {
@@ -259,6 +322,7 @@ final class MosquittoConnection: @unchecked Sendable {
                                          configuration.sessionExpirySeconds)
         }
         defer { freeProperties(properties) }
+        dropRegistration()
         logger.debug("connecting to the MQTT broker",
                      metadata: ["host": "\(configuration.host)", "port": "\(configuration.port)"])
         let result = mosquitto_connect_bind_v5(handle, configuration.host, Int32(configuration.port),
@@ -290,6 +354,8 @@ final class MosquittoConnection: @unchecked Sendable {
     }
 
     private func linkLost(reason: String) {
+        // The socket is closed or about to be; a new one may get the same number, so the registration goes now.
+        dropRegistration()
         if case .down = link { return }
         if let handle { setLibraryLogging(true, handle) }
         let wasUp: Bool
@@ -484,6 +550,11 @@ final class MosquittoConnection: @unchecked Sendable {
     }
 
     private func stop(with event: ConnectionEvent) {
+        finished = true
+        dropRegistration()
+        if let tick { loop.cancel(tick) }
+        if let iterationHook { loop.removeIterationHook(iterationHook) }
+        if ownsLoop { loop.stop() }
         spool.sync()
         updateStatistics()
         statistics.withLock { $0.connected = false }
