@@ -120,6 +120,7 @@ let package = Package(
             name: "Gateway",
             dependencies: [
                 "MQTT",
+                "EventLoop",
                 "DBus",
                 "BlueZ",
                 "Wearables",
@@ -133,6 +134,8 @@ let package = Package(
             name: "wear2mqtt",
             dependencies: [
                 "Gateway",
+                "MQTT",
+                "EventLoop",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -34,11 +34,18 @@ extension BlueZClient {
         return reply.first?.bytesValue ?? []
     }
 
-    /// `notifications` handed to `handler` one at a time. (Issue 21 moves this onto the event loop that reads the
-    /// socket; until then one task per subscription forwards the stream.)
+    /// Notifications handed to `handler` one at a time. Through AcquireNotify, `handler` runs on the event loop
+    /// that reads the socket, as each datagram is read (no task, no hand-off: in the daemon the same loop publishes
+    /// the sample); through StartNotify, on a task that forwards the bus signals.
     public func subscribe(_ characteristic: ObjectPath, method: NotifyMethod,
                           handler: @escaping @Sendable ([UInt8]) -> Void) async throws(BlueZError) -> NotificationSubscription {
-        let values = try await notifications(characteristic, method: method)
+        if method == .acquire, let notifyReader, let fd = try await acquireNotify(characteristic) {
+            let delivery = Mutex<NotifyDescriptorReader.Delivery?>(nil)
+            let subscription = NotificationSubscription { delivery.withLock { $0?.cancel() } }
+            delivery.withLock { $0 = notifyReader.deliver(fd, handler: handler, ended: { subscription.finish() }) }
+            return subscription
+        }
+        let values = try await startNotifyStream(characteristic)
         let pump = Mutex<Task<Void, Never>?>(nil)
         let subscription = NotificationSubscription { pump.withLock { $0?.cancel() } }
         pump.withLock { $0 = Task {
@@ -55,26 +62,27 @@ extension BlueZClient {
     /// characteristic's object is removed); `DeviceSubscription` resubscribes after a reconnect.
     public func notifications(_ characteristic: ObjectPath,
                               method: NotifyMethod = .acquire) async throws(BlueZError) -> AsyncStream<[UInt8]> {
-        if method == .acquire {
-            do {
-                let reply = try await call(characteristic, BlueZNames.gattCharacteristic, "AcquireNotify",
-                                           [.stringVariantDictionary([:])])
-                if let fd = reply.first?.unixFDValue {
-                    if let stream = notifyReader.stream(fd) { return stream }
-                    // Dropping the descriptor closes it, which ends BlueZ's side of the acquired notify.
-                    logger.warning("the notify reader has no wake pipe; using StartNotify",
-                                   metadata: ["characteristic": "\(characteristic)"])
-                } else {
-                    logger.info("AcquireNotify gave no descriptor; using StartNotify", metadata: ["characteristic": "\(characteristic)"])
-                }
-            } catch .notConnected {
-                throw .notConnected
-            } catch {
-                logger.info("AcquireNotify refused; using StartNotify",
-                            metadata: ["characteristic": "\(characteristic)", "reason": "\(error)"])
-            }
+        if method == .acquire, let notifyReader, let fd = try await acquireNotify(characteristic) {
+            return notifyReader.stream(fd)
         }
         return try await startNotifyStream(characteristic)
+    }
+
+    /// AcquireNotify's socket, or nil when BlueZ refused it or gave none (the caller falls back to StartNotify).
+    /// Throws only `notConnected`, which StartNotify would meet too.
+    private func acquireNotify(_ characteristic: ObjectPath) async throws(BlueZError) -> UnixFileDescriptor? {
+        do {
+            let reply = try await call(characteristic, BlueZNames.gattCharacteristic, "AcquireNotify",
+                                       [.stringVariantDictionary([:])])
+            if let fd = reply.first?.unixFDValue { return fd }
+            logger.info("AcquireNotify gave no descriptor; using StartNotify", metadata: ["characteristic": "\(characteristic)"])
+        } catch .notConnected {
+            throw .notConnected
+        } catch {
+            logger.info("AcquireNotify refused; using StartNotify",
+                        metadata: ["characteristic": "\(characteristic)", "reason": "\(error)"])
+        }
+        return nil
     }
 
     private func startNotifyStream(_ characteristic: ObjectPath) async throws(BlueZError) -> AsyncStream<[UInt8]> {

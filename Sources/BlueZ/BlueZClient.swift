@@ -1,4 +1,5 @@
 import DBus
+import EventLoop
 import Logging
 import Synchronization
 
@@ -32,7 +33,8 @@ public final class BlueZClient: BluetoothCentral {
     public let connection: BusConnection
     let logger: Logger
     private let state = Mutex(State())
-    let notifyReader = NotifyDescriptorReader()
+    /// Nil when no event loop could be made (out of descriptors): then every subscription uses StartNotify.
+    let notifyReader: NotifyDescriptorReader?
     private let nextID = Atomic<UInt64>(1)
 
     struct State {
@@ -43,9 +45,18 @@ public final class BlueZClient: BluetoothCentral {
         var started = false
     }
 
-    public init(connection: BusConnection, logger: Logger = Logger(label: "bluez")) {
+    /// `loop`: the event loop that reads AcquireNotify sockets and runs the handlers of `subscribe` (the daemon's
+    /// data-path loop, which also publishes to the broker); nil gives the client a loop of its own.
+    public init(connection: BusConnection, logger: Logger = Logger(label: "bluez"), loop: EventLoop? = nil) {
         self.connection = connection
         self.logger = logger
+        do {
+            notifyReader = try NotifyDescriptorReader(loop: loop)
+        } catch {
+            logger.warning("no event loop for notification sockets; every subscription uses StartNotify",
+                           metadata: ["error": "\(error)"])
+            notifyReader = nil
+        }
     }
 
     /// A snapshot of the model.

@@ -1,4 +1,5 @@
 import ArgumentParser
+import EventLoop
 import Foundation
 import Gateway
 import Logging
@@ -69,14 +70,23 @@ struct Run: AsyncParsableCommand {
             fail(ExitStatus.configurationError,
                  "configuration error: gateway.state_dir: cannot create \(configuration.gateway.stateDirectory): \(error.localizedDescription)")
         }
+        // The data path's one loop: notification sockets and the broker's socket, so a sample is read, decoded and
+        // published on one thread (docs/architecture.md).
+        let dataPath: EventLoop
+        do {
+            dataPath = try EventLoop.started(name: "data-path")
+        } catch {
+            fail(1, "cannot start the event loop: \(error)")
+        }
         let client: MQTTClient
         do {
-            client = try MQTTClient(configuration: configuration.mqttClientConfiguration(), logger: Logger(label: "mqtt"))
+            client = try MQTTClient(configuration: configuration.mqttClientConfiguration(), logger: Logger(label: "mqtt"),
+                                    loop: dataPath)
         } catch {
             fail(ExitStatus.configurationError, "configuration error: mqtt: \(error)")
         }
         logger.info("starting", metadata: ["version": "\(Wear2MQTTVersion.current)", "gateway_id": "\(configuration.gateway.id)"])
-        let gateway = GatewayService(configuration: configuration, client: client, logger: logger)
+        let gateway = GatewayService(configuration: configuration, client: client, logger: logger, dataPath: dataPath)
         let group = ServiceGroup(configuration: .init(
             services: [.init(service: gateway)],
             gracefulShutdownSignals: [.sigterm, .sigint],

@@ -1,5 +1,6 @@
 import BlueZ
 import DBus
+import EventLoop
 import Logging
 import MQTT
 import ServiceLifecycle
@@ -20,10 +21,13 @@ public final class GatewayService: Service, Sendable {
     private let logger: Logger
     private let shutdownTimeout: Duration
     private let healthInterval: Duration
+    /// Where BlueZ's notification sockets are read: the MQTT client's loop, so samples cross no thread.
+    private let dataPath: EventLoop?
 
-    public init(configuration: Configuration, client: MQTTClient, logger: Logger,
+    public init(configuration: Configuration, client: MQTTClient, logger: Logger, dataPath: EventLoop? = nil,
                 shutdownTimeout: Duration = .seconds(3), healthInterval: Duration = .seconds(60)) {
         self.client = client
+        self.dataPath = dataPath
         self.logger = logger
         self.shutdownTimeout = shutdownTimeout
         self.healthInterval = healthInterval
@@ -79,7 +83,7 @@ public final class GatewayService: Service, Sendable {
             }
         }
         guard let connection else { return }
-        let bluez = BlueZClient(connection: connection, logger: Logger(label: "bluez"))
+        let bluez = BlueZClient(connection: connection, logger: Logger(label: "bluez"), loop: dataPath)
         do {
             try await bluez.start()
         } catch {
