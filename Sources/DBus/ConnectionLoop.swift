@@ -10,15 +10,16 @@ import Synchronization
 /// libdbus's global thread support; libdbus needs it once before connections are shared with other threads.
 private let libdbusThreadsReady: UInt32 = dbus_threads_init_default()
 
-/// One libdbus connection and the thread that owns it.
+/// One libdbus connection, driven on an `EventLoop`.
 ///
-/// The thread polls the connection's watches (libdbus tells us which fds and events it wants), runs its
-/// timeouts, dispatches incoming messages to a filter, and drains an inbox of commands that other threads
-/// append to (waking it through a self-pipe). libdbus is touched from this thread only. Method-call replies
-/// are matched by serial with our own deadlines, so a call's timeout never blocks anything.
+/// The loop watches the connection's descriptors (libdbus says which and for what; one registration per
+/// descriptor, as libdbus keeps a read and a write watch on the same socket), runs its timeouts as loop timers,
+/// dispatches incoming messages to a filter, and drains an inbox of commands that other threads append to.
+/// libdbus is touched from the loop thread only (and from `init`, before the loop runs). Method-call replies are
+/// matched by serial with our own deadlines, so a call's timeout never blocks anything.
 ///
-/// `@unchecked Sendable`: it wraps a C handle; the inbox is behind a mutex and all other state is confined
-/// to the loop thread.
+/// `@unchecked Sendable`: it wraps a C handle; the inbox is behind a mutex and all other state is confined to the
+/// loop thread.
 final class ConnectionLoop: @unchecked Sendable {
     enum Command: Sendable {
         case send(OutgoingBusMessage, timeout: Duration?, reply: (@Sendable (Result<BusMessage, BusError>) -> Void)?)
@@ -35,7 +36,9 @@ final class ConnectionLoop: @unchecked Sendable {
     private let connection: OpaquePointer
     private let logger: Logger
     private let inbox = Mutex<[Command]>([])
-    private let wakePipe: WakePipe
+    /// The loop it runs on: its own unless one is given (the daemon could share its data-path loop).
+    let eventLoop: EventLoop
+    private let ownsLoop: Bool
     let uniqueName: String
     let canPassFileDescriptors: Bool
     /// Incoming method calls go here (the object registry), on the loop thread.
@@ -44,6 +47,12 @@ final class ConnectionLoop: @unchecked Sendable {
 
     // Loop-thread state.
     private var watches: [OpaquePointer] = []
+    /// Each watched descriptor's registration and the interest it was given.
+    private var registrations: [Int32: (registration: EventLoop.Registration, interest: EventLoop.Interest)] = [:]
+    /// libdbus added, removed or toggled a watch since the registrations were last brought in line.
+    private var watchesChanged = true
+    private var timer: (id: TimerQueue<() -> Void>.ID, deadline: ContinuousClock.Instant)?
+    private var finished = false
     private var timeouts: [(timeout: OpaquePointer, deadline: ContinuousClock.Instant)] = []
     private var pending: [UInt32: (deadline: ContinuousClock.Instant?, member: String,
                                    reply: @Sendable (Result<BusMessage, BusError>) -> Void)] = [:]
@@ -53,9 +62,16 @@ final class ConnectionLoop: @unchecked Sendable {
     private var isClosed = false
 
     /// Opens a private connection (never exits the process when the bus goes away) and registers with the bus.
-    init(address: BusAddress, logger: Logger, onMethodCall: @escaping @Sendable (BusMessage) -> Void,
+    init(address: BusAddress, logger: Logger, loop: EventLoop? = nil, onMethodCall: @escaping @Sendable (BusMessage) -> Void,
          onDisconnect: @escaping @Sendable () -> Void) throws(BusError) {
         _ = libdbusThreadsReady
+        if let loop {
+            eventLoop = loop
+            ownsLoop = false
+        } else {
+            do { eventLoop = try EventLoop(name: "dbus") } catch { throw .connectionFailed("\(error)") }
+            ownsLoop = true
+        }
         self.logger = logger
         self.onMethodCall = onMethodCall
         self.onDisconnect = onDisconnect
@@ -84,20 +100,12 @@ final class ConnectionLoop: @unchecked Sendable {
         dbus_connection_set_exit_on_disconnect(connection, 0)
         uniqueName = dbus_bus_get_unique_name(connection).map { String(cString: $0) } ?? ""
         canPassFileDescriptors = dbus_connection_can_send_type(connection, TypeCode.unixFD) != 0
-        do {
-            wakePipe = try WakePipe()
-        } catch {
-            dbus_connection_close(connection)
-            dbus_connection_unref(connection)
-            throw .connectionFailed("\(error)")
-        }
         installCallbacks()
     }
 
     func start(name: String) {
-        let thread = Thread { [self] in run() }
-        thread.name = name
-        thread.start()
+        if ownsLoop { eventLoop.start() }
+        eventLoop.execute { [self] in step() }
     }
 
     func send(_ command: Command) {
@@ -108,7 +116,7 @@ final class ConnectionLoop: @unchecked Sendable {
         if wasEmpty { wake() }
     }
 
-    private func wake() { wakePipe.wake() }
+    private func wake() { eventLoop.execute { [self] in step() } }
 
     // MARK: libdbus callbacks
 
@@ -120,11 +128,18 @@ final class ConnectionLoop: @unchecked Sendable {
         let context = Unmanaged.passUnretained(self).toOpaque()
         dbus_connection_set_watch_functions(connection, { watch, data in
             guard let watch else { return 0 }
-            ConnectionLoop.loop(data).watches.append(watch)
+            let loop = ConnectionLoop.loop(data)
+            loop.watches.append(watch)
+            loop.watchesChanged = true
             return 1
         }, { watch, data in
-            ConnectionLoop.loop(data).watches.removeAll { $0 == watch }
-        }, { _, _ in }, context, nil)
+            let loop = ConnectionLoop.loop(data)
+            loop.watches.removeAll { $0 == watch }
+            // Now, before libdbus closes the socket and its number can be reused by another registration.
+            if loop.eventLoop.inEventLoop { loop.syncWatches() } else { loop.watchesChanged = true }
+        }, { _, data in
+            ConnectionLoop.loop(data).watchesChanged = true
+        }, context, nil)
         dbus_connection_set_timeout_functions(connection, { timeout, data in
             guard let timeout else { return 0 }
             let interval = Duration.milliseconds(Int64(dbus_timeout_get_interval(timeout)))
@@ -152,58 +167,101 @@ final class ConnectionLoop: @unchecked Sendable {
 
     // MARK: The loop
 
-    private func run() {
-        while !isClosed {
-            for command in inbox.withLock({ queue in defer { queue.removeAll(keepingCapacity: true) }; return queue }) {
-                handle(command)
-                if isClosed { break }
-            }
+    /// Everything but a descriptor's own readiness: commands, dispatching, expired calls, due timeouts, and the
+    /// registrations and the timer brought in line with what libdbus wants now.
+    private func step() {
+        guard !finished else { return }
+        for command in inbox.withLock({ queue in defer { queue.removeAll(keepingCapacity: true) }; return queue }) {
+            handle(command)
             if isClosed { break }
-            dispatchAll()
-            expirePendingCalls()
-            if isClosed { break }
-            pollOnce()
         }
-        finish()
+        if !isClosed { dispatchAll() }
+        if !isClosed { expirePendingCalls() }
+        if !isClosed { runDueTimeouts() }
+        if isClosed {
+            finish()
+            return
+        }
+        if watchesChanged { syncWatches() }
+        scheduleTimer()
     }
 
-    private func pollOnce() {
-        let now = ContinuousClock.now
-        var nearest = now + .milliseconds(500)
-        for entry in timeouts where dbus_timeout_get_enabled(entry.timeout) != 0 { nearest = min(nearest, entry.deadline) }
-        for call in pending.values { if let deadline = call.deadline { nearest = min(nearest, deadline) } }
-        let wait = max(.zero, nearest - now)
-        let milliseconds = Int32(clamping: wait.components.seconds * 1000 + wait.components.attoseconds / 1_000_000_000_000_000 + 1)
-
-        let active = watches.filter { dbus_watch_get_enabled($0) != 0 }
-        var descriptors = [wakePipe.pollDescriptor]
-        for watch in active {
+    /// One registration per descriptor, for the union of its enabled watches' flags.
+    private func syncWatches() {
+        guard !finished else { return }
+        watchesChanged = false
+        var wanted: [Int32: EventLoop.Interest] = [:]
+        for watch in watches where dbus_watch_get_enabled(watch) != 0 {
             let flags = dbus_watch_get_flags(watch)
-            var events: Int16 = 0
-            if flags & DBUS_WATCH_READABLE.rawValue != 0 { events |= Int16(POLLIN) }
-            if flags & DBUS_WATCH_WRITABLE.rawValue != 0 { events |= Int16(POLLOUT) }
-            descriptors.append(pollfd(fd: dbus_watch_get_unix_fd(watch), events: events, revents: 0))
+            var interest: EventLoop.Interest = []
+            if flags & DBUS_WATCH_READABLE.rawValue != 0 { interest.insert(.readable) }
+            if flags & DBUS_WATCH_WRITABLE.rawValue != 0 { interest.insert(.writable) }
+            wanted[dbus_watch_get_unix_fd(watch), default: []].formUnion(interest)
         }
-        _ = poll(&descriptors, nfds_t(descriptors.count), milliseconds)
-        if descriptors[0].revents != 0 { wakePipe.drain() }
-        for (index, watch) in active.enumerated() {
-            let revents = descriptors[index + 1].revents
-            guard revents != 0, watches.contains(watch) else { continue }
+        for (fd, current) in registrations where wanted[fd] == nil || wanted[fd] == [] {
+            eventLoop.deregister(current.registration)
+            registrations[fd] = nil
+        }
+        for (fd, interest) in wanted where !interest.isEmpty {
+            if let current = registrations[fd] {
+                if current.interest != interest {
+                    eventLoop.setInterest(current.registration, interest)
+                    registrations[fd]?.interest = interest
+                }
+                continue
+            }
+            do {
+                let registration = try eventLoop.register(fd, interest: interest) { [unowned self] readiness in
+                    ready(fd, readiness)
+                }
+                registrations[fd] = (registration, interest)
+            } catch {
+                logger.error("cannot watch the D-Bus connection", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+
+    /// A watched descriptor is ready: each of its watches handles what it is ready for.
+    private func ready(_ fd: Int32, _ readiness: EventLoop.Readiness) {
+        for watch in watches where dbus_watch_get_unix_fd(watch) == fd && dbus_watch_get_enabled(watch) != 0 {
+            let wants = dbus_watch_get_flags(watch)
             var flags: UInt32 = 0
-            if revents & Int16(POLLIN) != 0 { flags |= DBUS_WATCH_READABLE.rawValue }
-            if revents & Int16(POLLOUT) != 0 { flags |= DBUS_WATCH_WRITABLE.rawValue }
-            if revents & Int16(POLLERR) != 0 { flags |= DBUS_WATCH_ERROR.rawValue }
-            if revents & Int16(POLLHUP) != 0 { flags |= DBUS_WATCH_HANGUP.rawValue }
+            if readiness.isReadable, wants & DBUS_WATCH_READABLE.rawValue != 0 { flags |= DBUS_WATCH_READABLE.rawValue }
+            if readiness.isWritable, wants & DBUS_WATCH_WRITABLE.rawValue != 0 { flags |= DBUS_WATCH_WRITABLE.rawValue }
+            if readiness.isHangUp { flags |= DBUS_WATCH_HANGUP.rawValue | DBUS_WATCH_ERROR.rawValue }
+            guard flags != 0 else { continue }
             dbus_watch_handle(watch, flags)
+            if finished { return }
         }
-        let after = ContinuousClock.now
-        for entry in timeouts where entry.deadline <= after && dbus_timeout_get_enabled(entry.timeout) != 0 {
+        step()
+    }
+
+    /// libdbus's timeouts whose interval passed run, and start their interval again.
+    private func runDueTimeouts() {
+        let now = ContinuousClock.now
+        for entry in timeouts where entry.deadline <= now && dbus_timeout_get_enabled(entry.timeout) != 0 {
             guard timeouts.contains(where: { $0.timeout == entry.timeout }) else { continue }
             dbus_timeout_handle(entry.timeout)
             if let index = timeouts.firstIndex(where: { $0.timeout == entry.timeout }) {
-                timeouts[index].deadline = after + .milliseconds(Int64(dbus_timeout_get_interval(entry.timeout)))
+                timeouts[index].deadline = now + .milliseconds(Int64(dbus_timeout_get_interval(entry.timeout)))
             }
         }
+    }
+
+    /// One loop timer for the nearest of libdbus's timeouts and our calls' deadlines.
+    private func scheduleTimer() {
+        var nearest: ContinuousClock.Instant?
+        for entry in timeouts where dbus_timeout_get_enabled(entry.timeout) != 0 { nearest = min(nearest ?? entry.deadline, entry.deadline) }
+        for call in pending.values { if let deadline = call.deadline { nearest = min(nearest ?? deadline, deadline) } }
+        if timer?.deadline == nearest { return }
+        if let timer { eventLoop.cancel(timer.id) }
+        timer = nil
+        guard let nearest else { return }
+        let id = eventLoop.schedule(at: nearest) { [weak self] in
+            self?.timer = nil
+            self?.step()
+        }
+        timer = (id, nearest)
     }
 
     private func dispatchAll() {
@@ -343,6 +401,11 @@ final class ConnectionLoop: @unchecked Sendable {
     // MARK: End
 
     private func finish() {
+        guard !finished else { return }
+        finished = true
+        for (_, current) in registrations { eventLoop.deregister(current.registration) }
+        registrations = [:]
+        if let timer { eventLoop.cancel(timer.id) }
         for call in pending.values { call.reply(.failure(.disconnected)) }
         pending.removeAll()
         for subscriber in subscribers.values { subscriber.continuation.finish() }
@@ -357,5 +420,6 @@ final class ConnectionLoop: @unchecked Sendable {
         dbus_connection_close(connection)
         dbus_connection_unref(connection)
         onDisconnect()
+        if ownsLoop { eventLoop.stop() }
     }
 }
