@@ -36,7 +36,8 @@ extension BlueZClient {
 
     /// Notifications handed to `handler` one at a time. Through AcquireNotify, `handler` runs on the event loop
     /// that reads the socket, as each datagram is read (no task, no hand-off: in the daemon the same loop publishes
-    /// the sample); through StartNotify, on a task that forwards the bus signals.
+    /// the sample); through StartNotify, on the D-Bus connection's loop as the signal is dispatched (the same loop
+    /// in the daemon).
     public func subscribe(_ characteristic: ObjectPath, method: NotifyMethod,
                           handler: @escaping @Sendable ([UInt8]) -> Void) async throws(BlueZError) -> NotificationSubscription {
         if method == .acquire, let notifyReader, let fd = try await acquireNotify(characteristic) {
@@ -45,13 +46,11 @@ extension BlueZClient {
             delivery.withLock { $0 = notifyReader.deliver(fd, handler: handler, ended: { subscription.finish() }) }
             return subscription
         }
-        let values = try await startNotifyStream(characteristic)
-        let pump = Mutex<Task<Void, Never>?>(nil)
-        let subscription = NotificationSubscription { pump.withLock { $0?.cancel() } }
-        pump.withLock { $0 = Task {
-            for await value in values { handler(value) }
-            subscription.finish()
-        } }
+        let stop = Mutex<(@Sendable () -> Void)?>(nil)
+        let subscription = NotificationSubscription { stop.withLock { $0 }?() }
+        let stopNotify = try await startNotify(characteristic, handler: handler, ended: { subscription.finish() })
+        stop.withLock { $0 = stopNotify }
+        if subscription.isEnded { stopNotify() }  // cancelled while StartNotify was on its way
         return subscription
     }
 
@@ -85,28 +84,38 @@ extension BlueZClient {
         return nil
     }
 
-    private func startNotifyStream(_ characteristic: ObjectPath) async throws(BlueZError) -> AsyncStream<[UInt8]> {
-        let values = valueChanges(of: characteristic)
+    /// StartNotify: `handler` gets every `Value` change as the connection dispatches it (on its event loop) until
+    /// the answered closure is called (which calls StopNotify) or the characteristic goes away (then `ended`).
+    private func startNotify(_ characteristic: ObjectPath, handler: @escaping @Sendable ([UInt8]) -> Void,
+                             ended: @escaping @Sendable () -> Void) async throws(BlueZError) -> @Sendable () -> Void {
+        let stopRoute = onValueChange(of: characteristic, handler)
         let gone = events()
-        _ = try await call(characteristic, BlueZNames.gattCharacteristic, "StartNotify")
-        let (stream, continuation) = AsyncStream.makeStream(of: [UInt8].self, bufferingPolicy: .bufferingNewest(4096))
-        let forward = Task {
-            for await value in values { continuation.yield(value) }
-            continuation.finish()
+        do {
+            _ = try await call(characteristic, BlueZNames.gattCharacteristic, "StartNotify")
+        } catch {
+            stopRoute()
+            throw error
         }
         let watch = Task { [self] in
             for await _ in gone where model.characteristics[characteristic] == nil {
-                break
+                stopRoute()
+                ended()
+                return
             }
-            continuation.finish()
         }
-        continuation.onTermination = { [self] _ in
-            forward.cancel()
+        return { [self] in
+            stopRoute()
             watch.cancel()
             if model.characteristics[characteristic] != nil {
                 Task { _ = try? await self.call(characteristic, BlueZNames.gattCharacteristic, "StopNotify") }
             }
         }
+    }
+
+    private func startNotifyStream(_ characteristic: ObjectPath) async throws(BlueZError) -> AsyncStream<[UInt8]> {
+        let (stream, continuation) = AsyncStream.makeStream(of: [UInt8].self, bufferingPolicy: .bufferingNewest(4096))
+        let stop = try await startNotify(characteristic, handler: { continuation.yield($0) }, ended: { continuation.finish() })
+        continuation.onTermination = { _ in stop() }
         return stream
     }
 }

@@ -41,7 +41,8 @@ public final class BlueZClient: BluetoothCentral {
         var model = BlueZModel()
         var available = false
         var listeners: [UInt64: AsyncStream<BlueZModelEvent>.Continuation] = [:]
-        var valueRoutes: [ObjectPath: [UInt64: AsyncStream<[UInt8]>.Continuation]] = [:]
+        /// StartNotify values by characteristic: handlers called as each PropertiesChanged is dispatched.
+        var valueRoutes: [ObjectPath: [UInt64: @Sendable ([UInt8]) -> Void]] = [:]
         var started = false
     }
 
@@ -73,7 +74,11 @@ public final class BlueZClient: BluetoothCentral {
         let signals: AsyncStream<BusSignal>
         let owners: AsyncStream<BusSignal>
         do {
-            signals = try await connection.signals(MatchRule(sender: BlueZNames.service))
+            // A characteristic's new Value (a StartNotify notification) goes to its handlers on the connection's
+            // loop as it is dispatched; everything else reaches the model through the ordered consumer below.
+            signals = try await connection.signals(MatchRule(sender: BlueZNames.service)) { [weak self] signal in
+                self?.routeValue(signal) ?? false
+            }
             owners = try await connection.signals(MatchRule(sender: "org.freedesktop.DBus", interface: "org.freedesktop.DBus",
                                                             member: "NameOwnerChanged", arg0: BlueZNames.service))
         } catch {
@@ -161,7 +166,7 @@ public final class BlueZClient: BluetoothCentral {
         guard !events.isEmpty else { return }
         for event in events {
             if case .characteristicValue(let path, let value) = event {
-                for route in state.withLock({ Array(($0.valueRoutes[path] ?? [:]).values) }) { route.yield(value) }
+                for route in state.withLock({ Array(($0.valueRoutes[path] ?? [:]).values) }) { route(value) }
                 continue
             }
             for listener in state.withLock({ Array($0.listeners.values) }) { listener.yield(event) }
@@ -179,18 +184,29 @@ public final class BlueZClient: BluetoothCentral {
         return stream
     }
 
-    /// Characteristic `Value` changes of `path` (notifications delivered through StartNotify).
-    func valueChanges(of path: ObjectPath) -> AsyncStream<[UInt8]> {
+    /// A PropertiesChanged that only carries a characteristic's `Value`: handed to that characteristic's handlers
+    /// now (it changes nothing in the model). Answers whether it was one.
+    private func routeValue(_ signal: BusSignal) -> Bool {
+        guard signal.member == "PropertiesChanged", signal.interface == BlueZNames.properties, let path = signal.path,
+              signal.body.count >= 2, signal.body[0].stringValue == BlueZNames.gattCharacteristic,
+              let changed = signal.body[1].stringKeyedDictionary, changed.count == 1,
+              let value = changed["Value"]?.bytesValue else { return false }
+        guard let routes = state.withLock({ $0.valueRoutes[path] }) else { return true }
+        for route in routes.values { route(value) }
+        return true
+    }
+
+    /// Calls `handler` with every `Value` change of `path` (notifications delivered through StartNotify) until the
+    /// answered closure is called.
+    func onValueChange(of path: ObjectPath, _ handler: @escaping @Sendable ([UInt8]) -> Void) -> @Sendable () -> Void {
         let id = nextID.wrappingAdd(1, ordering: .relaxed).oldValue
-        let (stream, continuation) = AsyncStream.makeStream(of: [UInt8].self, bufferingPolicy: .bufferingNewest(4096))
-        state.withLock { $0.valueRoutes[path, default: [:]][id] = continuation }
-        continuation.onTermination = { [weak self] _ in
+        state.withLock { $0.valueRoutes[path, default: [:]][id] = handler }
+        return { [weak self] in
             self?.state.withLock { state in
                 state.valueRoutes[path]?[id] = nil
                 if state.valueRoutes[path]?.isEmpty == true { state.valueRoutes[path] = nil }
             }
         }
-        return stream
     }
 
     // MARK: Calls

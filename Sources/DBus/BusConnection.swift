@@ -1,3 +1,4 @@
+import EventLoop
 import Logging
 import Synchronization
 
@@ -22,8 +23,8 @@ public enum BusAddress: Sendable, Equatable, CustomStringConvertible {
 /// A private connection to a D-Bus bus: method calls with timeouts, signal subscriptions as AsyncStreams,
 /// and objects this process exports (`objects`).
 ///
-/// Each connection has its own thread (see `ConnectionLoop`); every method here only queues work for it and
-/// never blocks. A connection lost to the bus fails pending calls with `BusError.disconnected`, finishes every
+/// Each connection runs on an event loop (its own, or one it is given; see `ConnectionLoop`); every method here
+/// only queues work for it and never blocks. A connection lost to the bus fails pending calls with `BusError.disconnected`, finishes every
 /// signal stream and finishes `disconnection`.
 public final class BusConnection: Sendable {
     public let address: BusAddress
@@ -41,14 +42,16 @@ public final class BusConnection: Sendable {
     private let trackedOwners = Mutex<Set<String>>([])
     private let logger: Logger
 
-    public init(_ address: BusAddress, logger: Logger = Logger(label: "dbus")) throws(BusError) {
+    /// `loop`: the event loop to run on (the daemon's data-path loop, so StartNotify values reach their handlers
+    /// without a hand-off); nil gives the connection a loop of its own.
+    public init(_ address: BusAddress, logger: Logger = Logger(label: "dbus"), loop eventLoop: EventLoop? = nil) throws(BusError) {
         self.address = address
         self.logger = logger
         let registry = ObjectRegistry()
         let (disconnection, disconnected) = AsyncStream.makeStream(of: Void.self)
         self.disconnection = disconnection
         let loop = try ConnectionLoop(
-            address: address, logger: logger,
+            address: address, logger: logger, loop: eventLoop,
             onMethodCall: { message in registry.dispatch(message) },
             onDisconnect: { disconnected.finish() })
         self.loop = loop
@@ -100,13 +103,18 @@ public final class BusConnection: Sendable {
     /// The signals matching `rule`, from the moment this returns (the match is active at the bus by then).
     /// Stopping the iteration (or dropping the stream) removes the match rule. The stream also ends when the
     /// connection does. Buffering is unbounded, because a dropped PropertiesChanged would leave a model stale.
-    public func signals(_ rule: MatchRule) async throws(BusError) -> AsyncStream<BusSignal> {
+    ///
+    /// `intercept` sees each matching signal first, on the connection's event loop as it is dispatched; a signal it
+    /// answers true for is consumed there and not put in the stream (BlueZ's notification values take this path,
+    /// so they reach their handler without a hand-off).
+    public func signals(_ rule: MatchRule,
+                        intercept: (@Sendable (BusSignal) -> Bool)? = nil) async throws(BusError) -> AsyncStream<BusSignal> {
         if let sender = rule.sender, !sender.hasPrefix(":"), sender != "org.freedesktop.DBus" {
             try await trackOwner(of: sender)
         }
         let id = nextSubscription.wrappingAdd(1, ordering: .relaxed).oldValue
         let (stream, continuation) = AsyncStream.makeStream(of: BusSignal.self)
-        loop.send(.subscribe(id: id, rule: rule, continuation: continuation))
+        loop.send(.subscribe(id: id, rule: rule, continuation: continuation, intercept: intercept))
         do {
             try await callBus("AddMatch", [.string(rule.description)])
         } catch {

@@ -23,7 +23,10 @@ private let libdbusThreadsReady: UInt32 = dbus_threads_init_default()
 final class ConnectionLoop: @unchecked Sendable {
     enum Command: Sendable {
         case send(OutgoingBusMessage, timeout: Duration?, reply: (@Sendable (Result<BusMessage, BusError>) -> Void)?)
-        case subscribe(id: UInt64, rule: MatchRule, continuation: AsyncStream<BusSignal>.Continuation)
+        /// `intercept` sees each matching signal first, on the loop thread; when it answers true the stream does
+        /// not get it.
+        case subscribe(id: UInt64, rule: MatchRule, continuation: AsyncStream<BusSignal>.Continuation,
+                       intercept: (@Sendable (BusSignal) -> Bool)?)
         case unsubscribe(id: UInt64)
         /// Starts tracking `name`'s owner (unknown until one of the next two arrives).
         case trackOwner(name: String)
@@ -56,13 +59,14 @@ final class ConnectionLoop: @unchecked Sendable {
     private var timeouts: [(timeout: OpaquePointer, deadline: ContinuousClock.Instant)] = []
     private var pending: [UInt32: (deadline: ContinuousClock.Instant?, member: String,
                                    reply: @Sendable (Result<BusMessage, BusError>) -> Void)] = [:]
-    private var subscribers: [UInt64: (rule: MatchRule, continuation: AsyncStream<BusSignal>.Continuation)] = [:]
+    private var subscribers: [UInt64: (rule: MatchRule, continuation: AsyncStream<BusSignal>.Continuation,
+                                       intercept: (@Sendable (BusSignal) -> Bool)?)] = [:]
     private var owners: [String: String] = [:]
     private var ownersAwaitingAnswer = Set<String>()
     private var isClosed = false
 
     /// Opens a private connection (never exits the process when the bus goes away) and registers with the bus.
-    init(address: BusAddress, logger: Logger, loop: EventLoop? = nil, onMethodCall: @escaping @Sendable (BusMessage) -> Void,
+    init(address: BusAddress, logger: Logger, loop: EventLoop?, onMethodCall: @escaping @Sendable (BusMessage) -> Void,
          onDisconnect: @escaping @Sendable () -> Void) throws(BusError) {
         _ = libdbusThreadsReady
         if let loop {
@@ -282,8 +286,8 @@ final class ConnectionLoop: @unchecked Sendable {
         switch command {
         case .send(let message, let timeout, let reply):
             sendNow(message, timeout: timeout, reply: reply)
-        case .subscribe(let id, let rule, let continuation):
-            subscribers[id] = (rule, continuation)
+        case .subscribe(let id, let rule, let continuation, let intercept):
+            subscribers[id] = (rule, continuation, intercept)
         case .unsubscribe(let id):
             subscribers[id]?.continuation.finish()
             subscribers[id] = nil
@@ -373,6 +377,7 @@ final class ConnectionLoop: @unchecked Sendable {
             for subscriber in subscribers.values {
                 let owner = subscriber.rule.sender.flatMap { owners[$0] }
                 if subscriber.rule.matches(message, senderOwner: owner) {
+                    if let intercept = subscriber.intercept, intercept(message) { continue }
                     subscriber.continuation.yield(message)
                 }
             }
@@ -413,7 +418,7 @@ final class ConnectionLoop: @unchecked Sendable {
         for command in inbox.withLock({ queue in defer { queue.removeAll() }; return queue }) {
             switch command {
             case .send(_, _, let reply): reply?(.failure(.disconnected))
-            case .subscribe(_, _, let continuation): continuation.finish()
+            case .subscribe(_, _, let continuation, _): continuation.finish()
             default: break
             }
         }

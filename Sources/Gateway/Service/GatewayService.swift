@@ -21,7 +21,8 @@ public final class GatewayService: Service, Sendable {
     private let logger: Logger
     private let shutdownTimeout: Duration
     private let healthInterval: Duration
-    /// Where BlueZ's notification sockets are read: the MQTT client's loop, so samples cross no thread.
+    /// Where BlueZ's notification sockets are read and the D-Bus connection runs: the MQTT client's loop, so
+    /// samples cross no thread whichever way they come.
     private let dataPath: EventLoop?
 
     public init(configuration: Configuration, client: MQTTClient, logger: Logger, dataPath: EventLoop? = nil,
@@ -76,7 +77,7 @@ public final class GatewayService: Service, Sendable {
         var connection: BusConnection?
         while connection == nil && !Task.isCancelled {
             do {
-                connection = try BusConnection(busAddress, logger: Logger(label: "dbus"))
+                connection = try BusConnection(busAddress, logger: Logger(label: "dbus"), loop: dataPath)
             } catch {
                 logger.error("cannot connect to D-Bus; retrying in 5 s", metadata: ["bus": "\(busAddress)", "error": "\(error)"])
                 try? await Task.sleep(for: .seconds(5))
