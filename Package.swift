@@ -163,7 +163,8 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            exclude: ["python"]
         ),
         /// The module import rules of docs/architecture.md, checked against the sources (no dependencies).
         .testTarget(name: "ArchitectureTests"),

@@ -14,14 +14,19 @@ struct BenchRunCommand: AsyncParsableCommand {
         The default profile measures the relay and the gateway with each notify method on the straps, then the
         gateway with the straps and Bose glasses at each --batch-ms. --profile targets measures the scenarios of
         the performance targets (100 × 200 Hz, 25 × 200 Hz, 50 devices); --straps/--rate/--bose are then ignored.
+        --profile realistic measures the cost per sample at wearables' own rates (20 sensors at 1, 10, 50 Hz, the 50
+        mixed devices, 20 silent ones) for the gateway and the Python peer (bleak + paho-mqtt, python/peer.py).
         """)
 
     enum Profile: String, ExpressibleByArgument, CaseIterable {
-        case `default`, targets
+        case `default`, targets, realistic
     }
 
-    @Option(help: "default, or targets (the four scenarios of the performance targets).")
+    @Option(help: "default; targets (the scenarios of the performance targets); realistic (cost per sample vs the Python peer).")
     var profile: Profile = .default
+
+    @Option(help: "The Python that runs the peer of --profile realistic (needs bleak and paho-mqtt).")
+    var python: String = "python3"
 
     @Option(help: "Simulated heart-rate sensors (0…100).")
     var straps: Int = 20
@@ -86,18 +91,20 @@ struct BenchRunCommand: AsyncParsableCommand {
         let signalSources = ChildProcesses.shared.installSignalHandlers()
         defer { withExtendedLifetime(signalSources) {} }
         let started = ContinuousClock.now
+        let loadAtStart = BenchReport.loadAverage
         let plan = self.plan()
         let estimated = plan.reduce(0) { $0 + $1.seconds + 8 + Double($1.workload.deviceCount) * 0.05 }
         progress("\(plan.count) runs planned, about \(Int(estimated)) s of measuring and setting up")
 
         do {
+            let peer = plan.contains { $0.carrier == .peer } ? try PythonPeer.locate(python: python) : nil
             let broker = try await BenchBroker(noDelay: !brokerNagle)
             var flood: MosquittoBaselineResult?
-            if !skipBaselines {
+            if !skipBaselines && profile != .realistic {
                 progress("mosquitto baseline: \(floodMessages) messages")
                 flood = try await MosquittoBaseline.run(broker: broker, messages: floodMessages)
             }
-            let runner = MeasurementRunner(broker: broker, keepLogs: keepLogs)
+            let runner = MeasurementRunner(broker: broker, keepLogs: keepLogs, peer: peer)
             var results: [RunResult] = []
             for (number, spec) in plan.enumerated() {
                 progress("[\(number + 1)/\(plan.count)] \(spec.purpose): \(spec.title), \(spec.workload.summary), \(Int(spec.seconds)) s")
@@ -112,7 +119,9 @@ struct BenchRunCommand: AsyncParsableCommand {
                 build: BuildProducts.isDebugDirectory || BuildProducts.benchIsDebugBuild ? "debug" : "release",
                 date: ISO8601DateFormatter().string(from: Date()), machine: .current, mosquitto: flood, runs: results,
                 ratios: Self.ratios(results, flood: flood), targets: profile == .targets ? Self.targets(results) : [],
-                totalSeconds: (ContinuousClock.now - started).seconds, caveats: caveats)
+                costs: profile == .realistic ? RealisticProfile.costs(results) : nil,
+                totalSeconds: (ContinuousClock.now - started).seconds, loadAverageAtStart: loadAtStart,
+                loadAverageAtEnd: BenchReport.loadAverage, caveats: caveats)
             print(ReportTable.render(report))
             if let json {
                 let encoder = JSONEncoder()
@@ -205,6 +214,8 @@ struct BenchRunCommand: AsyncParsableCommand {
             let memory = Workload(straps: 40, rateHz: 64, bose: 10, boseSensors: 2)
             specs.append(RunSpec(purpose: "rss", carrier: .gateway, method: "acquire", batchMilliseconds: 0,
                                  workload: memory, seconds: seconds))
+        case .realistic:
+            specs = RealisticProfile.plan(seconds: seconds)
         }
         return specs
     }

@@ -10,6 +10,9 @@ import SimulatedWearables
 /// traffic is the measurement stream. Ticks follow a fixed schedule (like the strap's): a late tick does not
 /// make the next one early by more than one interval, so an overloaded simulator sends less rather than in bursts,
 /// and the report shows the rate actually sent.
+///
+/// At rate 0 it is connected but silent: one measurement as soon as someone subscribes (so the bench sees it
+/// delivering), then nothing, for the idle figure of `--profile realistic`.
 actor SequencedHeartRateSensor: SimulatedPeripheral {
     nonisolated let advertisement: SimulatedAdvertisement
     nonisolated let services: [SimulatedService]
@@ -19,14 +22,15 @@ actor SequencedHeartRateSensor: SimulatedPeripheral {
     static let locationUUID = BluetoothUUID(GATTUUID.Characteristic.bodySensorLocation)
 
     private let index: Int
-    private let interval: Duration
+    /// Nil at rate 0: one measurement once subscribed, then silence.
+    private let interval: Duration?
     private let ledger: SendLedger
     private var counter: UInt64 = 0
 
     init(index: Int, name: String, rateHz: Double, ledger: SendLedger) {
         self.index = index
         self.ledger = ledger
-        interval = .nanoseconds(Int64((1_000_000_000 / rateHz).rounded()))
+        interval = rateHz > 0 ? .nanoseconds(Int64((1_000_000_000 / rateHz).rounded())) : nil
         deviceName = name
         advertisement = SimulatedAdvertisement(localName: name, serviceUUIDs: [BluetoothUUID(GATTUUID.Service.heartRate)],
                                                appearance: 0x0341, rssi: -55)
@@ -45,6 +49,17 @@ actor SequencedHeartRateSensor: SimulatedPeripheral {
     }
 
     func run(on link: any PeripheralLink) async {
+        guard let interval else {
+            // Silent: try every 100 ms until the one measurement went out, then wait to be cancelled.
+            while counter == 0 {
+                do { try await Task.sleep(for: .milliseconds(100)) } catch { return }
+                await send(on: link)
+            }
+            while !Task.isCancelled {
+                do { try await Task.sleep(for: .seconds(3600)) } catch { return }
+            }
+            return
+        }
         let clock = ContinuousClock()
         var next = clock.now + interval
         while !Task.isCancelled {
@@ -52,13 +67,18 @@ actor SequencedHeartRateSensor: SimulatedPeripheral {
             next += interval
             let now = clock.now
             if next < now { next = now }
-            let candidate = counter + 1
-            ledger.record(device: index, counter: candidate, at: monotonicNanoseconds())
-            if await link.notify(Self.measurementUUID, value: Self.measurement(candidate)) {
-                counter = candidate
-            } else {
-                ledger.retract(device: index, counter: candidate)
-            }
+            await send(on: link)
+        }
+    }
+
+    /// The next measurement, recorded in the ledger just before it goes out and taken back if nobody listened.
+    private func send(on link: any PeripheralLink) async {
+        let candidate = counter + 1
+        ledger.record(device: index, counter: candidate, at: monotonicNanoseconds())
+        if await link.notify(Self.measurementUUID, value: Self.measurement(candidate)) {
+            counter = candidate
+        } else {
+            ledger.retract(device: index, counter: candidate)
         }
     }
 

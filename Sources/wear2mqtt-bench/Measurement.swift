@@ -7,15 +7,18 @@ import Logging
 import Simulator
 import Wear2MQTTTesting
 
-/// One measured configuration: which process carries the samples (the gateway or the raw relay), how it
-/// subscribes, its batching, and the devices.
+/// One measured configuration: which process carries the samples (the gateway, the raw relay or the Python
+/// peer), how it subscribes, its batching, and the devices.
 struct RunSpec: Sendable {
     enum Carrier: String, Sendable, Codable {
         case gateway = "wear2mqtt"
         case relay
+        /// `python/peer.py`: bleak + paho-mqtt, publishing the gateway's heart-rate JSON.
+        case peer = "python-peer"
     }
 
-    /// What the run is for in the report: `throughput`, `latency`, `rss`, `relay-ratio`, `batching`.
+    /// What the run is for in the report: `throughput`, `latency`, `rss`, `relay-ratio`, `batching`, and in the
+    /// realistic profile `realistic`, `mixed`, `idle`.
     var purpose: String
     var carrier: Carrier
     var method: String
@@ -81,6 +84,8 @@ struct RunResult: Codable, Sendable {
     /// How fast the anonymous part grew during the window, MiB per minute: a steady stream should hold it flat,
     /// so growth here is a leak or a queue that does not drain.
     var anonymousGrowthMiBPerMinute: Double
+    /// The carrier's threads over the window: context switches and time on a core (`/proc/<pid>/task/*`).
+    var carrierThreads: ThreadActivity?
     var notes: [String]
 }
 
@@ -89,6 +94,8 @@ struct RunResult: Codable, Sendable {
 struct MeasurementRunner: Sendable {
     let broker: BenchBroker
     let keepLogs: Bool
+    /// The interpreter and script of the Python peer, for runs that carry samples through it.
+    var peer: PythonPeer?
 
     static let simulatorLogger: Logger = {
         var logger = Logger(label: "wear2mqtt-bench.simulator")
@@ -180,6 +187,7 @@ struct MeasurementRunner: Sendable {
         let windowStart = ContinuousClock.now
         let memoryAtStart = ProcessStatistics.read(pid: carrier.pid)
         cpu.begin(processes)
+        let threadsAtStart = ThreadCounters.read(pid: carrier.pid)
         subscriber.beginWindow(floor: floor)
         try await Task.sleep(for: .milliseconds(Int(spec.seconds * 1000)))
         let ceiling = ledger.sentCounters()
@@ -187,6 +195,7 @@ struct MeasurementRunner: Sendable {
         let window = (ContinuousClock.now - windowStart).seconds
         let recordsAtEnd = records.total
         let cpuPercent = cpu.end()
+        let threads = ThreadCounters.read(pid: carrier.pid).since(threadsAtStart)
         let memory = ProcessStatistics.read(pid: carrier.pid)
         let anonymousGrowth = Double((memory?.residentAnonymousBytes ?? 0) - (memoryAtStart?.residentAnonymousBytes ?? 0))
             / 1_048_576 / window * 60
@@ -231,6 +240,7 @@ struct MeasurementRunner: Sendable {
             rssAnonymousMiB: Double(memory?.residentAnonymousBytes ?? 0) / 1_048_576,
             rssFileMiB: Double(memory?.residentFileBytes ?? 0) / 1_048_576,
             anonymousGrowthMiBPerMinute: anonymousGrowth,
+            carrierThreads: threads,
             notes: notes)
     }
 
@@ -255,6 +265,10 @@ struct MeasurementRunner: Sendable {
                                     arguments: ["relay", "--bus", bus, "--port", String(broker.port), "--method", spec.method,
                                                 "--devices", addresses, "--spool-directory", directory.file("relay-spool")],
                                     outputPath: directory.file("relay.out"), errorPath: directory.file("relay.err"))
+        case .peer:
+            guard let peer else { throw BenchError("a Python peer run without a Python peer (PythonPeer.locate)") }
+            return try peer.start(bus: bus, port: broker.port, method: spec.method, straps: spec.workload.straps,
+                                  directory: directory)
         }
     }
 

@@ -16,8 +16,19 @@ struct BenchReport: Codable, Sendable {
     var runs: [RunResult]
     var ratios: [Ratio]
     var targets: [TargetCheck]
+    /// `--profile realistic`: each run's cost per delivered sample, and the Python peer's against the gateway's.
+    var costs: [SampleCost]?
     var totalSeconds: Double
+    /// `/proc/loadavg` (1, 5 and 15 minutes) when the first run started and after the last: the bench shares
+    /// the machine with whatever else runs.
+    var loadAverageAtStart: String?
+    var loadAverageAtEnd: String?
     var caveats: [String]
+
+    /// The first three fields of `/proc/loadavg`.
+    static var loadAverage: String? {
+        (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").prefix(3).joined(separator: " ")
+    }
 
     struct Machine: Codable, Sendable {
         var cpu: String
@@ -122,10 +133,14 @@ enum ReportTable {
                 lines.append("  [\(check.met ? "met" : "MISSED")] \(check.target): \(check.measured)")
             }
         }
+        if let costs = report.costs { lines += RealisticProfile.render(costs) }
         lines.append("")
         lines.append("CPU % is of one core over the window; \"bench\" is this process: the simulator (all devices) and the")
         lines.append("subscriber, on the same \(machine.cores) cores as what it measures. samples/s counts receipts during the")
         lines.append("window; lost counts heart-rate sequence numbers sent in the window that never arrived.")
+        if let start = report.loadAverageAtStart, let end = report.loadAverageAtEnd {
+            lines.append("load average (1, 5, 15 min): \(start) at the start, \(end) at the end")
+        }
         for caveat in report.caveats { lines.append("caveat: \(caveat)") }
         lines.append("total \(format(report.totalSeconds, 0)) s")
         return lines.joined(separator: "\n")
@@ -139,11 +154,11 @@ enum ReportTable {
         ratio >= 0.1 ? format(ratio * 100, 1) + " %" : format(ratio * 100, 3) + " %"
     }
 
-    private static func pad(_ text: String, _ width: Int) -> String {
+    static func pad(_ text: String, _ width: Int) -> String {
         text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
     }
 
-    private static func rpad(_ text: String, _ width: Int) -> String {
+    static func rpad(_ text: String, _ width: Int) -> String {
         text.count >= width ? text : String(repeating: " ", count: width - text.count) + text
     }
 }

@@ -6,6 +6,7 @@ import SimulatedWearables
 /// streaming some of their IMU sensors at 20 ms (50 Hz each).
 struct Workload: Sendable, Codable, Equatable {
     var straps: Int
+    /// Notifications per second per sensor; 0: connected and silent after one measurement.
     var rateHz: Double
     var bose: Int
     /// Sensors each Bose device streams at 20 ms: accelerometer, gyroscope, then rotation, game rotation, … (1…7).
@@ -22,7 +23,7 @@ struct Workload: Sendable, Codable, Equatable {
     var strapsOnly: Workload { Workload(straps: straps, rateHz: rateHz, bose: 0, boseSensors: boseSensors) }
 
     var summary: String {
-        var text = "\(straps) HR × \(Self.format(rateHz)) Hz"
+        var text = rateHz > 0 ? "\(straps) HR × \(Self.format(rateHz)) Hz" : "\(straps) HR silent"
         if bose > 0 { text += " + \(bose) Bose × \(boseSensors)×50 Hz" }
         return text
     }

@@ -1,0 +1,154 @@
+/// `--profile realistic` (issue 21): what a sample costs at the rates wearables really send, against the Python
+/// bridge people write instead (bleak + paho-mqtt, `python/peer.py`), on the same simulator, bus and broker.
+///
+/// Runs: 20 heart-rate sensors at 1, 10 and 50 Hz; the 50 devices of the targets profile's rss run (40 × 64 Hz
+/// + 10 Bose); 20 connected silent sensors. Each is carried by the gateway with AcquireNotify and by the peer
+/// with AcquireNotify; at 20 × 50 Hz both also with StartNotify (bleak's default). The peer subscribes to heart
+/// rate only, so in the mixed run it carries the 40 heart-rate sensors without the Bose glasses.
+///
+/// It measures cost per delivered sample, not throughput or latency limits (the targets profile does that).
+enum RealisticProfile {
+    static let rates: [Double] = [1, 10, 50]
+    static let startNotifyRate: Double = 50
+
+    /// `seconds` is the window of the 10 and 50 Hz runs; the 1 Hz and idle runs use three times as long, as their
+    /// CPU is a few 10 ms ticks of utime + stime.
+    static func plan(seconds: Double) -> [RunSpec] {
+        var specs: [RunSpec] = []
+        func add(_ purpose: String, _ carrier: RunSpec.Carrier, _ method: String, _ workload: Workload, _ window: Double) {
+            specs.append(RunSpec(purpose: purpose, carrier: carrier, method: method, batchMilliseconds: 0,
+                                 workload: workload, seconds: window))
+        }
+        for rate in rates {
+            let workload = Workload(straps: 20, rateHz: rate, bose: 0, boseSensors: 2)
+            let window = rate < 10 ? 3 * seconds : seconds
+            let methods = rate == startNotifyRate ? ["acquire", "start_notify"] : ["acquire"]
+            for method in methods {
+                add("realistic", .gateway, method, workload, window)
+                add("realistic", .peer, method, workload, window)
+            }
+        }
+        let mixed = Workload(straps: 40, rateHz: 64, bose: 10, boseSensors: 2)
+        add("mixed", .gateway, "acquire", mixed, seconds)
+        add("mixed", .peer, "acquire", mixed.strapsOnly, seconds)
+        let idle = Workload(straps: 20, rateHz: 0, bose: 0, boseSensors: 2)
+        add("idle", .gateway, "acquire", idle, 3 * seconds)
+        add("idle", .peer, "acquire", idle, 3 * seconds)
+        return specs
+    }
+
+    /// One row per run: the carrier's cost per delivered sample, and for the peer its cost ÷ the gateway's.
+    static func costs(_ results: [RunResult]) -> [SampleCost] {
+        let rows = results.map(SampleCost.init)
+        return rows.map { row in
+            guard row.carrier == RunSpec.Carrier.peer.rawValue,
+                  let gateway = rows.first(where: { $0.carrier == RunSpec.Carrier.gateway.rawValue && row.isComparable(to: $0) })
+            else { return row }
+            var compared = row
+            compared.comparedWith = gateway.run
+            if row.purpose == "idle" {
+                // A few ticks of utime + stime in the whole window: the run time is the figure that resolves it.
+                compared.peerToGateway = gateway.runtimePercent > 0 ? row.runtimePercent / gateway.runtimePercent : nil
+            } else if let mine = row.cpuMicrosecondsPerSample, let theirs = gateway.cpuMicrosecondsPerSample, theirs > 0 {
+                compared.peerToGateway = mine / theirs
+            }
+            return compared
+        }
+    }
+
+    static func render(_ costs: [SampleCost]) -> [String] {
+        let format = ReportTable.format
+        let pad = ReportTable.pad
+        let rpad = ReportTable.rpad
+        func optional(_ value: Double?, _ decimals: Int) -> String { value.map { format($0, decimals) } ?? "—" }
+        var lines = ["", "per delivered sample (the carrier process; CPU = utime + stime over the window, runtime = "
+                     + "schedstat; context switches summed over its threads):"]
+        let header = [pad("run", 27), pad("devices", 30), rpad("samples/s", 9), rpad("CPU %", 6), rpad("µs/sample", 9),
+                      rpad("runtime µs", 10), rpad("vol cs", 7), rpad("invol cs", 8), rpad("threads", 7),
+                      rpad("peer ÷ gw", 9)]
+        lines.append(header.joined(separator: " "))
+        for cost in costs where cost.purpose != "idle" {
+            let row = [pad(cost.title, 27), pad(cost.workload.summary, 30), rpad(format(cost.samplesPerSecond, 0), 9),
+                       rpad(format(cost.cpuPercent, 1), 6), rpad(optional(cost.cpuMicrosecondsPerSample, 1), 9),
+                       rpad(optional(cost.runtimeMicrosecondsPerSample, 1), 10),
+                       rpad(optional(cost.voluntaryContextSwitchesPerSample, 2), 7),
+                       rpad(optional(cost.involuntaryContextSwitchesPerSample, 2), 8), rpad(String(cost.threads), 7),
+                       rpad(cost.peerToGateway.map { format($0, 2) + "×" } ?? "", 9)]
+            lines.append(row.joined(separator: " "))
+        }
+        let idle = costs.filter { $0.purpose == "idle" }
+        if !idle.isEmpty {
+            lines.append("")
+            lines.append("idle (connected, silent):")
+            for cost in idle {
+                var text = "  \(cost.title), \(cost.workload.summary): CPU \(format(cost.cpuPercent, 2)) % of a core "
+                    + "(runtime \(format(cost.runtimePercent, 2)) %), \(format(cost.voluntaryContextSwitchesPerSecond, 1)) voluntary "
+                    + "and \(format(cost.involuntaryContextSwitchesPerSecond, 1)) involuntary context switches/s, \(cost.threads) threads"
+                if let ratio = cost.peerToGateway { text += "; \(format(ratio, 2))× the gateway's run time" }
+                lines.append(text)
+            }
+        }
+        lines.append("peer ÷ gw: the Python peer's µs/sample ÷ the gateway's with the same notify method and heart-rate")
+        lines.append("sensors (in the mixed run the gateway also carries the 10 Bose glasses, whose samples count in its µs/sample).")
+        return lines
+    }
+}
+
+/// What one run's carrier spent per delivered sample (per second when idle), as written to the JSON report.
+struct SampleCost: Codable, Sendable {
+    var purpose: String
+    var carrier: String
+    var method: String
+    var workload: Workload
+    var windowSeconds: Double
+    var samplesPerSecond: Double
+    /// utime + stime over the window, % of one core.
+    var cpuPercent: Double
+    /// The threads' schedstat run time over the window, % of one core (ns resolution; threads that ended during
+    /// the window are missing).
+    var runtimePercent: Double
+    /// Nil when no sample was delivered (idle).
+    var cpuMicrosecondsPerSample: Double?
+    var runtimeMicrosecondsPerSample: Double?
+    var voluntaryContextSwitchesPerSample: Double?
+    var involuntaryContextSwitchesPerSample: Double?
+    var voluntaryContextSwitchesPerSecond: Double
+    var involuntaryContextSwitchesPerSecond: Double
+    var threads: Int
+    /// Python peer rows: its µs per sample ÷ the gateway's (when idle its run time ÷ the gateway's, as utime +
+    /// stime are a few ticks there), and which gateway run that was.
+    var peerToGateway: Double?
+    var comparedWith: String?
+
+    init(_ result: RunResult) {
+        purpose = result.purpose
+        carrier = result.carrier
+        method = result.method
+        workload = result.workload
+        windowSeconds = result.windowSeconds
+        samplesPerSecond = result.samplesPerSecond
+        cpuPercent = result.carrierCPU
+        let threads = result.carrierThreads ?? ThreadActivity(threads: 0)
+        let window = max(result.windowSeconds, 1e-9)
+        runtimePercent = Double(threads.runtimeNanoseconds) / 1e9 / window * 100
+        voluntaryContextSwitchesPerSecond = Double(threads.voluntaryContextSwitches) / window
+        involuntaryContextSwitchesPerSecond = Double(threads.involuntaryContextSwitches) / window
+        self.threads = threads.threads
+        let samples = result.samplesPerSecond * window
+        if samples >= 1 {
+            cpuMicrosecondsPerSample = result.carrierCPU / 100 * window * 1e6 / samples
+            runtimeMicrosecondsPerSample = Double(threads.runtimeNanoseconds) / 1000 / samples
+            voluntaryContextSwitchesPerSample = Double(threads.voluntaryContextSwitches) / samples
+            involuntaryContextSwitchesPerSample = Double(threads.involuntaryContextSwitches) / samples
+        }
+    }
+
+    var title: String { "\(carrier) \(method)" }
+    var run: String { "\(title), \(workload.summary)" }
+
+    /// The same heart-rate sensors, rate and notify method in the same part of the profile.
+    func isComparable(to other: SampleCost) -> Bool {
+        purpose == other.purpose && method == other.method && workload.straps == other.workload.straps
+            && workload.rateHz == other.workload.rateHz
+    }
+}
