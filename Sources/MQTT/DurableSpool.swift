@@ -93,6 +93,9 @@ final class DurableSpool {
 
     /// Makes appended records and the commit point durable against power loss (fdatasync). Cheap when
     /// nothing changed; the loop calls it on a short timer and at shutdown.
+    /// Whether `sync` has anything to make durable.
+    var needsSync: Bool { dirtyData || dirtyCommit }
+
     func sync() {
         if dirtyData, writeFD >= 0 {
             fdatasync(writeFD)

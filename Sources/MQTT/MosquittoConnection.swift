@@ -74,7 +74,7 @@ final class MosquittoConnection: @unchecked Sendable {
     private var lastSpoolSync = ContinuousClock.now
     /// The socket's registration on the loop, and the interest it was given.
     private var socketRegistration: (registration: EventLoop.Registration, interest: EventLoop.Interest)?
-    private var tick: TimerQueue<() -> Void>.ID?
+    private var tick: (id: TimerQueue<() -> Void>.ID, deadline: ContinuousClock.Instant)?
     private var iterationHook: UInt64?
     private var finished = false
 
@@ -206,13 +206,29 @@ final class MosquittoConnection: @unchecked Sendable {
 
     // MARK: The loop
 
+    /// 100 ms while something is under way (connecting, reconnecting, closing, durable records to sync or send),
+    /// else 1 s: enough for keep-alive, and an idle gateway wakes once a second rather than ten times.
+    private var tickInterval: Duration {
+        guard case .up = link, closing == nil, !spool.needsSync, !spool.hasUnsent, inflight.isEmpty, ring.isEmpty else {
+            return .milliseconds(100)
+        }
+        return .seconds(1)
+    }
+
     private func scheduleTick() {
-        tick = loop.schedule(at: .now + .milliseconds(100)) { [weak self] in
+        let deadline = ContinuousClock.now + tickInterval
+        if let tick {
+            if tick.deadline <= deadline { return }
+            loop.cancel(tick.id)
+        }
+        let id = loop.schedule(at: deadline) { [weak self] in
+            self?.tick = nil
             guard let self, !self.finished else { return }
             if let handle = self.handle, mosquitto_socket(handle) >= 0 { _ = mosquitto_loop_misc(handle) }
             self.step()
             if !self.finished { self.scheduleTick() }
         }
+        tick = (id, deadline)
     }
 
     /// Everything but the socket's own events: queued commands, the end of a close, connecting and reconnecting,
@@ -248,6 +264,8 @@ final class MosquittoConnection: @unchecked Sendable {
         }
         updateStatistics()
         updateRegistration()
+        // Something got under way (a durable record, a lost link): the tick comes sooner.
+        scheduleTick()
     }
 
     private var isDrained: Bool {
@@ -552,7 +570,7 @@ final class MosquittoConnection: @unchecked Sendable {
     private func stop(with event: ConnectionEvent) {
         finished = true
         dropRegistration()
-        if let tick { loop.cancel(tick) }
+        if let tick { loop.cancel(tick.id) }
         if let iterationHook { loop.removeIterationHook(iterationHook) }
         if ownsLoop { loop.stop() }
         spool.sync()

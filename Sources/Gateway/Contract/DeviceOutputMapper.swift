@@ -113,6 +113,9 @@ public struct DeviceOutputMapper: Sendable {
     /// When the next batch window closes, if one is open.
     public var nextBatchDeadline: ContinuousClock.Instant? { batcher.nextDeadline }
 
+    /// Whether any device batches its samples (`batch_ms` > 0): then a batch may open at any moment.
+    public var anyDeviceBatches: Bool { options.values.contains { $0.batchMilliseconds > 0 } }
+
     /// Takes a device's options (first sight of the device, or `device/options`); answers the samples a shorter
     /// window flushed.
     public mutating func setOptions(_ deviceOptions: DeviceOptions, for id: String) -> [OutgoingMessage] {

@@ -258,9 +258,12 @@ public final class GatewayCore: Sendable {
 
     // MARK: Periodic
 
-    /// Publishes the sample batches whose window closed; answers when the next one closes.
+    /// Publishes the sample batches whose window closed; answers when to look again: when the next batch closes,
+    /// within 200 ms while a device batches (a batch may open meanwhile), nil when nothing is timed.
     public func flushDueSamples(at now: ContinuousClock.Instant = .now) -> ContinuousClock.Instant? {
-        let (due, next) = outputs.withLock { ($0.dueSamples(at: now), $0.nextBatchDeadline) }
+        let (due, next) = outputs.withLock { outputs in
+            (outputs.dueSamples(at: now), outputs.nextBatchDeadline ?? (outputs.anyDeviceBatches ? now + .milliseconds(200) : nil))
+        }
         for message in due { sink.publish(message) }
         if let homeAssistant {
             for message in homeAssistant.due(at: now, unixMilliseconds: clock.unixMilliseconds()) { sink.publish(message) }

@@ -117,9 +117,11 @@ public final class GatewayService: Service, Sendable {
     private func periodicWork() async {
         var nextHealth = ContinuousClock.now + healthInterval
         while !Task.isCancelled {
+            // Until the next sample batch closes, else a second: Home Assistant's calm entities and the health
+            // report tolerate that, and an idle gateway wakes once a second.
             let next = core.flushDueSamples()
-            let wait = next.map { max(.milliseconds(5), $0 - .now) } ?? .milliseconds(200)
-            try? await Task.sleep(for: min(wait, .milliseconds(200)))
+            let wait = next.map { max(.milliseconds(5), $0 - .now) } ?? .seconds(1)
+            try? await Task.sleep(for: min(wait, .seconds(1)))
             if ContinuousClock.now >= nextHealth {
                 nextHealth = .now + healthInterval
                 await core.publishHealth()
