@@ -60,6 +60,7 @@ public final class EventLoop: @unchecked Sendable {
     private var timers = TimerQueue<() -> Void>()
     private var iterationHooks: [(id: UInt64, hook: () -> Void)] = []
     private var events = [epoll_event](repeating: epoll_event(), count: 256)
+    private var running: [@Sendable () -> Void] = []
 
     /// Id 0 in `epoll_data` is the wake eventfd.
     private static let wakeID: UInt64 = 0
@@ -216,13 +217,15 @@ public final class EventLoop: @unchecked Sendable {
         timers = TimerQueue()
     }
 
-    /// Runs the tasks submitted so far; tasks they submit run in the next iteration (without waiting).
+    /// Runs the tasks submitted so far; tasks they submit run in the next iteration (without waiting). The queue
+    /// and `running` trade their buffers, so a steady stream of tasks allocates nothing.
     private func runTasks() {
-        let tasks = queue.withLock { queue -> [@Sendable () -> Void] in
-            defer { queue.tasks.removeAll(keepingCapacity: true) }
-            return queue.tasks
+        queue.withLock { queue in
+            guard !queue.tasks.isEmpty else { return }
+            swap(&queue.tasks, &running)
         }
-        for task in tasks { task() }
+        for task in running { task() }
+        running.removeAll(keepingCapacity: true)
     }
 
     /// 0 when tasks are waiting, else until the next timer (-1: none); declares the loop asleep so `execute` wakes it.
