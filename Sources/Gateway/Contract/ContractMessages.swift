@@ -24,6 +24,11 @@ public struct ContractMessages: Sendable {
     }
 
     /// `<id>/sensor/<sensor>`: QoS 0, not retained, unless the device's options say otherwise.
+    /// One sample on `topic` (`topics.sensor(id, sensor)`, which the caller may keep): the unbatched hot path.
+    public func sample(_ sample: SensorSample, topic: String, qos: QoS = .atMostOnce, retain: Bool = false) -> OutgoingMessage {
+        message(topic, SamplePayload.single(sample), qos: qos, retain: retain)
+    }
+
     public func samples(_ publication: SamplePublication, qos: QoS = .atMostOnce, retain: Bool = false) -> OutgoingMessage {
         message(topics.sensor(publication.device, publication.sensor), publication.payload, qos: qos, retain: retain)
     }

@@ -21,6 +21,8 @@ public struct DeviceOutputMapper: Sendable {
     public private(set) var documents: [String: DeviceStateDocument] = [:]
     private var batcher = SampleBatcher()
     private var options: [String: DeviceOptions] = [:]
+    /// `<base>/<id>/sensor/<name>` by device and sensor, built once: a topic string per sample is an allocation.
+    private var sensorTopics: [String: [SensorKind: String]] = [:]
     private var sensorsSeen: [String: Set<String>] = [:]
     private var messageCounts: [String: Int] = [:]
 
@@ -54,6 +56,7 @@ public struct DeviceOutputMapper: Sendable {
             return [.publishDeviceList]
         case .deviceRetired(let id):
             documents[id] = nil
+            sensorTopics[id] = nil
             _ = batcher.flush(device: id)
             options[id] = nil
             sensorsSeen[id] = nil
@@ -70,6 +73,15 @@ public struct DeviceOutputMapper: Sendable {
         case .sample(let sample):
             // The hot path: one batcher step, the device's options, its message count.
             let firstOfItsKind = sensorsSeen[id, default: []].insert(sample.sensor.rawValue).inserted
+            if batcher.window(forDevice: id) == .zero {
+                // Unbatched (the default): straight to a message on the kept topic, no publication in between.
+                count(id, 1)
+                let deviceOptions = options[id] ?? DeviceOptions()
+                let message = messages.sample(sample, topic: sensorTopic(id, sample.sensor),
+                                              qos: QoS(rawValue: deviceOptions.sampleQoS) ?? .atMostOnce,
+                                              retain: deviceOptions.retainSamples)
+                return firstOfItsKind ? [.publish(message), .publishDeviceList] : [.publish(message)]
+            }
             let publications = batcher.add(sample, device: id, at: now)
             count(id, publications.count)
             // A sensor seen for the first time is a new capability in bridge/devices (and Home Assistant).
@@ -124,6 +136,13 @@ public struct DeviceOutputMapper: Sendable {
     }
 
     public func hasOptions(for id: String) -> Bool { options[id] != nil }
+
+    private mutating func sensorTopic(_ id: String, _ sensor: SensorKind) -> String {
+        if let topic = sensorTopics[id]?[sensor] { return topic }
+        let topic = messages.topics.sensor(id, sensor)
+        sensorTopics[id, default: [:]][sensor] = topic
+        return topic
+    }
 
     private func sampleMessage(_ publication: SamplePublication) -> OutgoingMessage {
         let deviceOptions = options[publication.device] ?? DeviceOptions()
