@@ -183,6 +183,7 @@ struct MeasurementRunner: Sendable {
         var processes: [String: Int32] = [spec.carrier.rawValue: carrier.pid, "dbus-daemon": bus.pid, "bench": getpid()]
         if let pid = broker.pid { processes["mosquitto"] = pid }
         let floor = ledger.sentCounters()
+        let dropsAtStart = SimulatorCounters.notificationsDroppedOnFullSockets.load(ordering: .relaxed)
         let recordsAtStart = records.total
         let windowStart = ContinuousClock.now
         let memoryAtStart = ProcessStatistics.read(pid: carrier.pid)
@@ -191,6 +192,7 @@ struct MeasurementRunner: Sendable {
         subscriber.beginWindow(floor: floor)
         try await Task.sleep(for: .milliseconds(Int(spec.seconds * 1000)))
         let ceiling = ledger.sentCounters()
+        let socketDrops = SimulatorCounters.notificationsDroppedOnFullSockets.load(ordering: .relaxed) - dropsAtStart
         subscriber.endReceipts(ceiling: ceiling)
         let window = (ContinuousClock.now - windowStart).seconds
         let recordsAtEnd = records.total
@@ -209,6 +211,9 @@ struct MeasurementRunner: Sendable {
         if !carrier.isRunning { notes.append("\(spec.carrier.rawValue) exited during the window") }
         if anonymousGrowth > 1 {
             notes.append("anonymous memory grew \(ReportTable.format(anonymousGrowth, 1)) MiB/min during the window (a leak, or a queue falling behind)")
+        }
+        if socketDrops > 0 {
+            notes.append("the simulator dropped \(socketDrops) notifications on full AcquireNotify sockets (the carrier did not read within the kernel's queue)")
         }
         let heartRateSent = Double(sent) / window
         if workload.straps > 0 && heartRateSent < 0.95 * workload.heartRateOffered {

@@ -334,7 +334,9 @@ extension SimulatedBluetoothDaemon {
             }
         }
         if let socket = device.notifySockets[relative] {
-            delivered = socket.send(payload) || delivered
+            let sent = socket.send(payload)
+            if !sent { SimulatorCounters.notificationsDroppedOnFullSockets.add(1, ordering: .relaxed) }
+            delivered = sent || delivered
         } else if device.notify[relative]?.sessions.values.contains(.active) ?? false {
             device.valueCache[relative] = payload
             objects.object(at: device.objectPath(relative))?.pushProperty("Value", .bytes(payload),
