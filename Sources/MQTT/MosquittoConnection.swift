@@ -77,6 +77,9 @@ final class MosquittoConnection: @unchecked Sendable {
     private var tick: (id: TimerQueue<() -> Void>.ID, deadline: ContinuousClock.Instant)?
     private var iterationHook: UInt64?
     private var finished = false
+    /// A connection attempt runs on a helper thread (libmosquitto resolves the host and connects blocking): until it
+    /// returns, nothing on the loop touches the handle, so a broker that does not answer never stalls the data path.
+    private var connectInFlight = false
     /// Property lists holding only a content type, by content type (`application/json`), reused by every publish.
     private var contentTypeProperties: [String: OpaquePointer] = [:]
 
@@ -227,7 +230,7 @@ final class MosquittoConnection: @unchecked Sendable {
         let id = loop.schedule(at: deadline) { [weak self] in
             self?.tick = nil
             guard let self, !self.finished else { return }
-            if let handle = self.handle, mosquitto_socket(handle) >= 0 { _ = mosquitto_loop_misc(handle) }
+            if !self.connectInFlight, let handle = self.handle, mosquitto_socket(handle) >= 0 { _ = mosquitto_loop_misc(handle) }
             self.step()
             if !self.finished { self.scheduleTick() }
         }
@@ -241,11 +244,16 @@ final class MosquittoConnection: @unchecked Sendable {
         for command in inbox.withLock({ queue in defer { queue.removeAll(keepingCapacity: true) }; return queue }) {
             handle(command)
         }
+        let now = ContinuousClock.now
+        // Everything below may end or use the handle; the attempt in flight finishes first.
+        guard !connectInFlight else {
+            updateStatistics()
+            return
+        }
         if let error = fatalError {
             stop(with: .fatal(error))
             return
         }
-        let now = ContinuousClock.now
         if let closing, isDrained || now >= closing.deadline {
             finishClose()
             return
@@ -280,6 +288,7 @@ final class MosquittoConnection: @unchecked Sendable {
     /// The socket on the loop: registered while libmosquitto has one (it changes with every connection),
     /// writable interest only while libmosquitto has bytes waiting.
     private func updateRegistration() {
+        guard !connectInFlight else { return }
         let socket = handle.map { mosquitto_socket($0) } ?? -1
         if let current = socketRegistration, current.registration.descriptor != socket {
             loop.deregister(current.registration)
@@ -328,7 +337,7 @@ final class MosquittoConnection: @unchecked Sendable {
     /// At the end of every loop iteration: what this iteration published and libmosquitto could not write at
     /// once goes out now, and the writable interest follows what is left.
     private func flushWrites() {
-        guard !finished, let handle, mosquitto_socket(handle) >= 0 else { return }
+        guard !finished, !connectInFlight, let handle, mosquitto_socket(handle) >= 0 else { return }
         if mosquitto_want_write(handle) { _ = mosquitto_loop_write(handle, 1) }
         if mosquitto_socket(handle) < 0 { linkLost(reason: lastLibraryError ?? "connection closed") }
         updateRegistration()
@@ -342,22 +351,31 @@ final class MosquittoConnection: @unchecked Sendable {
             mosquitto_property_add_int32(&properties, Int32(MQTT_PROP_SESSION_EXPIRY_INTERVAL.rawValue),
                                          configuration.sessionExpirySeconds)
         }
-        defer { freeProperties(properties) }
         dropRegistration()
         logger.debug("connecting to the MQTT broker",
                      metadata: ["host": "\(configuration.host)", "port": "\(configuration.port)"])
-        let result = mosquitto_connect_bind_v5(handle, configuration.host, Int32(configuration.port),
-                                               Int32(configuration.keepAliveSeconds), nil, properties)
-        if result == MOSQ_ERR_SUCCESS.rawValue {
-            link = .connecting(since: .now)
-            return
+        link = .connecting(since: .now)
+        connectInFlight = true
+        let attempt = ConnectAttempt(handle: handle, properties: properties, configuration: configuration)
+        properties = nil  // the attempt frees them
+        let thread = Thread { [self] in
+            let result = attempt.run()
+            loop.execute { [self] in connectReturned(result) }
         }
+        thread.name = "mqtt-connect"
+        thread.start()
+    }
+
+    /// The helper thread's `mosquitto_connect` returned: on success the CONNACK is awaited on the loop.
+    private func connectReturned(_ result: Int32) {
+        connectInFlight = false
+        defer { step() }
+        if result == MOSQ_ERR_SUCCESS.rawValue { return }
         let reason = lastLibraryError ?? MosquittoText.error(result)
         if !everConnected, result == MOSQ_ERR_TLS.rawValue || Self.isTLSFailure(lastLibraryError) {
             fatalError = .tlsFailure(reason)
             return
         }
-        link = .connecting(since: .now)
         linkLost(reason: reason)
     }
 
@@ -691,4 +709,18 @@ private func readProperties(_ list: OpaquePointer?) -> MQTTProperties {
         skipFirst = true
     }
     return result
+}
+
+/// One blocking `mosquitto_connect_bind_v5`, made on a helper thread while the loop leaves the handle alone.
+/// `@unchecked Sendable`: the handle is used by this attempt alone until it returns.
+private struct ConnectAttempt: @unchecked Sendable {
+    let handle: OpaquePointer
+    let properties: OpaquePointer?
+    let configuration: MQTTClientConfiguration
+
+    func run() -> Int32 {
+        defer { freeProperties(properties) }
+        return mosquitto_connect_bind_v5(handle, configuration.host, Int32(configuration.port),
+                                         Int32(configuration.keepAliveSeconds), nil, properties)
+    }
 }
