@@ -42,6 +42,8 @@ final class ConnectionLoop: @unchecked Sendable {
     /// The loop it runs on: its own unless one is given (the daemon could share its data-path loop).
     let eventLoop: EventLoop
     private let ownsLoop: Bool
+    /// Set by `start`; until then nothing of this connection runs on the loop.
+    private let started = Atomic<Bool>(false)
     let uniqueName: String
     let canPassFileDescriptors: Bool
     /// Incoming method calls go here (the object registry), on the loop thread.
@@ -108,6 +110,7 @@ final class ConnectionLoop: @unchecked Sendable {
     }
 
     func start(name: String) {
+        started.store(true, ordering: .releasing)
         if ownsLoop { eventLoop.start() }
         eventLoop.execute { [self] in step() }
     }
@@ -120,7 +123,12 @@ final class ConnectionLoop: @unchecked Sendable {
         if wasEmpty { wake() }
     }
 
-    private func wake() { eventLoop.execute { [self] in step() } }
+    /// libdbus asks for its main loop. Before `start` the loop must not run: `init` is still calling libdbus and
+    /// filling `watches` on its own thread, and a shared loop (the daemon's, already running) would race it.
+    private func wake() {
+        guard started.load(ordering: .acquiring) else { return }
+        eventLoop.execute { [self] in step() }
+    }
 
     // MARK: libdbus callbacks
 

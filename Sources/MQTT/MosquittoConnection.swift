@@ -52,6 +52,8 @@ final class MosquittoConnection: @unchecked Sendable {
     let loop: EventLoop
     /// Whether the loop was made for this connection alone, and ends with it.
     private let ownsLoop: Bool
+    /// Set by `start`; until then nothing of this connection runs on the loop.
+    private let started = Atomic<Bool>(false)
     let statistics = Mutex(MQTTClientStatistics())
 
     // Loop-thread state.
@@ -117,6 +119,7 @@ final class MosquittoConnection: @unchecked Sendable {
     }
 
     func start() {
+        started.store(true, ordering: .releasing)
         if ownsLoop { loop.start() }
         loop.execute { [self] in
             iterationHook = loop.whenIterationEnds { [weak self] in self?.flushWrites() }
@@ -126,7 +129,7 @@ final class MosquittoConnection: @unchecked Sendable {
     }
 
     func send(_ command: ConnectionCommand) {
-        if loop.inEventLoop, !finished {
+        if loop.inEventLoop, !finished, started.load(ordering: .acquiring) {
             // The data path: a sample decoded on this loop goes to libmosquitto now; the iteration's end writes it.
             handle(command)
             if case .publish = command { return }
@@ -137,7 +140,8 @@ final class MosquittoConnection: @unchecked Sendable {
             queue.append(command)
             return queue.count == 1
         }
-        if wasEmpty { loop.execute { [self] in step() } }
+        // Before `start` the commands wait in the inbox: a shared loop is already running, and `start` drains them.
+        if wasEmpty, started.load(ordering: .acquiring) { loop.execute { [self] in step() } }
     }
 
     // MARK: Handle setup
