@@ -182,18 +182,16 @@ struct MeasurementRunner: Sendable {
         var cpu = CPUWindow()
         var processes: [String: Int32] = [spec.carrier.rawValue: carrier.pid, "dbus-daemon": bus.pid, "bench": getpid()]
         if let pid = broker.pid { processes["mosquitto"] = pid }
-        let floor = ledger.sentCounters()
         let dropsAtStart = SimulatorCounters.notificationsDroppedOnFullSockets.load(ordering: .relaxed)
         let recordsAtStart = records.total
         let windowStart = ContinuousClock.now
         let memoryAtStart = ProcessStatistics.read(pid: carrier.pid)
         cpu.begin(processes)
         let threadsAtStart = ThreadCounters.read(pid: carrier.pid)
-        subscriber.beginWindow(floor: floor)
+        let floor = subscriber.beginWindow(floor: ledger.sentCounters)
         try await Task.sleep(for: .milliseconds(Int(spec.seconds * 1000)))
-        let ceiling = ledger.sentCounters()
+        let ceiling = subscriber.endReceipts(ceiling: ledger.sentCounters)
         let socketDrops = SimulatorCounters.notificationsDroppedOnFullSockets.load(ordering: .relaxed) - dropsAtStart
-        subscriber.endReceipts(ceiling: ceiling)
         let window = (ContinuousClock.now - windowStart).seconds
         let recordsAtEnd = records.total
         let cpuPercent = cpu.end()

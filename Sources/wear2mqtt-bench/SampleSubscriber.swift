@@ -89,20 +89,27 @@ final class SampleSubscriber: @unchecked Sendable {
         tally.withLock { ($0.heartRateSeen.filter { $0 }.count, $0.boseSeen.filter { $0 }.count) }
     }
 
-    /// Starts counting: samples with a counter above `floor` (per device) belong to the window, and receipts
-    /// from now on count towards the delivered rate.
-    func beginWindow(floor: [UInt64]) {
+    /// Starts counting: samples with a counter above the floor (per device, what `sentCounters` answers) belong
+    /// to the window, and receipts from now on count towards the delivered rate. The floor is taken under the
+    /// tally's lock, so a sample is either counted in the window or older than it: a floor taken earlier let the
+    /// samples sent and received in between count as lost (1–9 per run, for every carrier).
+    func beginWindow(floor sentCounters: () -> [UInt64]) -> [UInt64] {
         tally.withLock { tally in
+            let floor = sentCounters()
             tally.window = Tally.Window(floor: floor)
             tally.measuringReceipts = true
+            return floor
         }
     }
 
     /// Ends the receipt window; samples up to `ceiling` still count towards loss and latency when they arrive later.
-    func endReceipts(ceiling: [UInt64]) {
+    /// The ceiling is taken under the tally's lock, for the same reason as the floor.
+    func endReceipts(ceiling sentCounters: () -> [UInt64]) -> [UInt64] {
         tally.withLock { tally in
+            let ceiling = sentCounters()
             tally.measuringReceipts = false
             tally.window?.ceiling = ceiling
+            return ceiling
         }
     }
 
