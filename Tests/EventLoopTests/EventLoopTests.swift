@@ -1,4 +1,5 @@
 import EventLoop
+import Foundation
 import Glibc
 import Synchronization
 import Testing
@@ -35,6 +36,19 @@ struct EventLoopTests {
         #expect(seen.withLock { $0 } == Array(0..<100))
         #expect(onLoop.withLock { $0 })
         #expect(!loop.inEventLoop)
+    }
+
+    @Test("the loop's thread carries its name, as top -H and perf show it")
+    func threadName() async throws {
+        let loop = try EventLoop.started(name: "data-path")
+        defer { loop.stop() }
+        let name = Mutex<String?>(nil)
+        loop.execute {
+            let comm = try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)
+            name.withLock { $0 = comm?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "" }
+        }
+        await waitUntil { name.withLock { $0 } != nil }
+        #expect(name.withLock { $0 } == "data-path")
     }
 
     @Test("a readable descriptor calls its handler on the loop; after deregistering, it no longer does")
