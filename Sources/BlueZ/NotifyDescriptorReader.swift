@@ -80,7 +80,8 @@ final class NotifyDescriptorReader: @unchecked Sendable {
 
     private func add(_ reader: Reader) {
         do {
-            reader.registration = try loop.register(reader.fd.rawValue, interest: .readable) { [unowned self, unowned reader] readiness in
+            // Strong: a registered socket keeps its reader alive until it is removed, as the reader thread did.
+            reader.registration = try loop.register(reader.fd.rawValue, interest: .readable) { [self] readiness in
                 read(reader, readiness)
             }
             readers[reader.fd.rawValue] = reader

@@ -223,7 +223,8 @@ final class ConnectionLoop: @unchecked Sendable {
                 continue
             }
             do {
-                let registration = try eventLoop.register(fd, interest: interest) { [unowned self] readiness in
+                // Strong: the loop keeps the connection alive while it watches it (until `finish`), as its thread did.
+                let registration = try eventLoop.register(fd, interest: interest) { [self] readiness in
                     ready(fd, readiness)
                 }
                 registrations[fd] = (registration, interest)

@@ -308,8 +308,9 @@ final class MosquittoConnection: @unchecked Sendable {
             return
         }
         do {
-            let registration = try loop.register(socket, interest: interest) { [weak self] readiness in
-                self?.socketReady(readiness)
+            // Strong: a weak handler of a freed connection would leave a readable socket spinning the loop.
+            let registration = try loop.register(socket, interest: interest) { [self] readiness in
+                socketReady(readiness)
             }
             socketRegistration = (registration, interest)
         } catch {

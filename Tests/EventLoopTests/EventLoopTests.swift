@@ -5,11 +5,12 @@ import Synchronization
 import Testing
 
 /// The data path's loop: tasks, descriptors, timers and iteration hooks, all on its one thread.
-@Suite("EventLoop", .timeLimit(.minutes(1)))
+@Suite("EventLoop")
 struct EventLoopTests {
-    /// Waits (without a timed assertion: only a bound) until `done` holds.
-    func waitUntil(_ done: () -> Bool) async {
-        for _ in 0..<2000 where !done() { try? await Task.sleep(for: .milliseconds(5)) }
+    /// Runs `body` on the loop and returns its result: every task submitted before it has run, and every
+    /// descriptor ready before it was handled (the loop handles events before tasks in an iteration).
+    func onLoop<T: Sendable>(_ loop: EventLoop, _ body: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in loop.execute { continuation.resume(returning: body()) } }
     }
 
     /// A non-blocking pipe: (read end, write end).
@@ -20,21 +21,26 @@ struct EventLoopTests {
         return (fds[0], fds[1])
     }
 
+    func write(_ fd: Int32, _ bytes: [UInt8]) {
+        var bytes = bytes
+        _ = Glibc.write(fd, &bytes, bytes.count)
+    }
+
     @Test("tasks from other threads run on the loop thread, in the order they were submitted")
     func tasksRunInOrderOnTheLoop() async throws {
         let loop = try EventLoop.started(name: "test-loop")
         defer { loop.stop() }
         let seen = Mutex<[Int]>([])
-        let onLoop = Mutex(true)
+        let onLoopThread = Mutex(true)
         for index in 0..<100 {
             loop.execute {
-                if !loop.inEventLoop { onLoop.withLock { $0 = false } }
+                if !loop.inEventLoop { onLoopThread.withLock { $0 = false } }
                 seen.withLock { $0.append(index) }
             }
         }
-        await waitUntil { seen.withLock { $0.count } == 100 }
+        await onLoop(loop) {}
         #expect(seen.withLock { $0 } == Array(0..<100))
-        #expect(onLoop.withLock { $0 })
+        #expect(onLoopThread.withLock { $0 })
         #expect(!loop.inEventLoop)
     }
 
@@ -42,13 +48,10 @@ struct EventLoopTests {
     func threadName() async throws {
         let loop = try EventLoop.started(name: "data-path")
         defer { loop.stop() }
-        let name = Mutex<String?>(nil)
-        loop.execute {
-            let comm = try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)
-            name.withLock { $0 = comm?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "" }
+        let name = await onLoop(loop) {
+            (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
         }
-        await waitUntil { name.withLock { $0 } != nil }
-        #expect(name.withLock { $0 } == "data-path")
+        #expect(name == "data-path")
     }
 
     @Test("a readable descriptor calls its handler on the loop; after deregistering, it no longer does")
@@ -58,34 +61,19 @@ struct EventLoopTests {
         let (readEnd, writeEnd) = makePipe()
         defer { close(readEnd); close(writeEnd) }
         let received = Mutex<[UInt8]>([])
-        let registration = Mutex<EventLoop.Registration?>(nil)
-        loop.execute {
-            registration.withLock {
-                $0 = try? loop.register(readEnd, interest: .readable) { readiness in
-                    var byte: UInt8 = 0
-                    while read(readEnd, &byte, 1) == 1 { received.withLock { $0.append(byte) } }
-                }
+        let registration = await onLoop(loop) {
+            try? loop.register(readEnd, interest: .readable) { _ in
+                var byte: UInt8 = 0
+                while read(readEnd, &byte, 1) == 1 { received.withLock { $0.append(byte) } }
             }
         }
-        await waitUntil { registration.withLock { $0 } != nil }
-        for value: UInt8 in [1, 2, 3] {
-            var byte = value
-            _ = write(writeEnd, &byte, 1)
-        }
-        await waitUntil { received.withLock { $0.count } == 3 }
+        let registered = try #require(registration)
+        write(writeEnd, [1, 2, 3])
+        await onLoop(loop) {}
         #expect(received.withLock { $0 } == [1, 2, 3])
-        let deregistered = Mutex(false)
-        loop.execute {
-            if let registration = registration.withLock({ $0 }) { loop.deregister(registration) }
-            deregistered.withLock { $0 = true }
-        }
-        await waitUntil { deregistered.withLock { $0 } }
-        var byte: UInt8 = 9
-        _ = write(writeEnd, &byte, 1)
-        let flushed = Mutex(false)
-        loop.execute { flushed.withLock { $0 = true } }
-        await waitUntil { flushed.withLock { $0 } }
-        try await Task.sleep(for: .milliseconds(50))
+        await onLoop(loop) { loop.deregister(registered) }
+        write(writeEnd, [9])
+        await onLoop(loop) {}
         #expect(received.withLock { $0 } == [1, 2, 3], "nothing after deregistering")
     }
 
@@ -94,15 +82,18 @@ struct EventLoopTests {
         let loop = try EventLoop.started(name: "test-loop")
         defer { loop.stop() }
         let fired = Mutex<[String]>([])
-        loop.execute {
-            let now = ContinuousClock.now
-            loop.schedule(at: now + .milliseconds(60)) { fired.withLock { $0.append("late") } }
-            loop.schedule(at: now + .milliseconds(20)) { fired.withLock { $0.append("early") } }
-            let cancelled = loop.schedule(at: now + .milliseconds(40)) { fired.withLock { $0.append("cancelled") } }
-            loop.cancel(cancelled)
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            loop.execute {
+                let now = ContinuousClock.now
+                loop.schedule(at: now + .milliseconds(60)) {
+                    fired.withLock { $0.append("late") }
+                    done.resume()
+                }
+                loop.schedule(at: now + .milliseconds(20)) { fired.withLock { $0.append("early") } }
+                let cancelled = loop.schedule(at: now + .milliseconds(40)) { fired.withLock { $0.append("cancelled") } }
+                loop.cancel(cancelled)
+            }
         }
-        await waitUntil { fired.withLock { $0.count } == 2 }
-        try await Task.sleep(for: .milliseconds(50))
         #expect(fired.withLock { $0 } == ["early", "late"])
     }
 
@@ -114,8 +105,7 @@ struct EventLoopTests {
         defer { close(readEnd); close(writeEnd) }
         let log = Mutex<[String]>([])
         let pending = Mutex(0)
-        let ready = Mutex(false)
-        loop.execute {
+        await onLoop(loop) {
             _ = try? loop.register(readEnd, interest: .readable) { _ in
                 var buffer = [UInt8](repeating: 0, count: 64)
                 let count = read(readEnd, &buffer, 64)
@@ -125,12 +115,11 @@ struct EventLoopTests {
                 let count = pending.withLock { count in defer { count = 0 }; return count }
                 if count > 0 { log.withLock { $0.append("flush \(count)") } }
             }
-            ready.withLock { $0 = true }
         }
-        await waitUntil { ready.withLock { $0 } }
-        var burst: [UInt8] = [1, 2, 3, 4, 5]
-        _ = write(writeEnd, &burst, 5)
-        await waitUntil { !log.withLock { $0 }.isEmpty }
+        write(writeEnd, [1, 2, 3, 4, 5])
+        // The first task runs in the iteration that read the burst; the second after that iteration's hook.
+        await onLoop(loop) {}
+        await onLoop(loop) {}
         #expect(log.withLock { $0 } == ["flush 5"])
     }
 

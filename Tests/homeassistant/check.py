@@ -390,12 +390,12 @@ device_automation:
             frames_prefix + "setting_gesture_double_tap")
         assert switch, "no double-tap switch"
 
-        async def switch_is(value):
-            state = await ha.state(switch["entity_id"])
+        async def entity_is(entity, value):
+            state = await ha.state(entity["entity_id"])
             return state if state and state["state"] == value else None
-        await async_wait_for(lambda: switch_is("on"), 30, "the double-tap switch on")
+        await async_wait_for(lambda: entity_is(switch, "on"), 30, "the double-tap switch on")
         await ha.call("switch", "turn_off", {"entity_id": switch["entity_id"]})
-        await async_wait_for(lambda: switch_is("off"), 30, "the double-tap switch off after turning it off")
+        await async_wait_for(lambda: entity_is(switch, "off"), 30, "the double-tap switch off after turning it off")
         print(f"setting: {switch['entity_id']} turned off in Home Assistant, the frames confirmed it")
 
         # The sensor period the frames' streams share, as a select of the periods every sensor offers, and a stream
@@ -406,10 +406,6 @@ device_automation:
         options = (await ha.state(period["entity_id"]))["attributes"]["options"]
         assert "80" in options, options
         await ha.call("select", "select_option", {"entity_id": period["entity_id"], "option": "80"})
-
-        async def entity_is(entity, value):
-            state = await ha.state(entity["entity_id"])
-            return state if state and state["state"] == value else None
         await async_wait_for(lambda: entity_is(period, "80"), 30, "the frames' sensor period 80 ms")
         await ha.call("switch", "turn_on", {"entity_id": accelerometer["entity_id"]})
         await async_wait_for(lambda: entity_is(accelerometer, "on"), 30, "the frames' accelerometer stream on")

@@ -76,10 +76,9 @@ public struct DeviceOutputMapper: Sendable {
             if batcher.window(forDevice: id) == .zero {
                 // Unbatched (the default): straight to a message on the kept topic, no publication in between.
                 count(id, 1)
-                let deviceOptions = options[id] ?? DeviceOptions()
-                let message = messages.sample(sample, topic: sensorTopic(id, sample.sensor),
-                                              qos: QoS(rawValue: deviceOptions.sampleQoS) ?? .atMostOnce,
-                                              retain: deviceOptions.retainSamples)
+                let delivery = sampleDelivery(id)
+                let message = messages.sample(sample, topic: sensorTopic(id, sample.sensor), qos: delivery.qos,
+                                              retain: delivery.retain)
                 return firstOfItsKind ? [.publish(message), .publishDeviceList] : [.publish(message)]
             }
             let publications = batcher.add(sample, device: id, at: now)
@@ -145,9 +144,14 @@ public struct DeviceOutputMapper: Sendable {
     }
 
     private func sampleMessage(_ publication: SamplePublication) -> OutgoingMessage {
-        let deviceOptions = options[publication.device] ?? DeviceOptions()
-        return messages.samples(publication, qos: QoS(rawValue: deviceOptions.sampleQoS) ?? .atMostOnce,
-                                retain: deviceOptions.retainSamples)
+        let delivery = sampleDelivery(publication.device)
+        return messages.samples(publication, qos: delivery.qos, retain: delivery.retain)
+    }
+
+    /// The QoS and retain flag a device's options give its samples.
+    private func sampleDelivery(_ id: String) -> (qos: QoS, retain: Bool) {
+        let deviceOptions = options[id] ?? DeviceOptions()
+        return (QoS(rawValue: deviceOptions.sampleQoS) ?? .atMostOnce, deviceOptions.retainSamples)
     }
 
     // MARK: What other messages need

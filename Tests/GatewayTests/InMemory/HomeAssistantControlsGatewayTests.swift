@@ -7,7 +7,7 @@ import Wearables
 
 /// Home Assistant entities that need a whole gateway: fitness summaries from a real sync (kept across a restart),
 /// Bose controls from the capabilities read on connect, and signal strength from what BlueZ hears.
-@Suite("Gateway in memory: Home Assistant summaries and controls", .timeLimit(.minutes(1)))
+@Suite("Gateway in memory: Home Assistant summaries and controls")
 struct HomeAssistantControlsGatewayTests {
     func discovery(_ gateway: GatewayHarness, _ address: String) -> [String: DeviceValue]? {
         let object = "wear2mqtt_wear2mqtt_" + address.replacingOccurrences(of: ":", with: "").lowercased()
