@@ -77,7 +77,13 @@ extension HomeAssistantDiscovery {
     ]
 
     /// The retained discovery document of one wearable, linked to the bridge.
-    public func wearable(_ wearable: DiscoveredWearable) -> OutgoingMessage {
+    public func wearable(_ wearable: DiscoveredWearable) -> OutgoingMessage { wearableDocument(wearable).message }
+
+    /// The document, and the platform of each of its components by key (what a later document must remove if it
+    /// lacks one). `removed`: components of an earlier document gone from this one, sent once as `{"p": platform}`,
+    /// as Home Assistant's device discovery asks — dropping them silently would leave orphaned entities.
+    func wearableDocument(_ wearable: DiscoveredWearable,
+                          removed: [String: String] = [:]) -> (message: OutgoingMessage, platforms: [String: String]) {
         let objectID = objectID(address: wearable.address)
         let stateTopic = topics.device(wearable.id)
         var device: [String: DeviceValue] = [
@@ -140,8 +146,10 @@ extension HomeAssistantDiscovery {
         }
         components += triggers(wearable.gestures, kind: "gesture", topic: topics.gesture(wearable.id), field: "gesture")
         components += triggers(wearable.events, kind: "event", topic: topics.event(wearable.id), field: "event")
-        return document(objectID: objectID, device: device, components: components,
-                        availability: [topics.bridgeState, topics.availability(wearable.id)], entityPrefix: wearable.id)
+        let message = document(objectID: objectID, device: device, components: components,
+                               availability: [topics.bridgeState, topics.availability(wearable.id)], entityPrefix: wearable.id,
+                               removed: removed)
+        return (message, Dictionary(components.map { ($0.key, $0.platform) }) { first, _ in first })
     }
 
     /// A device that syncs history (GoFIT, ActiGraph): how far the running sync is, and when the newest synced

@@ -101,8 +101,8 @@ public struct HomeAssistantDiscovery: Sendable {
     /// A whole document: device, origin, availability (every topic must say online: mode `all`), QoS 1, and the
     /// components with their unique ids and default entity ids.
     func document(objectID: String, device: [String: DeviceValue], components: [DiscoveryComponent],
-                  availability: [String], entityPrefix: String? = nil) -> OutgoingMessage {
-        var cmps: [String: DeviceValue] = [:]
+                  availability: [String], entityPrefix: String? = nil, removed: [String: String] = [:]) -> OutgoingMessage {
+        var cmps: [String: DeviceValue] = removed.mapValues { platform in ["p": .text(platform)] }
         for component in components {
             var options = component.options
             options["p"] = .text(component.platform)

@@ -13,7 +13,8 @@ public final class HomeAssistantPublisher: Sendable {
     private let logger = Logger(label: "homeassistant")
     private struct State {
         var feed: EntityStateFeed
-        var published: [String: [UInt8]] = [:]
+        /// Each device's last document (without removals) and its components' platforms, by object id.
+        var published: [String: (payload: [UInt8], platforms: [String: String])] = [:]
         var lastValues: [String: [String: Double]] = [:]
         var summaries: FitnessSummaries
         var summariesPublished: ContinuousClock.Instant?
@@ -37,7 +38,7 @@ public final class HomeAssistantPublisher: Sendable {
     /// device published before and gone now. A renamed device keeps its object id (its address), so Home Assistant
     /// updates it in place and keeps its entities' history.
     public func devices(_ current: [DiscoveredWearable], force: Bool = false) -> [OutgoingMessage] {
-        let documents = current.map { (discovery.objectID(address: $0.address), $0.id, discovery.wearable($0)) }
+        let documents = current.map { (discovery.objectID(address: $0.address), $0, discovery.wearableDocument($0)) }
         return state.withLock { state -> [OutgoingMessage] in
             var messages: [OutgoingMessage] = []
             let kept = Set(documents.map(\.0))
@@ -45,16 +46,16 @@ public final class HomeAssistantPublisher: Sendable {
                 state.published[objectID] = nil
                 messages.append(discovery.removal(objectID: objectID))
             }
-            let ids = Set(documents.map(\.1))
+            let ids = Set(documents.map(\.1.id))
             for id in state.lastValues.keys where !ids.contains(id) {
                 state.feed.forget(id)
                 state.lastValues[id] = nil
             }
             for id in state.summaries.devices where !ids.contains(id) { state.summaries.forget(id) }
-            for (objectID, _, message) in documents where force || state.published[objectID] != message.payload {
-                let previous = state.published[objectID]
-                state.published[objectID] = message.payload
-                messages.append(previous.map { HomeAssistantDiscovery.withRemovedComponents(message, previous: $0) } ?? message)
+            for (objectID, wearable, document) in documents where force || state.published[objectID]?.payload != document.message.payload {
+                let gone = (state.published[objectID]?.platforms ?? [:]).filter { document.platforms[$0.key] == nil }
+                state.published[objectID] = (document.message.payload, document.platforms)
+                messages.append(gone.isEmpty ? document.message : discovery.wearableDocument(wearable, removed: gone).message)
             }
             return messages
         }
