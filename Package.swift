@@ -31,8 +31,8 @@ let package = Package(
             pkgConfig: "dbus-1",
             providers: [.apt(["libdbus-1-dev"])]
         ),
-        /// Linux's epoll and eventfd headers.
-        .systemLibrary(name: "CEpoll"),
+        /// Linux's epoll, eventfd and recvmmsg, and the thread name, for the event loop and the notification reader.
+        .target(name: "CEpoll"),
         /// The data path's event loop: one thread over epoll, its timers and its task queue (and the wake pipe).
         .target(
             name: "EventLoop",
@@ -51,6 +51,7 @@ let package = Package(
         .target(
             name: "BlueZ",
             dependencies: [
+                "CEpoll",
                 "DBus",
                 "EventLoop",
                 .product(name: "Logging", package: "swift-log"),

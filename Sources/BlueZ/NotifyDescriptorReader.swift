@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CEpoll
 import DBus
 import EventLoop
 import Foundation
@@ -35,7 +36,12 @@ final class NotifyDescriptorReader: @unchecked Sendable {
     private let ownsLoop: Bool
     private let started = Mutex(false)
     private var readers: [Int32: Reader] = [:]
-    private var buffer = [UInt8](repeating: 0, count: 4096)
+    /// Room for `slots` datagrams of `slotSize` bytes, read in one `recvmmsg`. A notification is at most the
+    /// ATT MTU (517) less 3 bytes.
+    private static let slots = 16
+    private static let slotSize = 1024
+    private var buffer = [UInt8](repeating: 0, count: slots * slotSize)
+    private var lengths = [Int32](repeating: 0, count: slots)
 
     /// `loop` nil: a loop of its own, started with the first socket.
     init(loop: EventLoop?) throws(EventLoop.Failure) {
@@ -100,15 +106,23 @@ final class NotifyDescriptorReader: @unchecked Sendable {
         if notify { reader.ended() }
     }
 
-    /// Every datagram waiting (a burst costs one wake-up); the end when the peer closed the socket.
+    /// The datagrams waiting, in one system call (a burst costs one wake-up and one read; fewer than a full
+    /// batch means the socket is drained, so no read ends in EAGAIN); the end when the peer closed the socket.
     private func read(_ reader: Reader, _ readiness: EventLoop.Readiness) {
         var ended = false
         while true {
-            let count = recv(reader.fd.rawValue, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+            let count = buffer.withUnsafeMutableBufferPointer { bytes in
+                wear2mqtt_receive_datagrams(reader.fd.rawValue, bytes.baseAddress, Int32(Self.slotSize),
+                                            Int32(Self.slots), &lengths)
+            }
             if count > 0 {
-                reader.handler(Array(buffer[0..<count]))
-                if reader.registration == nil { return }  // the handler cancelled it
-                continue
+                for index in 0..<Int(count) {
+                    let start = index * Self.slotSize
+                    reader.handler(Array(buffer[start..<start + Int(lengths[index])]))
+                    if reader.registration == nil { return }  // the handler cancelled it
+                }
+                if count == Self.slots { continue }
+                break
             }
             if count == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) { ended = true }
             break

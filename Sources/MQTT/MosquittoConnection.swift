@@ -78,6 +78,8 @@ final class MosquittoConnection: @unchecked Sendable {
     private var socketRegistration: (registration: EventLoop.Registration, interest: EventLoop.Interest)?
     private var tick: (id: TimerQueue<() -> Void>.ID, deadline: ContinuousClock.Instant)?
     private var iterationHook: UInt64?
+    /// Packets handed to libmosquitto since the last flush: more than one, and the flush corks the socket.
+    private var queuedSinceFlush = 0
     private var finished = false
     /// A connection attempt runs on a helper thread (libmosquitto resolves the host and connects blocking): until it
     /// returns, nothing on the loop touches the handle, so a broker that does not answer never stalls the data path.
@@ -154,6 +156,9 @@ final class MosquittoConnection: @unchecked Sendable {
         let version = configuration.protocolVersion == .v5 ? MQTT_PROTOCOL_V5 : MQTT_PROTOCOL_V311
         try check(mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, version), "protocol")
         _ = mosquitto_int_option(handle, MOSQ_OPT_TCP_NODELAY, 1)
+        // "Threaded" tells libmosquitto not to write each packet the moment it is queued: the loop writes what an
+        // iteration queued at its end (`flushWrites`), corked into as few segments as fit.
+        try check(mosquitto_threaded_set(handle, true), "threaded")
         if let username = configuration.username {
             try check(mosquitto_username_pw_set(handle, username, configuration.password), "username")
         }
@@ -343,9 +348,22 @@ final class MosquittoConnection: @unchecked Sendable {
     /// once goes out now, and the writable interest follows what is left.
     private func flushWrites() {
         guard !finished, !connectInFlight, let handle, mosquitto_socket(handle) >= 0 else { return }
-        if mosquitto_want_write(handle) { _ = mosquitto_loop_write(handle, 1) }
+        if mosquitto_want_write(handle) {
+            // libmosquitto writes packet by packet; with TCP_NODELAY each would be a segment of its own, and for
+            // the broker a wake-up of its own. Corked, the iteration's packets leave together.
+            let cork = queuedSinceFlush > 1 ? mosquitto_socket(handle) : -1
+            if cork >= 0 { setCork(cork, true) }
+            _ = mosquitto_loop_write(handle, 1)
+            if cork >= 0 { setCork(cork, false) }
+        }
+        queuedSinceFlush = 0
         if mosquitto_socket(handle) < 0 { linkLost(reason: lastLibraryError ?? "connection closed") }
         updateRegistration()
+    }
+
+    private func setCork(_ socket: Int32, _ on: Bool) {
+        var value: Int32 = on ? 1 : 0
+        _ = setsockopt(socket, Int32(IPPROTO_TCP), TCP_CORK, &value, socklen_t(MemoryLayout<Int32>.size))
     }
 
     private func attemptConnection() {
@@ -504,6 +522,7 @@ final class MosquittoConnection: @unchecked Sendable {
         }
         switch result {
         case MOSQ_ERR_SUCCESS.rawValue:
+            queuedSinceFlush += 1
             statistics.withLock { $0.published += 1 }
             return messageID
         case MOSQ_ERR_NO_CONN.rawValue, MOSQ_ERR_CONN_LOST.rawValue:

@@ -67,10 +67,14 @@ struct BenchRunCommand: AsyncParsableCommand {
     @Flag(help: "Keep each run's directory (gateway config, logs) under the temporary directory.")
     var keepLogs = false
 
+    @Option(help: "mqtt.coalesce_ms of the gateway, and the relay's coalescing window (0…50; 0 handles every notification as it comes).")
+    var coalesceMs: Int = 2
+
     private var batchList: [Int] { batchMs.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) } }
     private var methodList: [String] { methods.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
 
     func validate() throws {
+        guard (0...50).contains(coalesceMs) else { throw ValidationError("--coalesce-ms: 0…50") }
         guard (0...100).contains(straps), (0...100).contains(bose), straps + bose > 0, straps + bose <= 100 else {
             throw ValidationError("--straps and --bose: 0…100 each, 1…100 devices in all")
         }
@@ -104,7 +108,7 @@ struct BenchRunCommand: AsyncParsableCommand {
                 progress("mosquitto baseline: \(floodMessages) messages")
                 flood = try await MosquittoBaseline.run(broker: broker, messages: floodMessages)
             }
-            let runner = MeasurementRunner(broker: broker, keepLogs: keepLogs, peer: peer)
+            let runner = MeasurementRunner(broker: broker, keepLogs: keepLogs, coalesceMilliseconds: coalesceMs, peer: peer)
             var results: [RunResult] = []
             for (number, spec) in plan.enumerated() {
                 progress("[\(number + 1)/\(plan.count)] \(spec.purpose): \(spec.title), \(spec.workload.summary), \(Int(spec.seconds)) s")
@@ -115,7 +119,7 @@ struct BenchRunCommand: AsyncParsableCommand {
             }
             await broker.stop()
             let report = BenchReport(
-                command: commandLine, profile: profile.rawValue, brokerTCPNoDelay: !brokerNagle,
+                command: commandLine, profile: profile.rawValue, brokerTCPNoDelay: !brokerNagle, coalesceMilliseconds: coalesceMs,
                 build: BuildProducts.isDebugDirectory || BuildProducts.benchIsDebugBuild ? "debug" : "release",
                 date: ISO8601DateFormatter().string(from: Date()), machine: .current, mosquitto: flood, runs: results,
                 ratios: Self.ratios(results, flood: flood), targets: profile == .targets ? Self.targets(results) : [],

@@ -94,6 +94,8 @@ struct RunResult: Codable, Sendable {
 struct MeasurementRunner: Sendable {
     let broker: BenchBroker
     let keepLogs: Bool
+    /// The gateway's `mqtt.coalesce_ms` and the relay's `--coalesce-ms`.
+    let coalesceMilliseconds: Int
     /// The interpreter and script of the Python peer, for runs that carry samples through it.
     var peer: PythonPeer?
 
@@ -266,7 +268,8 @@ struct MeasurementRunner: Sendable {
             let addresses = (0..<spec.workload.straps).map(Workload.strapAddress).joined(separator: ",")
             return try ChildProcess(executable: BuildProducts.benchExecutable,
                                     arguments: ["relay", "--bus", bus, "--port", String(broker.port), "--method", spec.method,
-                                                "--devices", addresses, "--spool-directory", directory.file("relay-spool")],
+                                                "--devices", addresses, "--spool-directory", directory.file("relay-spool"),
+                                                "--coalesce-ms", String(coalesceMilliseconds)],
                                     outputPath: directory.file("relay.out"), errorPath: directory.file("relay.err"))
         case .peer:
             guard let peer else { throw BenchError("a Python peer run without a Python peer (PythonPeer.locate)") }
@@ -288,7 +291,8 @@ struct MeasurementRunner: Sendable {
         let sensors = workload.boseSensorNames.map { "\($0): {period_ms: 20}" }.joined(separator: ", ")
         var lines = [
             "gateway: {id: bench, state_dir: \"\(stateDirectory)\", log_level: warning}",
-            "mqtt: {host: 127.0.0.1, port: \(broker.port), base_topic: bench, client_id: wear2mqtt-bench-gateway}",
+            "mqtt: {host: 127.0.0.1, port: \(broker.port), base_topic: bench, client_id: wear2mqtt-bench-gateway, "
+                + "coalesce_ms: \(coalesceMilliseconds)}",
             "bluez: {bus: \"\(bus)\"}",
             "devices:",
         ]

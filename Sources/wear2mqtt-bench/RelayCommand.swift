@@ -1,6 +1,7 @@
 import ArgumentParser
 import BlueZ
 import DBus
+import EventLoop
 import Foundation
 import Logging
 import MQTT
@@ -11,6 +12,9 @@ import Wearables
 /// StartNotify, as asked), and publishes every value's bytes unchanged to `relay/<address>` at QoS 0 through the
 /// project's `MQTTClient`: no driver, no decoding, no JSON, no batching, no state. The gateway's figures divided
 /// by the relay's are what the gateway's own layers cost.
+///
+/// Like the gateway, it runs on one event loop (notification sockets, the bus, the broker's socket) with the same
+/// coalescing window, so the two differ only by the gateway's own layers.
 ///
 /// Run as a child process of the benchmark (so its CPU and memory are measured like the gateway's) until SIGTERM.
 struct RelayCommand: AsyncParsableCommand {
@@ -33,6 +37,9 @@ struct RelayCommand: AsyncParsableCommand {
     @Option(help: "Directory for the MQTT client's spool (unused at QoS 0, but the client wants one).")
     var spoolDirectory: String
 
+    @Option(help: "The event loop's coalescing window in milliseconds (the gateway's mqtt.coalesce_ms).")
+    var coalesceMs: Int = 0
+
     func validate() throws {
         guard ["acquire", "start_notify"].contains(method) else {
             throw ValidationError("--method must be acquire or start_notify, got \(method)")
@@ -47,12 +54,15 @@ struct RelayCommand: AsyncParsableCommand {
     func run() async throws {
         BenchLogging.bootstrap()
         let logger = Logger(label: "relay")
-        let connection = try BusConnection(.address(bus), logger: logger)
-        let bluez = BlueZClient(connection: connection, logger: logger)
+        let loop = try EventLoop(name: "data-path")
+        loop.coalescingWindow = .milliseconds(coalesceMs)
+        loop.start()
+        let connection = try BusConnection(.address(bus), logger: logger, loop: loop)
+        let bluez = BlueZClient(connection: connection, logger: logger, loop: loop)
         try await bluez.start()
         let mqtt = try MQTTClient(configuration: MQTTClientConfiguration(
             host: "127.0.0.1", port: port, clientID: "wear2mqtt-bench-relay-\(getpid())", spoolDirectory: spoolDirectory,
-            offlineQueueCapacity: 100_000))
+            offlineQueueCapacity: 100_000), loop: loop)
         let notifyMethod: NotifyMethod = method == "start_notify" ? .startNotify : .acquire
 
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -95,9 +105,10 @@ struct RelayCommand: AsyncParsableCommand {
             throw BenchError("relay: \(address) has no Heart Rate Measurement")
         }
         let topic = "relay/" + address.compactLowercase
-        for await value in try await bluez.notifications(characteristic.path, method: method) {
+        let subscription = try await bluez.subscribe(characteristic.path, method: method) { value in
             mqtt.publish(OutgoingMessage(topic: topic, payload: value))
         }
+        await subscription.ended()
     }
 }
 

@@ -9,6 +9,8 @@ struct BenchReport: Codable, Sendable {
     var profile: String
     /// mosquitto's `set_tcp_nodelay` (true unless `--broker-nagle`).
     var brokerTCPNoDelay: Bool
+    /// The carriers' coalescing window (`--coalesce-ms`, the gateway's `mqtt.coalesce_ms`).
+    var coalesceMilliseconds: Int
     var build: String
     var date: String
     var machine: Machine
@@ -91,7 +93,8 @@ enum ReportTable {
         let machine = report.machine
         lines.append("wear2mqtt-bench (\(report.build) build, profile \(report.profile)) on \(machine.cpu), "
                      + "\(machine.cores) cores, \(machine.memoryMiB) MiB, \(machine.kernel); mosquitto "
-                     + (report.brokerTCPNoDelay ? "set_tcp_nodelay true" : "with Nagle (set_tcp_nodelay false)"))
+                     + (report.brokerTCPNoDelay ? "set_tcp_nodelay true" : "with Nagle (set_tcp_nodelay false)")
+                     + "; coalesce_ms \(report.coalesceMilliseconds)")
         if let flood = report.mosquitto {
             lines.append("")
             lines.append("mosquitto baseline: mosquitto_pub -l → broker → subscriber, QoS 0, \(flood.payloadBytes)-byte payloads: "

@@ -74,7 +74,9 @@ struct Run: AsyncParsableCommand {
         // published on one thread (docs/architecture.md).
         let dataPath: EventLoop
         do {
-            dataPath = try EventLoop.started(name: "data-path")
+            dataPath = try EventLoop(name: "data-path")
+            dataPath.coalescingWindow = .milliseconds(configuration.mqtt.coalesceMilliseconds)
+            dataPath.start()
         } catch {
             fail(1, "cannot start the event loop: \(error)")
         }

@@ -17,7 +17,7 @@ struct ModuleImportTests {
         "CEpoll": [],
         "EventLoop": ["CEpoll", "HeapModule"],
         "DBus": ["CDBus", "EventLoop"],
-        "BlueZ": ["DBus", "EventLoop"],
+        "BlueZ": ["CEpoll", "DBus", "EventLoop"],
         "MQTT": ["CMosquitto", "EventLoop", "DequeModule"],
         "Wearables": ["BlueZ", "DBus", "Crypto"],
         "Firmware": ["Wearables", "BlueZ", "Crypto", "ZIPFoundation"],
@@ -28,7 +28,7 @@ struct ModuleImportTests {
         "wear2mqtt-sim": ["Simulator", "SimulatedWearables", "Wearables", "Firmware", "DBus", "ArgumentParser"],
         "Wear2MQTTTesting": ["MQTT", "DBus", "BlueZ", "Wearables", "Firmware", "SimulatedWearables", "Simulator", "Gateway",
                              "Testing"],
-        "wear2mqtt-bench": ["Gateway", "Simulator", "BlueZ", "MQTT", "CMosquitto", "DBus", "Wearables", "SimulatedWearables",
+        "wear2mqtt-bench": ["Gateway", "Simulator", "BlueZ", "MQTT", "CMosquitto", "DBus", "EventLoop", "Wearables", "SimulatedWearables",
                             "Wear2MQTTTesting", "ArgumentParser", "Histogram"],
     ]
 

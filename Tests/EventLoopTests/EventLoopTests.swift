@@ -123,6 +123,41 @@ struct EventLoopTests {
         #expect(log.withLock { $0 } == ["flush 5"])
     }
 
+    @Test("with a coalescing window, every byte of a busy stream still arrives in order, and timers still fire")
+    func coalescingLosesNothing() async throws {
+        let loop = try EventLoop(name: "test-loop")
+        loop.coalescingWindow = .milliseconds(3)
+        loop.start()
+        defer { loop.stop() }
+        let pipes = (0..<4).map { _ in makePipe() }
+        defer { for (readEnd, writeEnd) in pipes { close(readEnd); close(writeEnd) } }
+        let received = Mutex<[[UInt8]]>(Array(repeating: [], count: pipes.count))
+        await onLoop(loop) {
+            for (index, (readEnd, _)) in pipes.enumerated() {
+                _ = try? loop.register(readEnd, interest: .readable) { _ in
+                    var buffer = [UInt8](repeating: 0, count: 256)
+                    let count = read(readEnd, &buffer, 256)
+                    if count > 0 { received.withLock { $0[index] += buffer[0..<count] } }
+                }
+            }
+        }
+        let ticks = Mutex(0)
+        // A timer that reschedules itself every millisecond while the stream runs: coalescing may delay it, never drop it.
+        @Sendable func tick() {
+            loop.schedule(at: .now + .milliseconds(1)) {
+                if ticks.withLock({ count in count += 1; return count }) < 20 { tick() }
+            }
+        }
+        loop.execute { tick() }
+        for round in 0..<200 {
+            for (_, writeEnd) in pipes { write(writeEnd, [UInt8(round)]) }
+            if round % 10 == 0 { await onLoop(loop) {} }
+        }
+        await onLoop(loop) {}
+        #expect(received.withLock { $0 } == Array(repeating: (0..<200).map { UInt8($0) }, count: pipes.count))
+        while ticks.withLock({ $0 }) < 20 { await onLoop(loop) {} }
+    }
+
     @Test("the timer queue orders by deadline, then by scheduling; cancelled timers are skipped")
     func timerQueue() {
         var queue = TimerQueue<String>()

@@ -26,6 +26,10 @@ extension Configuration {
         public var keepaliveSeconds = 60
         /// MQTT 5 session expiry interval; 0 ends the session when the connection closes.
         public var sessionExpirySeconds = 0
+        /// While notifications arrive closer together than this, the data path lets them gather for this long,
+        /// so they are read in one wake-up and written to the broker in one go (`EventLoop.coalescingWindow`);
+        /// 0 handles each one the moment it arrives. A lone notification is never held.
+        public var coalesceMilliseconds = 2
         public var tls = TLSSection()
         public var reconnect = ReconnectSection()
         public var spool = SpoolSection()
@@ -51,6 +55,7 @@ extension Configuration {
             case passwordFile = "password_file"
             case keepaliveSeconds = "keepalive_s"
             case sessionExpirySeconds = "session_expiry_s"
+            case coalesceMilliseconds = "coalesce_ms"
             case tls
             case reconnect
             case spool
@@ -107,6 +112,7 @@ extension Configuration {
                     "needs mqtt.protocol: 5 (MQTT 3.1.1 has no session expiry interval)"
                 )
             }
+            coalesceMilliseconds = try container.integer(.coalesceMilliseconds, default: defaults.coalesceMilliseconds, in: 0...50)
             tls = try container.value(.tls, default: defaults.tls)
             reconnect = try container.value(.reconnect, default: defaults.reconnect)
             spool = try container.value(.spool, default: defaults.spool)
@@ -127,6 +133,7 @@ extension Configuration {
             try container.encode(passwordFile, forKey: .passwordFile)
             try container.encode(keepaliveSeconds, forKey: .keepaliveSeconds)
             try container.encode(sessionExpirySeconds, forKey: .sessionExpirySeconds)
+            try container.encode(coalesceMilliseconds, forKey: .coalesceMilliseconds)
             try container.encode(tls, forKey: .tls)
             try container.encode(reconnect, forKey: .reconnect)
             try container.encode(spool, forKey: .spool)
