@@ -74,14 +74,19 @@ extension BlueZClient {
             let reply = try await call(characteristic, BlueZNames.gattCharacteristic, "AcquireNotify",
                                        [.stringVariantDictionary([:])])
             if let fd = reply.first?.unixFDValue { return fd }
-            logger.info("AcquireNotify gave no descriptor; using StartNotify", metadata: ["characteristic": "\(characteristic)"])
+            logAcquireRefusal(characteristic, reason: "no descriptor")
         } catch .notConnected {
             throw .notConnected
         } catch {
-            logger.info("AcquireNotify refused; using StartNotify",
-                        metadata: ["characteristic": "\(characteristic)", "reason": "\(error)"])
+            logAcquireRefusal(characteristic, reason: error.shortName)
         }
         return nil
+    }
+
+    /// Once per characteristic, at debug: falling back to StartNotify is normal for some peripherals, not news.
+    private func logAcquireRefusal(_ characteristic: ObjectPath, reason: String) {
+        guard state.withLock({ $0.acquireRefusalsLogged.insert(characteristic).inserted }) else { return }
+        logger.debug("AcquireNotify refused; using StartNotify", metadata: ["characteristic": "\(characteristic)", "error": "\(reason)"])
     }
 
     /// StartNotify: `handler` gets every `Value` change as the connection dispatches it (on its event loop) until

@@ -32,7 +32,7 @@ public enum AdapterSelector: Sendable, Equatable, CustomStringConvertible {
 public final class BlueZClient: BluetoothCentral {
     public let connection: BusConnection
     let logger: Logger
-    private let state = Mutex(State())
+    let state = Mutex(State())
     /// Nil when no event loop could be made (out of descriptors): then every subscription uses StartNotify.
     let notifyReader: NotifyDescriptorReader?
     private let nextID = Atomic<UInt64>(1)
@@ -44,6 +44,9 @@ public final class BlueZClient: BluetoothCentral {
         /// StartNotify values by characteristic: handlers called as each PropertiesChanged is dispatched.
         var valueRoutes: [ObjectPath: [UInt64: @Sendable ([UInt8]) -> Void]] = [:]
         var started = false
+        /// Characteristics whose AcquireNotify refusal was logged: a peripheral refuses on every reconnect, and
+        /// once is enough to know.
+        var acquireRefusalsLogged: Set<ObjectPath> = []
     }
 
     /// `loop`: the event loop that reads AcquireNotify sockets and runs the handlers of `subscribe` (the daemon's

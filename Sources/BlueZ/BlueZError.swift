@@ -38,6 +38,22 @@ public enum BlueZError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// A short name for logs: the D-Bus error name of an unclassified error, else the class.
+    public var shortName: String {
+        switch self {
+        case .inProgress: "InProgress"
+        case .connectionLimit: "ConnectionLimit"
+        case .notConnected: "NotConnected"
+        case .timeout: "Timeout"
+        case .adapterUnavailable: "AdapterUnavailable"
+        case .notFound: "NotFound"
+        case .authenticationFailed: "AuthenticationFailed"
+        case .notSupported: "NotSupported"
+        case .serviceUnavailable: "ServiceUnavailable"
+        case .failed(let name, _): name
+        }
+    }
+
     /// Whether retrying the same operation after a backoff can succeed.
     public var isRetryable: Bool {
         switch self {

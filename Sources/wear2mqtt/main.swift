@@ -3,6 +3,7 @@ import EventLoop
 import Foundation
 import Gateway
 import Logging
+import MetricsExporter
 import MQTT
 import ServiceLifecycle
 
@@ -89,8 +90,16 @@ struct Run: AsyncParsableCommand {
         }
         logger.info("starting", metadata: ["version": "\(Wear2MQTTVersion.current)", "gateway_id": "\(configuration.gateway.id)"])
         let gateway = GatewayService(configuration: configuration, client: client, logger: logger, dataPath: dataPath)
+        // systemd Type=notify (docs/architecture.md): readiness, status, watchdog pings from the data-path loop.
+        let supervisor = SystemdSupervisor(environment: ProcessInfo.processInfo.environment, loop: dataPath,
+                                           logger: Logger(label: "systemd")) { await gateway.status() }
+        // Last, so graceful shutdown (in reverse order) reaches it first and STOPPING=1 goes out at once.
+        let systemd: [ServiceGroupConfiguration.ServiceConfiguration] = supervisor.map { [.init(service: $0)] } ?? []
+        #if DEBUG
+        DebugDataPathStall.install(on: dataPath, environment: ProcessInfo.processInfo.environment)
+        #endif
         let group = ServiceGroup(configuration: .init(
-            services: [.init(service: gateway)],
+            services: [.init(service: gateway)] + metricsServer(configuration.metrics, gateway) + systemd,
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger))
         do {
@@ -109,6 +118,14 @@ struct Run: AsyncParsableCommand {
         }
         logger.info("stopped")
     }
+}
+
+/// `GET /metrics`, only with `metrics.enabled` (off, no HTTP server and no thread for it).
+func metricsServer(_ metrics: Configuration.MetricsSection,
+                   _ gateway: GatewayService) -> [ServiceGroupConfiguration.ServiceConfiguration] {
+    guard metrics.enabled else { return [] }
+    return [.init(service: MetricsServer(host: metrics.endpoint.host, port: metrics.endpoint.port, logger: Logger(label: "metrics"),
+                                         body: { await gateway.metricsExposition() }))]
 }
 
 struct ConfigCommand: AsyncParsableCommand {

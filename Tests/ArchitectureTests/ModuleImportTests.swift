@@ -21,8 +21,9 @@ struct ModuleImportTests {
         "MQTT": ["CMosquitto", "EventLoop", "DequeModule"],
         "Wearables": ["BlueZ", "DBus", "Crypto"],
         "Firmware": ["Wearables", "BlueZ", "Crypto", "ZIPFoundation"],
-        "Gateway": ["Wearables", "Firmware", "BlueZ", "DBus", "MQTT", "EventLoop", "Yams", "ServiceLifecycle"],
-        "wear2mqtt": ["Gateway", "MQTT", "EventLoop", "ArgumentParser", "ServiceLifecycle"],
+        "Gateway": ["Wearables", "Firmware", "BlueZ", "DBus", "MQTT", "EventLoop", "Yams", "ServiceLifecycle", "Prometheus"],
+        "MetricsExporter": ["NIOCore", "NIOPosix", "NIOHTTP1", "ServiceLifecycle"],
+        "wear2mqtt": ["Gateway", "MetricsExporter", "MQTT", "EventLoop", "ArgumentParser", "ServiceLifecycle"],
         "SimulatedWearables": ["Wearables", "Firmware", "Crypto", "ZIPFoundation"],
         "Simulator": ["DBus", "EventLoop", "Wearables", "SimulatedWearables", "Yams"],
         "wear2mqtt-sim": ["Simulator", "SimulatedWearables", "Wearables", "Firmware", "DBus", "ArgumentParser"],
@@ -33,7 +34,7 @@ struct ModuleImportTests {
     ]
 
     /// The modules that make up the daemon: none of them may import what only tests, the simulator and the bench use.
-    static let product = ["CDBus", "CMosquitto", "CEpoll", "EventLoop", "DBus", "BlueZ", "MQTT", "Wearables", "Firmware", "Gateway", "wear2mqtt"]
+    static let product = ["CDBus", "CMosquitto", "CEpoll", "EventLoop", "DBus", "BlueZ", "MQTT", "Wearables", "Firmware", "Gateway", "MetricsExporter", "wear2mqtt"]
     static let neverInTheProduct: Set<String> = ["SimulatedWearables", "Simulator", "Wear2MQTTTesting", "Testing"]
 
     static let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

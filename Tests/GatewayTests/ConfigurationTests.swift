@@ -250,6 +250,12 @@ struct ConfigurationTests {
             ("homeassistant:\n  state_interval_s: 0\n", "homeassistant.state_interval_s", 2, "between 1 and 3600"),
             ("homeassistant:\n  expire_after_s: -1\n", "homeassistant.expire_after_s", 2, "between 0 and 86400"),
             ("homeassistant:\n  enabled: sometimes\n", "homeassistant.enabled", 2, "true or false"),
+            ("metrics:\n  enabled: yes please\n", "metrics.enabled", 2, "true or false"),
+            ("metrics:\n  listen: 9464\n", "metrics.listen", 2, "host:port"),
+            ("metrics:\n  listen: \"127.0.0.1:0\"\n", "metrics.listen", 2, "between 1 and 65535"),
+            ("metrics:\n  listen: \"127.0.0.1:70000\"\n", "metrics.listen", 2, "between 1 and 65535"),
+            ("metrics:\n  listen: \"::1:9464\"\n", "metrics.listen", 2, "in brackets"),
+            ("metrics:\n  listen: \":9464\"\n", "metrics.listen", 2, "host:port"),
             ("bluez:\n  adapter: AA:BB:CC:DD:EE\n", "bluez.adapter", 2, "AA:BB:CC:DD:EE:FF"),
         ] as [(String, String, Int, String)]
     )
@@ -281,6 +287,20 @@ struct ConfigurationTests {
         #expect(custom.homeassistant.statusTopic == "ha/status")
         #expect(custom.homeassistant.stateIntervalSeconds == 30 && custom.homeassistant.expireAfterSeconds == 600)
         #expect(custom.resolvedSummary().contains("discovery_prefix: ha/discovery"))
+    }
+
+    @Test("metrics: off by default on loopback port 9464; IPv6 hosts in brackets; WEAR2MQTT_METRICS_ENABLED turns them on")
+    func metricsDefaults() throws {
+        let defaults = try Configuration.parse(yaml: "")
+        #expect(!defaults.metrics.enabled && defaults.metrics.listen == "127.0.0.1:9464")
+        #expect(defaults.metrics.endpoint == Configuration.ListenAddress(host: "127.0.0.1", port: 9464))
+        let v6 = try Configuration.parse(yaml: "metrics: {enabled: true, listen: \"[::1]:9100\"}")
+        #expect(v6.metrics.enabled && v6.metrics.endpoint == Configuration.ListenAddress(host: "::1", port: 9100))
+        #expect(try Configuration.parse(yaml: "metrics: {listen: \"0.0.0.0:9464\"}").metrics.endpoint.host == "0.0.0.0")
+        let environment = try Configuration.parse(yaml: "", environment: ["WEAR2MQTT_METRICS_ENABLED": "true",
+                                                                           "WEAR2MQTT_METRICS_LISTEN": "localhost:9999"])
+        #expect(environment.metrics.enabled && environment.metrics.endpoint == Configuration.ListenAddress(host: "localhost", port: 9999))
+        #expect(defaults.resolvedSummary().contains("listen: 127.0.0.1:9464"))
     }
 
     @Test("a multi-level base_topic is fine")

@@ -24,6 +24,7 @@ public struct Configuration: Sendable, Equatable, Codable, ConfigurationSection 
     public var filter = FilterSection()
     public var dfu = DFUSection()
     public var homeassistant = HomeAssistantSection()
+    public var metrics = MetricsSection()
 
     public init() {}
 
@@ -36,6 +37,7 @@ public struct Configuration: Sendable, Equatable, Codable, ConfigurationSection 
         case filter
         case dfu
         case homeassistant
+        case metrics
     }
 
     static var nestedSchemas: [String: ConfigurationSchema] {
@@ -48,6 +50,7 @@ public struct Configuration: Sendable, Equatable, Codable, ConfigurationSection 
             CodingKeys.filter.stringValue: FilterSection.schema,
             CodingKeys.dfu.stringValue: DFUSection.schema,
             CodingKeys.homeassistant.stringValue: HomeAssistantSection.schema,
+            CodingKeys.metrics.stringValue: MetricsSection.schema,
         ]
     }
 
@@ -62,6 +65,7 @@ public struct Configuration: Sendable, Equatable, Codable, ConfigurationSection 
         filter = try container.value(.filter, default: FilterSection())
         dfu = try container.value(.dfu, default: DFUSection())
         homeassistant = try container.value(.homeassistant, default: HomeAssistantSection())
+        metrics = try container.value(.metrics, default: MetricsSection())
 
         var seenAddresses: [String: Int] = [:]
         var seenNames: [String: Int] = [:]
@@ -92,6 +96,7 @@ public struct Configuration: Sendable, Equatable, Codable, ConfigurationSection 
         try container.encode(filter, forKey: .filter)
         try container.encode(dfu, forKey: .dfu)
         try container.encode(homeassistant, forKey: .homeassistant)
+        try container.encode(metrics, forKey: .metrics)
     }
 
     /// Set to `true` in an encoder's `userInfo` to encode the MQTT password in clear text instead of `***`.

@@ -12,12 +12,17 @@ extension Configuration {
         /// A `request/configure` payload applied on every connection (sensors, gestures, streams); the driver
         /// checks it against the device when it first connects.
         public var configure: [String: DeviceValue]?
+        /// `device/options` set here (`batch_ms`, `qos`, `retain`, `notify`); what it names wins over what was
+        /// set over MQTT before a restart, what it leaves out keeps that.
+        public var options: DeviceOptionsChange?
 
-        public init(address: String, name: String? = nil, driver: String? = nil, configure: [String: DeviceValue]? = nil) {
+        public init(address: String, name: String? = nil, driver: String? = nil, configure: [String: DeviceValue]? = nil,
+                    options: DeviceOptionsChange? = nil) {
             self.address = address
             self.name = name
             self.driver = driver
             self.configure = configure
+            self.options = options
         }
 
         enum CodingKeys: String, CodingKey, CaseIterable {
@@ -25,9 +30,12 @@ extension Configuration {
             case name
             case driver
             case configure
+            case options
         }
 
-        static var nestedSchemas: [String: ConfigurationSchema] { [CodingKeys.configure.stringValue: .document] }
+        static var nestedSchemas: [String: ConfigurationSchema] {
+            [CodingKeys.configure.stringValue: .document, CodingKeys.options.stringValue: .document]
+        }
 
         public init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -55,6 +63,14 @@ extension Configuration {
                 throw container.invalid(.driver, problem)
             }
             configure = try container.decodeIfPresent([String: DeviceValue].self, forKey: .configure)
+            if let fields = try container.decodeIfPresent([String: DeviceValue].self, forKey: .options) {
+                // The same rules and sentences as `device/options` over MQTT.
+                do throws(CommandError) {
+                    options = try DeviceOptionsChange(RequestReader(fields))
+                } catch {
+                    throw container.invalid(.options, error.message)
+                }
+            }
         }
 
         public func encode(to encoder: any Encoder) throws {
@@ -63,6 +79,7 @@ extension Configuration {
             try container.encode(name, forKey: .name)
             try container.encode(driver, forKey: .driver)
             try container.encodeIfPresent(configure, forKey: .configure)
+            try container.encodeIfPresent(options?.object, forKey: .options)
         }
     }
 }

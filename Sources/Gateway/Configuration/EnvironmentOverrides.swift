@@ -11,8 +11,13 @@ struct EnvironmentOverrides {
     static let prefix = "WEAR2MQTT_"
     /// Supplies the MQTT password verbatim (not parsed as YAML).
     static let passwordVariable = "WEAR2MQTT_MQTT_PASSWORD"
-    /// Variables with the prefix that are not configuration keys (the CLI may use them).
+    /// Variables with the prefix that are not configuration keys (the CLI may use them; a debug build also reads
+    /// `DebugDataPathStall`'s, which a release build refuses like any unknown key).
+    #if DEBUG
+    static let ignoredVariables: Set<String> = ["WEAR2MQTT_CONFIG", DebugDataPathStall.variable]
+    #else
     static let ignoredVariables: Set<String> = ["WEAR2MQTT_CONFIG"]
+    #endif
 
     struct Override {
         var variable: String

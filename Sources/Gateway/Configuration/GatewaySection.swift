@@ -10,14 +10,20 @@ extension Configuration {
         public var stateDirectory: String = "/var/lib/wear2mqtt"
         public var logLevel: Logger.Level = .info
         public var logFormat: LogFormat = .logfmt
+        /// Seconds between `bridge/health` reports; `bridge/request/options` changes it while running.
+        public var healthIntervalSeconds = 60
 
         public init() {}
+
+        /// What `health_interval_s` may be, in config.yaml and over MQTT.
+        public static let healthIntervalRange = 5...86_400
 
         enum CodingKeys: String, CodingKey, CaseIterable {
             case id
             case stateDirectory = "state_dir"
             case logLevel = "log_level"
             case logFormat = "log_format"
+            case healthIntervalSeconds = "health_interval_s"
         }
 
         public init(from decoder: any Decoder) throws {
@@ -33,6 +39,8 @@ extension Configuration {
             }
             logLevel = try container.choice(.logLevel, default: defaults.logLevel)
             logFormat = try container.choice(.logFormat, default: defaults.logFormat)
+            healthIntervalSeconds = try container.integer(.healthIntervalSeconds, default: defaults.healthIntervalSeconds,
+                                                          in: Self.healthIntervalRange)
         }
 
         public func encode(to encoder: any Encoder) throws {
@@ -41,6 +49,7 @@ extension Configuration {
             try container.encode(stateDirectory, forKey: .stateDirectory)
             try container.encode(logLevel.rawValue, forKey: .logLevel)
             try container.encode(logFormat.rawValue, forKey: .logFormat)
+            try container.encode(healthIntervalSeconds, forKey: .healthIntervalSeconds)
         }
     }
 }

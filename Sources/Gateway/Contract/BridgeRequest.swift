@@ -27,11 +27,15 @@ public enum BridgeRequest: Sendable, Equatable {
     case setDeviceOptions(id: String, DeviceOptionsChange)
     /// `firmware/list`: the packages in `dfu.dir` with their SHA-256 and versions.
     case listFirmware
+    /// `options` `{"options":{…}}`: log level, health interval and device options while running.
+    case options(BridgeOptionsChange)
+    /// `health_check`: whether the gateway is healthy, and why not.
+    case healthCheck
 
     /// Every bridge request of contract version 1.
     public static let names = [
         "scan", "scan/stop", "device/add", "device/remove", "device/rename", "device/pair", "device/pair/confirm",
-        "device/options", "firmware/list",
+        "device/options", "firmware/list", "options", "health_check",
     ]
 
     public init(name: String, arguments: [String: DeviceValue]) throws(CommandError) {
@@ -46,6 +50,13 @@ public enum BridgeRequest: Sendable, Equatable {
         case "firmware/list":
             try reader.rejectUnknownFields(allowed: [], request: name)
             self = .listFirmware
+        case "health_check":
+            try reader.rejectUnknownFields(allowed: [], request: name)
+            self = .healthCheck
+        case "options":
+            try reader.rejectUnknownFields(allowed: ["options"], request: name)
+            let options = try reader.required(try reader.object("options"), "options", "an object of options to change")
+            self = .options(try BridgeOptionsChange(RequestReader(options, path: "options.")))
         case "device/add":
             try reader.rejectUnknownFields(allowed: ["address", "serial", "driver", "name"], request: name)
             let serial = try reader.nonEmptyString("serial")
@@ -111,6 +122,8 @@ public enum BridgeRequest: Sendable, Equatable {
         case .confirmPairing: "device/pair/confirm"
         case .setDeviceOptions: "device/options"
         case .listFirmware: "firmware/list"
+        case .options: "options"
+        case .healthCheck: "health_check"
         }
     }
 
@@ -221,4 +234,24 @@ public struct DeviceOptionsChange: Sendable, Equatable {
     }
 
     public var isEmpty: Bool { self == DeviceOptionsChange() }
+
+    /// The fields this sets, as the contract spells them.
+    public var object: [String: DeviceValue] {
+        var object: [String: DeviceValue] = [:]
+        if let batchMilliseconds { object["batch_ms"] = .integer(Int64(batchMilliseconds)) }
+        if let sampleQoS { object["qos"] = .integer(Int64(sampleQoS)) }
+        if let retainSamples { object["retain"] = .flag(retainSamples) }
+        if let notify { object["notify"] = .text(notify) }
+        return object
+    }
+
+    /// `options` with what this changes.
+    public func applied(to options: DeviceOptions) -> DeviceOptions {
+        var options = options
+        if let batchMilliseconds { options.batchMilliseconds = batchMilliseconds }
+        if let sampleQoS { options.sampleQoS = sampleQoS }
+        if let retainSamples { options.retainSamples = retainSamples }
+        if let notify { options.notify = notify }
+        return options
+    }
 }

@@ -25,6 +25,9 @@ public struct DeviceOutputMapper: Sendable {
     private var sensorTopics: [String: [SensorKind: String]] = [:]
     private var sensorsSeen: [String: Set<String>] = [:]
     private var messageCounts: [String: Int] = [:]
+    /// Samples by device and sensor since the gateway started, for `wear2mqtt_samples_published_total`: counted
+    /// here, where each sample passes anyway, and read only when metrics are scraped.
+    public private(set) var sampleCounts: [String: [SensorKind: UInt64]] = [:]
 
     public init(messages: ContractMessages) {
         self.messages = messages
@@ -60,6 +63,7 @@ public struct DeviceOutputMapper: Sendable {
             _ = batcher.flush(device: id)
             options[id] = nil
             sensorsSeen[id] = nil
+            sampleCounts[id] = nil
             return messages.removal(id).map(Action.publish)
         case .bridgeEvent(let type, let data):
             guard let kind = BridgeEvent.Kind(rawValue: type) else { return [] }
@@ -73,6 +77,7 @@ public struct DeviceOutputMapper: Sendable {
         case .sample(let sample):
             // The hot path: one batcher step, the device's options, its message count.
             let firstOfItsKind = sensorsSeen[id, default: []].insert(sample.sensor.rawValue).inserted
+            sampleCounts[id, default: [:]][sample.sensor, default: 0] &+= 1
             if batcher.window(forDevice: id) == .zero {
                 // Unbatched (the default): straight to a message on the kept topic, no publication in between.
                 count(id, 1)

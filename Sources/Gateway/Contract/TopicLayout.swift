@@ -18,6 +18,8 @@ public struct TopicLayout: Sendable, Equatable {
     public var bridgeDevices: String { "\(base)/bridge/devices" }
     public var bridgeEvent: String { "\(base)/bridge/event" }
     public var bridgeHealth: String { "\(base)/bridge/health" }
+    /// Warnings and errors of the gateway as JSON, rate-limited (zigbee2mqtt's `bridge/logging`).
+    public var bridgeLogging: String { "\(base)/bridge/logging" }
 
     /// `<base>/bridge/request/<name>`; names may contain `/` (`device/pair/confirm`).
     public func bridgeRequest(_ name: String) -> String { "\(base)/bridge/request/\(name)" }

@@ -77,7 +77,8 @@ public actor DeviceManager {
     // MARK: The device list
 
     /// Starts sessions for the configured devices and those added earlier over MQTT.
-    public func start(configured: [ManagedDevice]) {
+    /// `configuredOptions`: the options config.yaml sets, by address; they win over the stored ones they name.
+    public func start(configured: [ManagedDevice], configuredOptions: [String: DeviceOptionsChange] = [:]) {
         var all: [String: ManagedDevice] = [:]
         var undetected: [ManagedDevice] = []
         let stored = (try? store.load()) ?? []
@@ -98,7 +99,7 @@ public actor DeviceManager {
                 var merged = all.removeValue(forKey: key)!
                 merged.id = device.id
                 merged.name = device.name ?? merged.name
-                merged.options = device.options
+                merged.options = configuredOptions[device.address]?.applied(to: device.options) ?? device.options
                 merged.configure = device.configure ?? merged.configure
                 if merged.needsDriverDetection { merged.driver = device.driver }
                 all[merged.id] = merged

@@ -51,6 +51,12 @@ public struct DeviceOptions: Sendable, Equatable, Codable {
     enum CodingKeys: String, CodingKey {
         case batchMilliseconds = "batch_ms", sampleQoS = "qos", retainSamples = "retain", notify
     }
+
+    /// As the contract shows them (`device/options`, `options` answers).
+    public var object: [String: DeviceValue] {
+        ["batch_ms": .integer(Int64(batchMilliseconds)), "qos": .integer(Int64(sampleQoS)),
+         "retain": .flag(retainSamples), "notify": .text(notify)]
+    }
 }
 
 /// Keeps the devices added over MQTT and the names given to them in `<state_dir>/devices.json`, written

@@ -14,7 +14,13 @@ import Logging
 /// dies and lines of concurrent loggers never interleave. It does not rotate files or talk to journald;
 /// systemd collects stderr.
 public struct StderrLogHandler: LogHandler {
-    public var logLevel: Logger.Level
+    /// The shared level, unless this logger was given one of its own.
+    public var logLevel: Logger.Level {
+        get { ownLevel ?? control?.level ?? .info }
+        set { ownLevel = newValue }
+    }
+    private var ownLevel: Logger.Level?
+    private let control: LogControl?
     public var metadata: Logger.Metadata = [:]
     public var metadataProvider: Logger.MetadataProvider?
     public let label: String
@@ -30,11 +36,21 @@ public struct StderrLogHandler: LogHandler {
         self.init(label: label, format: format, level: level, metadataProvider: metadataProvider, output: .standardError)
     }
 
+    /// Follows `control`: its level (until one is set on the logger) and its forwarding of warnings.
+    public init(label: String, format: LogFormat, control: LogControl, metadataProvider: Logger.MetadataProvider? = nil) {
+        self.label = label
+        self.formatter = LogLineFormatter(format: format)
+        self.control = control
+        self.metadataProvider = metadataProvider
+        self.output = .standardError
+    }
+
     /// For tests: write to `output` instead of stderr.
     init(label: String, format: LogFormat, level: Logger.Level, metadataProvider: Logger.MetadataProvider?, output: LineWriter) {
         self.label = label
         self.formatter = LogLineFormatter(format: format)
-        self.logLevel = level
+        self.ownLevel = level
+        self.control = nil
         self.metadataProvider = metadataProvider
         self.output = output
     }
@@ -59,6 +75,7 @@ public struct StderrLogHandler: LogHandler {
             error: event.error.map { String(describing: $0) }
         )
         output.write(line: formatter.line(for: record))
+        control?.forwarded(record)
     }
 
     private static func now() -> Int64 {

@@ -20,8 +20,8 @@ public final class GatewayCore: Sendable {
     let registry: DriverRegistry
     let clock: GatewayClock
     let logger: Logger
-    private let outputs: Mutex<DeviceOutputMapper>
-    private let attached = Mutex<(central: any BluetoothCentral, manager: DeviceManager)?>(nil)
+    let outputs: Mutex<DeviceOutputMapper>
+    let attached = Mutex<(central: any BluetoothCentral, manager: DeviceManager)?>(nil)
     private let records: AsyncStream<OutgoingMessage>
     private let recordQueue: AsyncStream<OutgoingMessage>.Continuation
     private let started = ContinuousClock.now
@@ -32,17 +32,30 @@ public final class GatewayCore: Sendable {
     public let homeAssistant: HomeAssistantPublisher?
     /// The packages in `dfu.dir` offered as firmware updates, read again at every broker connection.
     private let firmwareOffers = Mutex<[FirmwareOffer]>([])
+    /// `bridge/devices` is due: one publication for a burst of changes (the devices of config.yaml connecting one
+    /// after another at start-up), and none when the list did not change.
+    private let deviceListDue = Mutex<(scheduled: Bool, force: Bool, last: [UInt8]?)>((false, false, nil))
+    /// How long changes to the device list gather before it is published.
+    static let deviceListSettling: Duration = .milliseconds(300)
+
+    /// What `bridge/request/options` changes while the gateway runs.
+    public let runtime: RuntimeOptions
+    /// Prometheus metrics; nil with `metrics.enabled: false`, so no command is timed for them.
+    public let metrics: GatewayMetrics?
 
     public init(configuration: Configuration, sink: any MessageSink, registry: DriverRegistry = WearableDrivers.all,
                 clock: GatewayClock = .system, logger: Logger = Logger(label: "gateway"),
-                unavailable: String = "the Bluetooth stack is not reachable yet") {
+                unavailable: String = "the Bluetooth stack is not reachable yet",
+                logControl: LogControl = LogControl(level: .info)) {
         self.configuration = configuration
+        runtime = RuntimeOptions(healthIntervalSeconds: configuration.gateway.healthIntervalSeconds, log: logControl)
         self.sink = sink
         self.registry = registry
         self.clock = clock
         self.logger = logger
         self.unavailable = unavailable
         topics = TopicLayout(base: configuration.mqtt.baseTopic)
+        metrics = configuration.metrics.enabled ? GatewayMetrics(drivers: registry) : nil
         outputs = Mutex(DeviceOutputMapper(messages: ContractMessages(topics: topics)))
         (records, recordQueue) = AsyncStream.makeStream(of: OutgoingMessage.self)
         homeAssistant = configuration.homeassistant.enabled
@@ -59,7 +72,26 @@ public final class GatewayCore: Sendable {
     public var router: RequestRouter {
         RequestRouter(registry: registry, allow: configuration.allow, firmware: configuration.dfu, unavailable: unavailable,
                       manager: { [weak self] in self?.manager },
-                      optionsChanged: { [weak self] id, options in self?.apply(options, to: id) })
+                      optionsChanged: { [weak self] id, options in self?.apply(options, to: id) },
+                      runtime: runtime,
+                      health: { [weak self] in await self?.healthCheck() ?? HealthCheck(
+                          mqttConnected: false, bluetoothAvailable: false, devicesManaged: 0, devicesConnected: 0, uptimeSeconds: 0) })
+    }
+
+    /// `bridge/request/health_check`'s answer, from the broker link, the adapters and the devices as they are now.
+    func healthCheck() async -> HealthCheck {
+        var managed = 0
+        var connected = 0
+        var bluetooth = false
+        if let (central, manager) = attached.withLock({ $0 }) {
+            bluetooth = central.model.adapters.values.contains { $0.powered }
+            for device in await manager.managedDevices {
+                managed += 1
+                if await manager.connectionState(id: device.id) == .connected { connected += 1 }
+            }
+        }
+        return HealthCheck(mqttConnected: sink.statistics.connected, bluetoothAvailable: bluetooth, devicesManaged: managed,
+                           devicesConnected: connected, uptimeSeconds: Int64((ContinuousClock.now - started).components.seconds))
     }
 
     // MARK: Devices
@@ -72,7 +104,9 @@ public final class GatewayCore: Sendable {
             filter: deviceFilter, adapter: configuration.bluez.adapter.map(AdapterSelector.init),
             firmwarePackages: configuration.dfu, output: { [weak self] in self?.handle($0) }, logger: Logger(label: "devices"))
         attached.withLock { $0 = (central, manager) }
-        await manager.start(configured: configuredDevices)
+        await manager.start(configured: configuredDevices,
+                            configuredOptions: Dictionary(configuration.devices.compactMap { entry in entry.options.map { (entry.address, $0) } },
+                                                          uniquingKeysWith: { first, _ in first }))
         publishBridgeInfo()
     }
 
@@ -89,7 +123,8 @@ public final class GatewayCore: Sendable {
         configuration.devices.map { entry in
             let driver = entry.driver ?? ManagedDevice.driverToDetect
             let id = entry.name ?? (entry.driver.map { DeviceIdentifier.defaultID(driver: $0, address: entry.address) } ?? "")
-            return ManagedDevice(id: id, address: entry.address, driver: driver, name: entry.name, fromConfiguration: true,
+            return ManagedDevice(id: id, address: entry.address, driver: driver, name: entry.name,
+                                 options: entry.options?.applied(to: DeviceOptions()) ?? DeviceOptions(), fromConfiguration: true,
                                  configure: entry.configure)
         }
     }
@@ -149,7 +184,10 @@ public final class GatewayCore: Sendable {
             return
         }
         guard let request = ContractRequest(message, layout: topics) else { return }
-        sink.publish(await router.answer(request))
+        let started = ContinuousClock.now
+        let answer = await router.answer(request)
+        metrics?.recordCommand(request, ok: answer.payload.starts(with: Self.okPrefix), duration: .now - started)
+        sink.publish(answer)
     }
 
     // MARK: Bridge messages
@@ -219,7 +257,20 @@ public final class GatewayCore: Sendable {
             sink.publish(messages.bridgeDevices([]))
             return
         }
-        Task { await publishDeviceList(manager, central, forceDiscovery: forceDiscovery) }
+        let schedule = deviceListDue.withLock { due -> Bool in
+            due.force = due.force || forceDiscovery
+            defer { due.scheduled = true }
+            return !due.scheduled
+        }
+        guard schedule else { return }
+        Task {
+            try? await Task.sleep(for: Self.deviceListSettling)
+            let force = deviceListDue.withLock { due in
+                defer { due = (false, false, due.last) }
+                return due.force
+            }
+            await publishDeviceList(manager, central, forceDiscovery: force)
+        }
     }
 
     /// `bridge/devices`, and Home Assistant's discovery of every device whose document changed.
@@ -250,7 +301,13 @@ public final class GatewayCore: Sendable {
             wearable.sensors.formUnion(homeAssistant?.fedEntities(of: device.id) ?? [])
             discovered.append(wearable)
         }
-        sink.publish(messages.bridgeDevices(entries))
+        let list = messages.bridgeDevices(entries)
+        // A reconnect to the broker (forced) republishes it whatever it was.
+        let changed = deviceListDue.withLock { due in
+            defer { due.last = list.payload }
+            return forceDiscovery || due.last != list.payload
+        }
+        if changed { sink.publish(list) }
         if let homeAssistant {
             for message in homeAssistant.devices(discovered, force: forceDiscovery) { sink.publish(message) }
         }

@@ -16,30 +16,38 @@ import Wearables
 /// devices go, marks the bridge and devices offline, flushes the durable spool and disconnects cleanly. Everything
 /// the contract says about messages lives in the core and below.
 public final class GatewayService: Service, Sendable {
-    private let core: GatewayCore
+    let core: GatewayCore
     private let client: MQTTClient
     private let logger: Logger
     private let shutdownTimeout: Duration
-    private let healthInterval: Duration
+    /// The process's logging, whose warnings go to `bridge/logging` while the service runs.
+    private let logControl: LogControl
     /// Where BlueZ's notification sockets are read and the D-Bus connection runs: the MQTT client's loop, so
     /// samples cross no thread whichever way they come.
     private let dataPath: EventLoop?
 
     public init(configuration: Configuration, client: MQTTClient, logger: Logger, dataPath: EventLoop? = nil,
-                shutdownTimeout: Duration = .seconds(3), healthInterval: Duration = .seconds(60)) {
+                shutdownTimeout: Duration = .seconds(3), logControl: LogControl = .shared) {
         self.client = client
         self.dataPath = dataPath
         self.logger = logger
         self.shutdownTimeout = shutdownTimeout
-        self.healthInterval = healthInterval
+        self.logControl = logControl
         core = GatewayCore(configuration: configuration, sink: client, logger: logger,
-                           unavailable: "BlueZ is not reachable on the \(Self.busAddress(configuration)) bus yet")
+                           unavailable: "BlueZ is not reachable on the \(Self.busAddress(configuration)) bus yet",
+                           logControl: logControl)
     }
+
+    /// For a service manager: broker and BlueZ state, devices connected (`SystemdSupervisor`).
+    public func status() async -> ServiceStatus { await core.serviceStatus() }
 
     public func run() async throws {
         for filter in core.topics.requestSubscriptions { try client.subscribe(filter, qos: .atLeastOnce) }
         if core.homeAssistant != nil { try client.subscribe(core.configuration.homeassistant.statusTopic, qos: .atLeastOnce) }
         client.onConnect { [core] in core.republishAll() }
+        let bridgeLogging = BridgeLogging(topics: core.topics, sink: client)
+        logControl.forwardWarnings { bridgeLogging.publish($0) }
+        defer { logControl.forwardWarnings(nil) }
         try await withGracefulShutdownHandler {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { await self.serveRequests() }
@@ -113,17 +121,19 @@ public final class GatewayService: Service, Sendable {
         }
     }
 
-    /// Closes sample batches on time and publishes `bridge/health`.
+    /// Closes sample batches on time and publishes `bridge/health` (every `gateway.health_interval_s`, or what
+    /// `bridge/request/options` set since).
     private func periodicWork() async {
-        var nextHealth = ContinuousClock.now + healthInterval
+        // From the last report, so a shorter interval set meanwhile takes effect at once.
+        var lastHealth = ContinuousClock.now
         while !Task.isCancelled {
             // Until the next sample batch closes, else a second: Home Assistant's calm entities and the health
             // report tolerate that, and an idle gateway wakes once a second.
             let next = core.flushDueSamples()
             let wait = next.map { max(.milliseconds(5), $0 - .now) } ?? .seconds(1)
             try? await Task.sleep(for: min(wait, .seconds(1)))
-            if ContinuousClock.now >= nextHealth {
-                nextHealth = .now + healthInterval
+            if ContinuousClock.now >= lastHealth + .seconds(core.runtime.healthIntervalSeconds) {
+                lastHealth = .now
                 await core.publishHealth()
             }
         }

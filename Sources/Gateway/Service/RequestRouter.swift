@@ -19,16 +19,23 @@ public struct RequestRouter: Sendable {
     let unavailable: String
     /// `device/options` changed a device's options: the contract's side applies them (batching, QoS).
     let optionsChanged: @Sendable (String, DeviceOptions) -> Void
+    /// What `bridge/request/options` changes besides device options.
+    let runtime: RuntimeOptions
+    /// The answer to `health_check`.
+    let health: @Sendable () async -> HealthCheck
 
     public init(registry: DriverRegistry, allow: Configuration.AllowSection, firmware: Configuration.DFUSection,
                 unavailable: String, manager: @escaping @Sendable () -> DeviceManager?,
-                optionsChanged: @escaping @Sendable (String, DeviceOptions) -> Void) {
+                optionsChanged: @escaping @Sendable (String, DeviceOptions) -> Void,
+                runtime: RuntimeOptions, health: @escaping @Sendable () async -> HealthCheck) {
         self.registry = registry
         self.allow = allow
         self.firmware = firmware
         self.unavailable = unavailable
         self.manager = manager
         self.optionsChanged = optionsChanged
+        self.runtime = runtime
+        self.health = health
     }
 
     /// The response to `request`.
@@ -109,12 +116,21 @@ public struct RequestRouter: Sendable {
 
     private func bridgeRequest(_ name: String, _ arguments: [String: DeviceValue]) async throws(CommandError) -> [String: DeviceValue] {
         let request = try BridgeRequest(name: name, arguments: arguments)
-        // The firmware list is the one bridge request that does not need the Bluetooth stack.
-        if case .listFirmware = request { return firmwareList() }
+        // These do not need the Bluetooth stack (options only when they name no device).
+        switch request {
+        case .listFirmware: return firmwareList()
+        case .healthCheck: return await health().object
+        case .options(let change) where change.devices.isEmpty: return try await options(change)
+        default: break
+        }
         let manager = try requireManager()
         switch request {
         case .listFirmware:
             return firmwareList()
+        case .healthCheck:
+            return await health().object
+        case .options(let change):
+            return try await options(change, manager: manager)
         case .scan(let scan):
             let filter = DiscoveryFilter(serviceUUIDs: scan.filter.uuids, rssi: scan.filter.rssi.map { Int16(clamping: $0) },
                                          pattern: scan.filter.name)
@@ -144,16 +160,40 @@ public struct RequestRouter: Sendable {
         case .confirmPairing(let id, let code):
             return try await manager.confirmPairing(id: id, code: code).object ?? [:]
         case .setDeviceOptions(let id, let change):
-            var options = try await manager.options(id: id)
-            if let batch = change.batchMilliseconds { options.batchMilliseconds = batch }
-            if let qos = change.sampleQoS { options.sampleQoS = qos }
-            if let retain = change.retainSamples { options.retainSamples = retain }
-            if let notify = change.notify { options.notify = notify }
-            try await manager.setOptions(id: id, options: options)
-            optionsChanged(id, options)
-            return ["id": .text(id), "options": .object([
-                "batch_ms": .integer(Int64(options.batchMilliseconds)), "qos": .integer(Int64(options.sampleQoS)),
-                "retain": .flag(options.retainSamples), "notify": .text(options.notify)])]
+            let options = try await setOptions(change, id: id, manager: manager)
+            return ["id": .text(id), "options": .object(options.object)]
         }
+    }
+
+    private func setOptions(_ change: DeviceOptionsChange, id: String, manager: DeviceManager) async throws(CommandError) -> DeviceOptions {
+        let options = change.applied(to: try await manager.options(id: id))
+        try await manager.setOptions(id: id, options: options)
+        optionsChanged(id, options)
+        return options
+    }
+
+    /// `options`: every named device is checked to exist before anything changes, so a refused request changes
+    /// nothing; then the gateway's options, then each device's.
+    private func options(_ change: BridgeOptionsChange, manager: DeviceManager? = nil) async throws(CommandError) -> [String: DeviceValue] {
+        if let manager {
+            let known = Set(await manager.managedDevices.map(\.id))
+            if let unknown = change.devices.keys.sorted().first(where: { !known.contains($0) }) {
+                throw CommandError(.deviceNotFound, "no device with id \(unknown)")
+            }
+        }
+        if let level = change.logLevel { runtime.logLevel = level }
+        if let seconds = change.healthIntervalSeconds { runtime.healthIntervalSeconds = seconds }
+        var devices: [String: DeviceValue] = [:]
+        if let manager {
+            for (id, deviceChange) in change.devices.sorted(by: { $0.key < $1.key }) {
+                devices[id] = .object(try await setOptions(deviceChange, id: id, manager: manager).object)
+            }
+        }
+        var answer: [String: DeviceValue] = [
+            "log_level": .text(runtime.logLevel.rawValue),
+            "health_interval_s": .integer(Int64(runtime.healthIntervalSeconds)),
+        ]
+        if !devices.isEmpty { answer["devices"] = .object(devices) }
+        return answer
     }
 }

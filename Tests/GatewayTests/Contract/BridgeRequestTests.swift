@@ -147,13 +147,33 @@ struct BridgeRequestTests {
         #expect(bridgeError("device/options", payload) == CommandError(.invalidValue, message))
     }
 
+    @Test("options: each field checked with its path and the accepted values", arguments: [
+        (#"{"options":{"log_level":"loud"}}"#,
+         #"options.log_level must be one of "trace", "debug", "info", "notice", "warning", "error" or "critical", got "loud""#),
+        (#"{"options":{"health_interval_s":4}}"#, "options.health_interval_s must be an integer from 5 to 86400 seconds, got 4"),
+        (#"{"options":{"devices":{"strap":{"batch_ms":20000}}}}"#,
+         "options.devices.strap.batch_ms must be an integer from 0 to 10000 milliseconds, got 20000"),
+        (#"{"options":{"devices":{"strap":3}}}"#, "options.devices must map device ids to objects of device options, got 3"),
+        (#"{}"#, "options is required: an object of options to change"),
+    ])
+    func bridgeOptionsErrors(payload: String, message: String) {
+        #expect(bridgeError("options", payload) == CommandError(.invalidValue, message))
+    }
+
+    @Test("options parses into typed changes")
+    func bridgeOptions() throws {
+        let request = try bridgeRequest("options", #"{"options":{"log_level":"debug","health_interval_s":30,"devices":{"a":{"qos":1}}}}"#)
+        #expect(request == .options(BridgeOptionsChange(logLevel: .debug, healthIntervalSeconds: 30,
+                                                          devices: ["a": DeviceOptionsChange(sampleQoS: 1)])))
+    }
+
     // MARK: unknown
 
     @Test("an unknown bridge request is UNKNOWN_COMMAND listing the requests")
     func unknown() {
         #expect(bridgeError("device/explode", "{}") == CommandError(
             .unknownCommand,
-            #"unknown bridge request "device/explode"; bridge requests are scan, scan/stop, device/add, device/remove, device/rename, device/pair, device/pair/confirm, device/options and firmware/list"#))
+            #"unknown bridge request "device/explode"; bridge requests are scan, scan/stop, device/add, device/remove, device/rename, device/pair, device/pair/confirm, device/options, firmware/list, options and health_check"#))
         #expect(bridgeError("", "{}")?.code == .unknownCommand)
     }
 
@@ -162,7 +182,7 @@ struct BridgeRequestTests {
         let payloads = [
             "device/add": #"{"address":"AA:BB:CC:DD:EE:FF"}"#, "device/rename": #"{"id":"a","name":"b"}"#,
             "device/pair/confirm": #"{"id":"a","code":"1"}"#, "device/options": #"{"id":"a","options":{}}"#,
-            "device/remove": #"{"id":"a"}"#, "device/pair": #"{"id":"a"}"#,
+            "device/remove": #"{"id":"a"}"#, "device/pair": #"{"id":"a"}"#, "options": #"{"options":{}}"#,
         ]
         #expect(try bridgeRequest(name, payloads[name] ?? "{}").name == name)
     }
