@@ -47,6 +47,8 @@ public final class BlueZClient: BluetoothCentral {
         /// Characteristics whose AcquireNotify refusal was logged: a peripheral refuses on every reconnect, and
         /// once is enough to know.
         var acquireRefusalsLogged: Set<ObjectPath> = []
+        /// Failed calls to BlueZ by D-Bus error name (`dbus_errors`), for the metrics.
+        var errorCounts = DBusErrorCounts()
     }
 
     /// `loop`: the event loop that reads AcquireNotify sockets and runs the handlers of `subscribe` (the daemon's
@@ -220,9 +222,12 @@ public final class BlueZClient: BluetoothCentral {
             return try await connection.call(destination: BlueZNames.service, path: path, interface: interface,
                                              member: member, arguments: arguments, timeout: timeout)
         } catch {
+            state.withLock { $0.errorCounts.count(error) }
             throw BlueZError(error)
         }
     }
+
+    public var dbusErrorCounts: [String: UInt64] { state.withLock { $0.errorCounts.counts } }
 }
 
 /// Retries an operation that failed with a retryable BlueZ error (InProgress, no free connection slot,

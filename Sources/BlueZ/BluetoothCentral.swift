@@ -15,6 +15,8 @@ public protocol BluetoothCentral: AnyObject, Sendable {
     var isServiceAvailable: Bool { get }
     /// Model changes from now on (characteristic values excepted: those go to subscriptions).
     func events() -> AsyncStream<BlueZModelEvent>
+    /// Failed calls to the stack by D-Bus error name, since the start (bounded: see `DBusErrorCounts`).
+    var dbusErrorCounts: [String: UInt64] { get }
 
     func startDiscovery(adapter: ObjectPath, filter: DiscoveryFilter) async throws(BlueZError)
     func stopDiscovery(adapter: ObjectPath) async throws(BlueZError)

@@ -17,7 +17,7 @@ extension GatewayCore {
             }
         }
         return MetricsSnapshot(mqtt: sink.statistics, devices: devices, cpuSeconds: ProcessStatistics.cpuSeconds,
-                               residentBytes: ProcessMemory.residentBytes)
+                               residentBytes: ProcessMemory.residentBytes, dbusErrors: central?.dbusErrorCounts ?? [:])
     }
 }
 

@@ -24,6 +24,7 @@ public final class GatewayMetrics: Sendable {
         var dropped: UInt64 = 0
         var connections: UInt64 = 0
         var cpuSeconds: Double = 0
+        var dbusErrors: [String: (counter: Counter, exported: UInt64)] = [:]
     }
 
     private struct SeriesKey: Hashable {
@@ -97,6 +98,13 @@ public final class GatewayMetrics: Sendable {
             devicesConnected.set(to: Double(snapshot.devices.count(where: \.connected)))
             if let resident = snapshot.residentBytes { residentBytes.set(to: Double(resident)) }
             updateDevices(snapshot.devices, &series)
+            for (name, total) in snapshot.dbusErrors {
+                var entry = series.dbusErrors[name] ?? (registry.makeCounter(
+                    descriptor: .named("wear2mqtt_dbus_errors_total", "Failed calls to BlueZ, by D-Bus error name"),
+                    labels: [("name", name)]), 0)
+                Self.grow(entry.counter, from: &entry.exported, to: total)
+                series.dbusErrors[name] = entry
+            }
         }
     }
 

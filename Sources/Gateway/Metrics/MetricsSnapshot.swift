@@ -31,10 +31,14 @@ public struct MetricsSnapshot: Sendable, Equatable {
     public var devices: [Device]
     public var cpuSeconds: Double?
     public var residentBytes: Int64?
+    /// Failed calls to BlueZ by D-Bus error name, since the start.
+    public var dbusErrors: [String: UInt64]
 
-    public init(mqtt: MQTTClientStatistics, devices: [Device], cpuSeconds: Double? = nil, residentBytes: Int64? = nil) {
+    public init(mqtt: MQTTClientStatistics, devices: [Device], cpuSeconds: Double? = nil, residentBytes: Int64? = nil,
+                dbusErrors: [String: UInt64] = [:]) {
         self.mqtt = mqtt
         self.devices = devices
+        self.dbusErrors = dbusErrors
         self.cpuSeconds = cpuSeconds
         self.residentBytes = residentBytes
     }

@@ -64,6 +64,8 @@ public final class InMemoryCentral: BluetoothCentral {
     public var model: BlueZModel { state.withLock { $0.model } }
 
     public var isServiceAvailable: Bool { state.withLock { $0.available } }
+    /// No D-Bus here: the in-memory stack's refusals are typed errors, not named D-Bus ones.
+    public var dbusErrorCounts: [String: UInt64] { [:] }
 
     public func events() -> AsyncStream<BlueZModelEvent> {
         let (stream, continuation) = AsyncStream.makeStream(of: BlueZModelEvent.self)

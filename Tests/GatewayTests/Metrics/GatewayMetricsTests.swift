@@ -57,6 +57,19 @@ struct GatewayMetricsTests {
         #expect(gone.contains("wear2mqtt_devices_managed 0.0"))
     }
 
+    @Test("failed BlueZ calls are counted by D-Bus error name, and the count follows the client's total")
+    func dbusErrors() {
+        let metrics = GatewayMetrics(registry: PrometheusCollectorRegistry())
+        var first = snapshot()
+        first.dbusErrors = ["org.bluez.Error.NotPermitted": 2, "timeout": 1]
+        let page = lines(metrics, first)
+        #expect(page.contains(#"wear2mqtt_dbus_errors_total{name="org.bluez.Error.NotPermitted"} 2"#), "\(page.sorted())")
+        #expect(page.contains(#"wear2mqtt_dbus_errors_total{name="timeout"} 1"#))
+        var second = snapshot()
+        second.dbusErrors = ["org.bluez.Error.NotPermitted": 5, "timeout": 1]
+        #expect(lines(metrics, second).contains(#"wear2mqtt_dbus_errors_total{name="org.bluez.Error.NotPermitted"} 5"#))
+    }
+
     @Test("command durations are labelled with the contract's names and ok or error; any other name is other")
     func commandLabels() throws {
         let metrics = GatewayMetrics(registry: PrometheusCollectorRegistry())
