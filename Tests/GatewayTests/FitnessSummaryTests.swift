@@ -51,7 +51,16 @@ import Testing
         #expect(summary.add(FitnessRecord(kind: "steps", id: "bad", timestamp: Self.now, fields: ["steps": "many"]), today: Self.today,
                             recordDay: Self.today).isEmpty, "a record without a number changes nothing")
         #expect(summary.value("last_sync") == nil)
-        #expect(summary.syncFinished(at: Self.now) == ["last_sync"] && summary.value("last_sync") == Double(Self.now))
+        #expect(summary.syncFinished(at: Self.now) == ["steps_today", "last_heart_rate", "sleep_score", "last_spo2", "last_sync"],
+                "a sync publishes every value again")
+        #expect(summary.value("last_sync") == Double(Self.now))
+    }
+
+    @Test("a sync just after midnight, with no steps yet today, still gives steps today its first value: 0")
+    func syncWithNoStepsToday() {
+        var summary = FitnessSummary(day: Self.today)
+        #expect(summary.syncFinished(at: Self.now).contains("steps_today"))
+        #expect(summary.value("steps_today") == 0)
     }
 
     @Test func keysFollowTheKindsADriverDownloads() {

@@ -65,9 +65,11 @@ public struct FitnessSummary: Sendable, Equatable, Codable {
     }
 
     /// A sync finished at `time`.
+    /// A sync ended: every value is published again, not only those the records moved, so an entity whose value a
+    /// sync left as it was (no steps yet today, just after midnight) still gets its first state.
     mutating func syncFinished(at time: Int64) -> Set<String> {
         lastSync = time
-        return ["last_sync"]
+        return Set(Self.allKeys.filter { value($0) != nil })
     }
 
     /// Local midnight passed: steps today start again from zero. Answers `steps_today` when it changed.

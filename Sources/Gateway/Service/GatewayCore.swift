@@ -34,7 +34,7 @@ public final class GatewayCore: Sendable {
     private let firmwareOffers = Mutex<[FirmwareOffer]>([])
     /// `bridge/devices` is due: one publication for a burst of changes (the devices of config.yaml connecting one
     /// after another at start-up), and none when the list did not change.
-    private let deviceListDue = Mutex<(scheduled: Bool, force: Bool, last: [UInt8]?)>((false, false, nil))
+    private let deviceListDue = Mutex<(running: Bool, pending: Bool, force: Bool, last: [UInt8]?)>((false, false, false, nil))
     /// How long changes to the device list gather before it is published.
     static let deviceListSettling: Duration = .milliseconds(300)
 
@@ -257,19 +257,29 @@ public final class GatewayCore: Sendable {
             sink.publish(messages.bridgeDevices([]))
             return
         }
-        let schedule = deviceListDue.withLock { due -> Bool in
+        let start = deviceListDue.withLock { due -> Bool in
             due.force = due.force || forceDiscovery
-            defer { due.scheduled = true }
-            return !due.scheduled
+            due.pending = true
+            defer { due.running = true }
+            return !due.running
         }
-        guard schedule else { return }
+        guard start else { return }
+        // One publisher at a time, so an older list (or discovery) never lands after a newer one; changes that come
+        // while it works are taken in one more round.
         Task {
-            try? await Task.sleep(for: Self.deviceListSettling)
-            let force = deviceListDue.withLock { due in
-                defer { due = (false, false, due.last) }
-                return due.force
+            while true {
+                try? await Task.sleep(for: Self.deviceListSettling)
+                let force = deviceListDue.withLock { due in
+                    defer { due.force = false; due.pending = false }
+                    return due.force
+                }
+                await publishDeviceList(manager, central, forceDiscovery: force)
+                let again = deviceListDue.withLock { due in
+                    if !due.pending { due.running = false }
+                    return due.pending
+                }
+                if !again { return }
             }
-            await publishDeviceList(manager, central, forceDiscovery: force)
         }
     }
 
