@@ -156,9 +156,10 @@ final class MosquittoConnection: @unchecked Sendable {
         let version = configuration.protocolVersion == .v5 ? MQTT_PROTOCOL_V5 : MQTT_PROTOCOL_V311
         try check(mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, version), "protocol")
         _ = mosquitto_int_option(handle, MOSQ_OPT_TCP_NODELAY, 1)
-        // Not marked "threaded" (which would make libmosquitto queue every packet for `flushWrites`): in that mode a
-        // broker lost at the moment of a graceful shutdown left the close unfinished and the process retrying for
-        // ever (seen 2026-11-26); each packet is written as it is published, and what is left goes at the iteration's end.
+        // Not marked "threaded" (which would make libmosquitto queue every packet for `flushWrites`): with it, a
+        // whole stack stopped at once twice left the gateway's close unfinished and it reconnecting for ever (seen
+        // 2026-11-26, not pinned down, not seen without it); each packet is written as it is published, and what is
+        // left goes at the iteration's end.
         if let username = configuration.username {
             try check(mosquitto_username_pw_set(handle, username, configuration.password), "username")
         }

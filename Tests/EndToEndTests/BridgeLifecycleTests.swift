@@ -80,6 +80,18 @@ struct BridgeLifecycleTests {
         await scene.tearDown()
     }
 
+    /// The broker goes as SIGTERM arrives (a host shutting down): the close must still end at its deadline instead
+    /// of reconnecting for ever. (A hang of this kind was seen twice with libmosquitto in threaded mode when the bus
+    /// and the simulator went at the same moment too; this test does not reproduce that one.)
+    @Test func sigtermWhileTheBrokerGoesStillExits() async throws {
+        let scene = try await onlineGateway()
+        await scene.broker.kill()
+        scene.gateway.child.signal(SIGTERM)
+        let status = await scene.gateway.child.waitForExit(timeout: .seconds(30))
+        #expect(status == 0, "exited on its own after SIGTERM with the broker gone")
+        await scene.tearDown()
+    }
+
     @Test func afterABrokerRestartTheGatewayReconnectsAndRepublishesItsRetainedState() async throws {
         let scene = try await onlineGateway()
         // No persistence: the restarted broker has forgotten every retained message.
