@@ -7,7 +7,7 @@ import Wear2MQTTTesting
 
 /// `metrics.enabled: true` on the real gateway: a heart-rate strap streams, Prometheus's own text parser (Python's
 /// prometheus_client) reads `GET /metrics`, and the counters agree with what a subscriber saw on the broker.
-@Suite(.timeLimit(.minutes(3)))
+@Suite
 struct MetricsEndToEndTests {
     static let strap = "C0:FF:EE:00:00:21"
 

@@ -6,7 +6,7 @@ import Wear2MQTTTesting
 import Wearables
 
 /// `bridge/request/options`, `bridge/request/health_check` and `devices[].options` through a whole gateway in memory.
-@Suite("Gateway in memory: runtime options and health check", .timeLimit(.minutes(1)))
+@Suite("Gateway in memory: runtime options and health check")
 struct RuntimeOptionsGatewayTests {
     static let strap = "C0:FF:EE:00:00:11"
 
