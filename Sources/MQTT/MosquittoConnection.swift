@@ -78,8 +78,6 @@ final class MosquittoConnection: @unchecked Sendable {
     private var socketRegistration: (registration: EventLoop.Registration, interest: EventLoop.Interest)?
     private var tick: (id: TimerQueue<() -> Void>.ID, deadline: ContinuousClock.Instant)?
     private var iterationHook: UInt64?
-    /// Packets handed to libmosquitto since the last flush: more than one, and the flush corks the socket.
-    private var queuedSinceFlush = 0
     private var finished = false
     /// A connection attempt runs on a helper thread (libmosquitto resolves the host and connects blocking): until it
     /// returns, nothing on the loop touches the handle, so a broker that does not answer never stalls the data path.
@@ -156,7 +154,7 @@ final class MosquittoConnection: @unchecked Sendable {
         let version = configuration.protocolVersion == .v5 ? MQTT_PROTOCOL_V5 : MQTT_PROTOCOL_V311
         try check(mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, version), "protocol")
         _ = mosquitto_int_option(handle, MOSQ_OPT_TCP_NODELAY, 1)
-        // Not marked "threaded" (which would make libmosquitto queue every packet for `flushWrites`): with it, a
+        // Not marked "threaded" (which would make libmosquitto queue every packet for a corked `flushWrites`): with it, a
         // whole stack stopped at once twice left the gateway's close unfinished and it reconnecting for ever (seen
         // 2026-11-26, not pinned down, not seen without it); each packet is written as it is published, and what is
         // left goes at the iteration's end.
@@ -349,22 +347,9 @@ final class MosquittoConnection: @unchecked Sendable {
     /// once goes out now, and the writable interest follows what is left.
     private func flushWrites() {
         guard !finished, !connectInFlight, let handle, mosquitto_socket(handle) >= 0 else { return }
-        if mosquitto_want_write(handle) {
-            // libmosquitto writes packet by packet; with TCP_NODELAY each would be a segment of its own, and for
-            // the broker a wake-up of its own. Corked, the iteration's packets leave together.
-            let cork = queuedSinceFlush > 1 ? mosquitto_socket(handle) : -1
-            if cork >= 0 { setCork(cork, true) }
-            _ = mosquitto_loop_write(handle, 1)
-            if cork >= 0 { setCork(cork, false) }
-        }
-        queuedSinceFlush = 0
+        if mosquitto_want_write(handle) { _ = mosquitto_loop_write(handle, 1) }
         if mosquitto_socket(handle) < 0 { linkLost(reason: lastLibraryError ?? "connection closed") }
         updateRegistration()
-    }
-
-    private func setCork(_ socket: Int32, _ on: Bool) {
-        var value: Int32 = on ? 1 : 0
-        _ = setsockopt(socket, Int32(IPPROTO_TCP), TCP_CORK, &value, socklen_t(MemoryLayout<Int32>.size))
     }
 
     private func attemptConnection() {
@@ -523,7 +508,6 @@ final class MosquittoConnection: @unchecked Sendable {
         }
         switch result {
         case MOSQ_ERR_SUCCESS.rawValue:
-            queuedSinceFlush += 1
             statistics.withLock { $0.published += 1 }
             return messageID
         case MOSQ_ERR_NO_CONN.rawValue, MOSQ_ERR_CONN_LOST.rawValue:
