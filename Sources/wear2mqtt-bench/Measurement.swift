@@ -25,10 +25,16 @@ struct RunSpec: Sendable {
     var batchMilliseconds: Int
     var workload: Workload
     var seconds: Double
+    /// The one CPU the carrier is held to (`taskset`), or nil to let it use every core.
+    var cpu: Int? = nil
+
+    /// The last CPU: the bench and broker are started first and do not care which one they get.
+    static var oneCore: Int { max(0, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))) - 1) }
 
     var title: String {
         var text = "\(carrier.rawValue) \(method)"
         if carrier == .gateway && batchMilliseconds > 0 { text += " batch \(batchMilliseconds) ms" }
+        if cpu != nil { text += " (1 core)" }
         return text
     }
 }
@@ -261,21 +267,30 @@ struct MeasurementRunner: Sendable {
         switch spec.carrier {
         case .gateway:
             let configuration = try gatewayConfiguration(spec, bus: bus, directory: directory)
-            return try ChildProcess(executable: BuildProducts.gatewayExecutable, arguments: ["run", "--config", configuration],
+            let (executable, arguments) = Self.held(to: spec.cpu, BuildProducts.gatewayExecutable, ["run", "--config", configuration])
+            return try ChildProcess(executable: executable, arguments: arguments,
                                     environment: Self.deployedEnvironment,
                                     outputPath: directory.file("gateway.out"), errorPath: directory.file("gateway.err"))
         case .relay:
             let addresses = (0..<spec.workload.straps).map(Workload.strapAddress).joined(separator: ",")
-            return try ChildProcess(executable: BuildProducts.benchExecutable,
-                                    arguments: ["relay", "--bus", bus, "--port", String(broker.port), "--method", spec.method,
-                                                "--devices", addresses, "--spool-directory", directory.file("relay-spool"),
-                                                "--coalesce-ms", String(coalesceMilliseconds)],
+            let (executable, arguments) = Self.held(to: spec.cpu, BuildProducts.benchExecutable, [
+                "relay", "--bus", bus, "--port", String(broker.port), "--method", spec.method, "--devices", addresses,
+                "--spool-directory", directory.file("relay-spool"), "--coalesce-ms", String(coalesceMilliseconds),
+            ])
+            return try ChildProcess(executable: executable, arguments: arguments,
                                     outputPath: directory.file("relay.out"), errorPath: directory.file("relay.err"))
         case .peer:
             guard let peer else { throw BenchError("a Python peer run without a Python peer (PythonPeer.locate)") }
             return try peer.start(bus: bus, port: broker.port, method: spec.method, straps: spec.workload.straps,
                                   directory: directory)
         }
+    }
+
+    /// The command that runs `executable` held to `cpu`: through `taskset`, which sets the affinity and execs it,
+    /// so the pid is the carrier's and every thread it makes inherits the one CPU.
+    static func held(to cpu: Int?, _ executable: String, _ arguments: [String]) -> (String, [String]) {
+        guard let cpu else { return (executable, arguments) }
+        return ("/usr/bin/taskset", ["--cpu-list", String(cpu), executable] + arguments)
     }
 
     /// config.yaml for the run; `batch_ms` and `notify` are device options, which config.yaml does not take:

@@ -1,14 +1,14 @@
 /// `--profile realistic` (issue 21): what a sample costs at the rates wearables really send, against the Python
 /// bridge people write instead (bleak + paho-mqtt, `python/peer.py`), on the same simulator, bus and broker.
 ///
-/// Runs: 20 heart-rate sensors at 1, 10 and 50 Hz; the 50 devices of the targets profile's rss run (40 × 64 Hz
+/// Runs: 20 heart-rate sensors at 1, 10, 50 and 250 Hz (20 to 5,000 samples/s); the 50 devices of the targets profile's rss run (40 × 64 Hz
 /// + 10 Bose); 20 connected silent sensors. Each is carried by the gateway with AcquireNotify and by the peer
 /// with AcquireNotify; at 20 × 50 Hz both also with StartNotify (bleak's default). The peer subscribes to heart
 /// rate only, so in the mixed run it carries the 40 heart-rate sensors without the Bose glasses.
 ///
 /// It measures cost per delivered sample, not throughput or latency limits (the targets profile does that).
 enum RealisticProfile {
-    static let rates: [Double] = [1, 10, 50]
+    static let rates: [Double] = [1, 10, 50, 250]
     static let startNotifyRate: Double = 50
 
     /// `seconds` is the window of the 10 and 50 Hz runs; the 1 Hz and idle runs use three times as long, as their
@@ -54,6 +54,43 @@ enum RealisticProfile {
             }
             return compared
         }
+    }
+
+    /// Issue 21's targets at the rates wearables send, checked against this run's figures.
+    static func targets(_ costs: [SampleCost]) -> [BenchReport.TargetCheck] {
+        let format = ReportTable.format
+        var checks: [BenchReport.TargetCheck] = []
+        func gateway(_ purpose: String, rate: Double) -> SampleCost? {
+            costs.first { $0.purpose == purpose && $0.carrier == RunSpec.Carrier.gateway.rawValue && $0.method == "acquire"
+                && $0.workload.rateHz == rate }
+        }
+        func peer(comparedWith run: SampleCost) -> SampleCost? {
+            costs.first { $0.carrier == RunSpec.Carrier.peer.rawValue && $0.comparedWith == run.run }
+        }
+        if let run = gateway("realistic", rate: 50), let cost = run.cpuMicrosecondsPerSample {
+            checks.append(BenchReport.TargetCheck(
+                target: "gateway CPU ≤ 10 µs per delivered sample at 1,000 samples/s from 20 devices",
+                measured: "\(format(cost, 1)) µs (schedstat run time \(run.runtimeMicrosecondsPerSample.map { format($0, 1) } ?? "—") µs) "
+                    + "at \(format(run.samplesPerSecond, 0)) samples/s", met: cost <= 10))
+            if let switches = run.voluntaryContextSwitchesPerSample {
+                checks.append(BenchReport.TargetCheck(
+                    target: "≤ 1 voluntary context switch per notification at 1,000 samples/s",
+                    measured: "\(format(switches, 2)) per sample", met: switches <= 1))
+            }
+        }
+        for rate in [50.0, 250] {
+            guard let run = gateway("realistic", rate: rate), let ratio = peer(comparedWith: run)?.peerToGateway else { continue }
+            checks.append(BenchReport.TargetCheck(
+                target: "≥ 10× less CPU per sample than the Python peer at \(format(rate * 20, 0)) samples/s",
+                measured: "the peer spends \(format(ratio, 2))× the gateway's µs per sample", met: ratio >= 10))
+        }
+        if let idle = costs.first(where: { $0.purpose == "idle" && $0.carrier == RunSpec.Carrier.gateway.rawValue }) {
+            checks.append(BenchReport.TargetCheck(
+                target: "idle with 20 connected, silent devices < 0.1 % of a core",
+                measured: "\(format(idle.runtimePercent, 3)) % (schedstat run time; utime + stime \(format(idle.cpuPercent, 2)) %)",
+                met: idle.runtimePercent < 0.1))
+        }
+        return checks
     }
 
     static func render(_ costs: [SampleCost]) -> [String] {

@@ -80,6 +80,21 @@ public protocol PeripheralLink: Sendable {
 
     /// The peripheral terminates the connection.
     func disconnect() async
+
+    /// Sends `values` as consecutive notifications and returns how many went out before the first that did not
+    /// (the rest are dropped). A load generator's call: one hop for a burst instead of one per notification.
+    func notify(_ characteristic: BluetoothUUID, values: [[UInt8]]) async -> Int
+}
+
+extension PeripheralLink {
+    public func notify(_ characteristic: BluetoothUUID, values: [[UInt8]]) async -> Int {
+        var sent = 0
+        for value in values {
+            guard await notify(characteristic, value: value) else { break }
+            sent += 1
+        }
+        return sent
+    }
 }
 
 /// Things that happen to a device that no central caused.

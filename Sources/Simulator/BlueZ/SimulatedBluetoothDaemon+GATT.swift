@@ -320,13 +320,44 @@ extension SimulatedBluetoothDaemon {
     /// plugin.
     func deliver(_ address: BluetoothAddress, link: Int, characteristic uuid: BluetoothUUID, value: [UInt8],
                  indication: Bool) async -> Bool {
+        guard let (device, characteristic) = deliveryTarget(address, link: link, uuid, indication: indication) else {
+            return false
+        }
+        let delivered = deliverOne(device, characteristic, value)
+        if indication && delivered {
+            // The central's confirmation takes a round trip; the next indication waits for it.
+            await pause(device.settings.attRoundTrip)
+        }
+        return delivered
+    }
+
+    /// A burst of notifications (the bench's load generator): each as `deliver` would send it, stopping at the
+    /// first that goes nowhere; returns how many went out.
+    func deliver(_ address: BluetoothAddress, link: Int, characteristic uuid: BluetoothUUID,
+                 notifications values: [[UInt8]]) -> Int {
+        guard let (device, characteristic) = deliveryTarget(address, link: link, uuid, indication: false) else { return 0 }
+        var sent = 0
+        for value in values {
+            guard deliverOne(device, characteristic, value) else { break }
+            sent += 1
+        }
+        return sent
+    }
+
+    private func deliveryTarget(_ address: BluetoothAddress, link: Int, _ uuid: BluetoothUUID,
+                                indication: Bool) -> (SimulatedDevice, GATTLayout.Characteristic)? {
         guard let device = devices[address], device.link.currentLink == link,
               let characteristic = device.layout.characteristic(uuid),
-              characteristic.flags.contains(indication ? .indicate : .notify) else { return false }
+              characteristic.flags.contains(indication ? .indicate : .notify) else { return nil }
+        return (device, characteristic)
+    }
+
+    private func deliverOne(_ device: SimulatedDevice, _ characteristic: GATTLayout.Characteristic, _ value: [UInt8]) -> Bool {
         let payload = Array(value.prefix(device.mtu - 3))
         let relative = characteristic.relativePath
         var delivered = false
-        if device.internalSubscriptions.contains(uuid), uuid == BluetoothUUID(0x2A19), let percentage = payload.first {
+        if device.internalSubscriptions.contains(characteristic.uuid), characteristic.uuid == BluetoothUUID(0x2A19),
+           let percentage = payload.first {
             delivered = true
             if device.batteryExported, device.batteryPercentage != percentage, percentage <= 100 {
                 device.batteryPercentage = percentage
@@ -342,10 +373,6 @@ extension SimulatedBluetoothDaemon {
             objects.object(at: device.objectPath(relative))?.pushProperty("Value", .bytes(payload),
                                                                           interface: BlueZInterfaces.gattCharacteristic)
             delivered = true
-        }
-        if indication && delivered {
-            // The central's confirmation takes a round trip; the next indication waits for it.
-            await pause(device.settings.attRoundTrip)
         }
         return delivered
     }

@@ -24,6 +24,10 @@ final class SimulatedLink: PeripheralLink {
         await daemon.deliver(address, link: link, characteristic: characteristic, value: value, indication: false)
     }
 
+    func notify(_ characteristic: BluetoothUUID, values: [[UInt8]]) async -> Int {
+        await daemon.deliver(address, link: link, characteristic: characteristic, notifications: values)
+    }
+
     func indicate(_ characteristic: BluetoothUUID, value: [UInt8]) async -> Bool {
         await daemon.deliver(address, link: link, characteristic: characteristic, value: value, indication: true)
     }
