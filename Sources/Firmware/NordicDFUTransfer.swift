@@ -95,13 +95,18 @@ public enum NordicDFUTransfer {
     /// Throws `DFU_FAILED` when a device offering `mode` cannot take one of `images`, before anything is sent:
     /// Legacy DFU takes neither the keys that combine an application with a SoftDevice or bootloader
     /// (Android-DFU-Library's `LegacyDfuImpl` refuses them: "Secure DFU is required") nor a SoftDevice and bootloader
-    /// image whose split the manifest does not give; Secure DFU needs Secure init packets.
+    /// image whose split the manifest does not give, nor a Secure init packet (the bootloader would refuse it after the
+    /// device rebooted for it); Secure DFU needs Secure init packets.
     public static func checkSendable(_ images: [DFUImage], mode: NordicDFUMode) throws(CommandError) {
         for image in images {
             if mode.isLegacy {
                 guard let type = LegacyDFUImageType(image.kind) else {
                     throw CommandError(.dfuFailed, "the package's \(image.kind.manifestKey) image needs Secure DFU, and "
                                        + "this device's bootloader is Legacy DFU; nothing was sent")
+                }
+                if image.parsedInit != nil {
+                    throw CommandError(.dfuFailed, "the package's \(image.datFile) is a Secure DFU init packet, and this "
+                                       + "device's bootloader is Legacy DFU; nothing was sent")
                 }
                 if type == [.softDevice, .bootloader], image.softDeviceSize.map({ $0 <= 0 || $0 >= image.firmware.count }) ?? true {
                     throw CommandError(.dfuFailed, "the package's \(image.kind.manifestKey) image has no sd_size and "
