@@ -5,8 +5,10 @@ import Testing
 @testable import SimulatedWearables
 
 /// What Legacy DFU does for the packages and bootloaders beyond an SDK 11 application update, following
-/// Android-DFU-Library's `LegacyDfuImpl.performDfu`: a SoftDevice and bootloader image in one transfer with both
-/// sizes, and the DFU v1 fallback for bootloaders older than SDK 7.
+/// Android-DFU-Library's `LegacyDfuImpl.java` (the vectors are its bytes): a SoftDevice and bootloader image in one
+/// transfer with mode 0x03 and both sizes (`performDfu`, lines 258–274, `writeImageSize`), and the DFU v1 fallback
+/// for bootloaders older than SDK 7 — `OP_CODE_START_DFU_V1` `01` and `OP_CODE_INIT_DFU_PARAMS` `02` (lines 73–74),
+/// the size alone (line 375), the init packet after `02` without Init-complete (lines 446–450), PRN 10 (line 471).
 @Suite("Legacy DFU: SoftDevice+bootloader images and DFU v1 bootloaders")
 struct LegacyDFUCompatibilityTests {
     static let softDevice: [UInt8] = (0..<8_192).map { UInt8(truncatingIfNeeded: $0 &* 5 &+ 1) }
