@@ -83,11 +83,20 @@ public enum DFUPackageError: Error, Equatable, Sendable, CustomStringConvertible
 
 /// The images a Nordic DFU package can hold, in the order they must be sent: a new SoftDevice or bootloader
 /// first, so the application that follows finds what it was built for.
+///
+/// The order is Android-DFU-Library's: `ArchiveInputStream` reads the system part (`softdevice_bootloader`,
+/// `softdevice`, `bootloader`) and the application part, and `BaseDfuImpl.initialize` sends the system part first
+/// and the application in a second connection ("splitting into 2 parts"). The three keys that combine an
+/// application with a SoftDevice and/or bootloader are, per `Manifest.getApplicationInfo`, the application part
+/// (sent last, as one image); only Secure DFU takes them (`Manifest.isSecureDfuRequired`).
 public enum DFUImageKind: String, Sendable, CaseIterable, Comparable {
     case softDeviceBootloader = "softdevice_bootloader"
     case softDevice = "softdevice"
     case bootloader = "bootloader"
     case application = "application"
+    case softDeviceApplication = "softdevice_application"
+    case bootloaderApplication = "bootloader_application"
+    case softDeviceBootloaderApplication = "softdevice_bootloader_application"
 
     /// The manifest key.
     public var manifestKey: String { rawValue }
@@ -96,13 +105,29 @@ public enum DFUImageKind: String, Sendable, CaseIterable, Comparable {
         allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
     }
 
-    /// Which init packet firmware types may describe this kind of image.
-    var acceptedFirmwareTypes: [DFUInitPacket.FirmwareType] {
+    /// Whether this is the package's application part: `application` or one of the combined keys. A manifest
+    /// holds at most one (Android-DFU-Library's `Manifest.getApplicationInfo` would send only the first).
+    public var isApplicationPart: Bool {
+        switch self {
+        case .application, .softDeviceApplication, .bootloaderApplication, .softDeviceBootloaderApplication: true
+        case .softDeviceBootloader, .softDevice, .bootloader: false
+        }
+    }
+
+    /// An application sent together with a SoftDevice and/or bootloader in one image. The split lives in the init
+    /// packet, in a way each bootloader that offers these keys defines for itself ("some implementations of Secure
+    /// DFU", `Manifest.java`); Legacy DFU cannot announce it.
+    public var isCombinedWithApplication: Bool { isApplicationPart && self != .application }
+
+    /// Which init packet firmware types may describe this kind of image; nil for the combined kinds, whose init
+    /// packet the gateway leaves to the bootloader that defined them.
+    var acceptedFirmwareTypes: [DFUInitPacket.FirmwareType]? {
         switch self {
         case .softDeviceBootloader: [.softDeviceBootloader]
         case .softDevice: [.softDevice]
         case .bootloader: [.bootloader]
         case .application: [.application, .externalApplication]
+        case .softDeviceApplication, .bootloaderApplication, .softDeviceBootloaderApplication: nil
         }
     }
 }
@@ -119,8 +144,10 @@ public struct DFUImage: Sendable, Equatable {
     public var parsedInit: DFUInitPacket?
     /// Why the `.dat` did not parse as Secure DFU, for a driver that needs it to.
     public var initPacketParseError: DFUPackageError?
-    /// From the manifest's `info_read_only_metadata` (SoftDevice+bootloader images): how the image splits,
-    /// which Legacy DFU must announce.
+    /// From the manifest (SoftDevice+bootloader images): how the image splits, which Legacy DFU must announce in
+    /// its Start. nrfutil 0.5 (and adafruit-nrfutil) writes `sd_size` / `bl_size` in the entry itself, later
+    /// versions in its `info_read_only_metadata`; both are read, as iOS-DFU-Library's `SoftDeviceBootloaderInfo`
+    /// does.
     public var softDeviceSize: Int?
     public var bootloaderSize: Int?
 
@@ -187,8 +214,8 @@ public struct DFUPackage: Sendable, Equatable {
                 softDevice + bootloader != firmware.count
             {
                 throw .invalidManifest(
-                    "info_read_only_metadata of \(entry.kind.manifestKey) says sd_size \(softDevice) + bl_size "
-                        + "\(bootloader) bytes, but \(entry.binFile) has \(firmware.count)")
+                    "\(entry.kind.manifestKey) says sd_size \(softDevice) + bl_size \(bootloader) bytes, but "
+                        + "\(entry.binFile) has \(firmware.count)")
             }
 
             var parsedInit: DFUInitPacket?
@@ -215,7 +242,8 @@ public struct DFUPackage: Sendable, Equatable {
     private static func check(
         _ initPacket: DFUInitPacket, describes firmware: [UInt8], of entry: DFUManifest.Entry
     ) throws(DFUPackageError) {
-        guard entry.kind.acceptedFirmwareTypes.contains(initPacket.firmwareType) else {
+        guard let acceptedTypes = entry.kind.acceptedFirmwareTypes else { return }
+        guard acceptedTypes.contains(initPacket.firmwareType) else {
             throw .initPacketMismatch(
                 file: entry.datFile,
                 reason: "it describes a \(initPacket.firmwareType.name) image, the manifest lists \(entry.binFile) as "
@@ -302,18 +330,29 @@ struct DFUManifest {
             let binFile = try Self.fileName(image, "bin_file", of: kind)
             let datFile = try Self.fileName(image, "dat_file", of: kind)
             var entry = Entry(kind: kind, binFile: binFile, datFile: datFile)
+            // nrfutil 0.5 writes the sizes in the entry, later versions in info_read_only_metadata.
+            entry.softDeviceSize = try Self.size(image, "sd_size", at: kind.manifestKey)
+            entry.bootloaderSize = try Self.size(image, "bl_size", at: kind.manifestKey)
             if let metadata = image["info_read_only_metadata"] {
                 guard let metadata = metadata as? [String: Any] else {
                     throw .invalidManifest("\"\(kind.manifestKey).info_read_only_metadata\" is not an object")
                 }
-                entry.softDeviceSize = try Self.size(metadata, "sd_size", of: kind)
-                entry.bootloaderSize = try Self.size(metadata, "bl_size", of: kind)
+                let path = kind.manifestKey + ".info_read_only_metadata"
+                entry.softDeviceSize = try Self.merge(entry.softDeviceSize, Self.size(metadata, "sd_size", at: path),
+                                                      "sd_size", of: kind)
+                entry.bootloaderSize = try Self.merge(entry.bootloaderSize, Self.size(metadata, "bl_size", at: path),
+                                                      "bl_size", of: kind)
             }
             entries.append(entry)
         }
         guard !entries.isEmpty else {
             let kinds = DFUImageKind.allCases.map(\.manifestKey).joined(separator: ", ")
             throw .invalidManifest("it names no image (\(kinds))")
+        }
+        let applicationParts = entries.filter(\.kind.isApplicationPart).map(\.kind.manifestKey)
+        guard applicationParts.count <= 1 else {
+            throw .invalidManifest("it names \(applicationParts.joined(separator: " and ")); a package carries one "
+                                   + "application part, the others would never be sent")
         }
         self.entries = entries
     }
@@ -325,11 +364,20 @@ struct DFUManifest {
         return name
     }
 
-    private static func size(_ metadata: [String: Any], _ key: String, of kind: DFUImageKind) throws(DFUPackageError) -> Int? {
-        guard let value = metadata[key] else { return nil }
-        guard let size = (value as? NSNumber).flatMap({ Int(exactly: $0.doubleValue) }), size >= 0 else {
-            throw .invalidManifest("\"\(kind.manifestKey).info_read_only_metadata.\(key)\" is not a size in bytes")
+    private static func size(_ object: [String: Any], _ key: String, at path: String) throws(DFUPackageError) -> Int? {
+        guard let value = object[key] else { return nil }
+        guard let number = value as? NSNumber,
+              let size = Int(exactly: number.doubleValue), size >= 0 else {
+            throw .invalidManifest("\"\(path).\(key)\" is not a size in bytes")
         }
         return size
+    }
+
+    /// A size given both in the entry and in its metadata must be the same.
+    private static func merge(_ direct: Int?, _ metadata: Int?, _ key: String, of kind: DFUImageKind) throws(DFUPackageError) -> Int? {
+        if let direct, let metadata, direct != metadata {
+            throw .invalidManifest("\"\(kind.manifestKey)\" gives \(key) \(direct), its info_read_only_metadata \(metadata)")
+        }
+        return metadata ?? direct
     }
 }

@@ -9,8 +9,10 @@ public enum LegacyDFUError: Error, Equatable, Sendable, CustomStringConvertible 
     case malformedNotification([UInt8])
     case unexpectedResponse(expecting: LegacyDFUOpcode, notification: [UInt8])
     case emptyInput(String)
-    /// The image type is not one the client can size on its own (one of application, SoftDevice, bootloader).
+    /// The image type is not one Legacy DFU sends in one transfer (application alone, SoftDevice and/or bootloader).
     case unsupportedImageType(LegacyDFUImageType)
+    /// A SoftDevice and bootloader image without the SoftDevice part's size, which Start must announce.
+    case missingImageSplit(imageBytes: Int, softDeviceBytes: Int?)
 
     /// `DFU_FAILED`, with the bootloader's status as `vendorCode` when it gave one.
     public var commandError: CommandError {
@@ -28,6 +30,9 @@ public enum LegacyDFUError: Error, Equatable, Sendable, CustomStringConvertible 
         case .unexpectedResponse(let expecting, let bytes): "expected the answer to \(expecting), got \(bytes)"
         case .emptyInput(let what): "nothing to send: \(what) is empty"
         case .unsupportedImageType(let type): "cannot send image type \(type.rawValue) as one image"
+        case .missingImageSplit(let imageBytes, let softDeviceBytes):
+            "a \(imageBytes)-byte SoftDevice and bootloader image needs the size of its SoftDevice part (the "
+                + "manifest's sd_size and bl_size), " + (softDeviceBytes.map { "not \($0) bytes" } ?? "which is missing")
         }
     }
 }
@@ -36,6 +41,15 @@ public enum LegacyDFUError: Error, Equatable, Sendable, CustomStringConvertible 
 /// the image sizes, the init packet between Init-start and Init-complete, the receipt interval, Receive Firmware
 /// and the image (waiting for a receipt after every n-th packet), Validate, Activate and Reset. After any error
 /// response it writes Reset, as Nordic's library does, so the bootloader does not sit in a half-done transfer.
+///
+/// A SoftDevice and bootloader image goes as one transfer with mode 0x03 and both sizes, as `LegacyDfuImpl.performDfu`
+/// sends the `softdevice_bootloader` part (the split is the manifest's `sd_size`).
+///
+/// A bootloader older than SDK 7 (DFU v1) answers a Start with a mode `NOT_SUPPORTED`. For an application the client
+/// then does what `LegacyDfuImpl` does ("Switching to DFU v.1"): Start without mode and the size alone, the init
+/// packet after a single Init Parameters `02` (answered once it arrived, no Init-complete), and a receipt interval of
+/// at most 10 packets (those bootloaders cannot write flash faster; 10 replaces 0 too). A SoftDevice or bootloader
+/// refused that way fails, as it does in Nordic's library.
 ///
 /// There is no resume in Legacy DFU: the protocol has no way to ask what the bootloader kept. After a link drop
 /// the driver reconnects and runs a new client from the start; a bootloader that still holds the old transfer
@@ -50,18 +64,24 @@ public struct LegacyDFUClient: Sendable {
 
     /// Android-DFU-Library's default receipt interval.
     public static let defaultPacketReceiptInterval: UInt16 = 12
+    /// The largest receipt interval a DFU v1 bootloader keeps up with (`LegacyDfuImpl`: "PRN = 10 may be the highest
+    /// supported value").
+    public static let maximumV1PacketReceiptInterval: UInt16 = 10
     /// Legacy bootloaders do not negotiate a larger MTU.
     public static let defaultPacketSize = 20
 
     public let initPacket: [UInt8]
     public let firmware: [UInt8]
     public let imageType: LegacyDFUImageType
+    /// The SoftDevice part of a SoftDevice and bootloader image; the rest of `firmware` is the bootloader.
+    public let softDeviceSize: Int?
     public let packetReceiptInterval: UInt16
     public let packetSize: Int
 
     private enum Phase: Equatable {
         case notStarted
         case starting
+        case startingV1
         case sendingInitPacket
         case awaitingReceipt
         case receivingFirmware
@@ -70,16 +90,24 @@ public struct LegacyDFUClient: Sendable {
     }
 
     private var phase = Phase.notStarted
+    /// The bootloader speaks DFU v1 (it refused the Start with a mode).
+    private var usesV1 = false
+    /// The receipt interval in use: `packetReceiptInterval`, or at most 10 for a DFU v1 bootloader.
+    private var receiptInterval: UInt16
     private var sentOffset = 0
     private var packetsSinceReceipt = 0
     private var acknowledgedBytes = 0
 
+    /// - Parameter softDeviceSize: for `imageType` SoftDevice and bootloader, the size of the SoftDevice part.
     public init(initPacket: [UInt8], firmware: [UInt8], imageType: LegacyDFUImageType = .application,
-                packetReceiptInterval: UInt16 = defaultPacketReceiptInterval, packetSize: Int = defaultPacketSize) {
+                softDeviceSize: Int? = nil, packetReceiptInterval: UInt16 = defaultPacketReceiptInterval,
+                packetSize: Int = defaultPacketSize) {
         self.initPacket = initPacket
         self.firmware = firmware
         self.imageType = imageType
+        self.softDeviceSize = softDeviceSize
         self.packetReceiptInterval = packetReceiptInterval
+        receiptInterval = packetReceiptInterval
         self.packetSize = max(1, packetSize)
     }
 
@@ -98,6 +126,11 @@ public struct LegacyDFUClient: Sendable {
         case .application: sizes = LegacyDFUImageSizes(application: size)
         case .softDevice: sizes = LegacyDFUImageSizes(softDevice: size)
         case .bootloader: sizes = LegacyDFUImageSizes(bootloader: size)
+        case [.softDevice, .bootloader]:
+            guard let softDevice = softDeviceSize, softDevice > 0, softDevice < firmware.count else {
+                return fail(.missingImageSplit(imageBytes: firmware.count, softDeviceBytes: softDeviceSize), reset: false)
+            }
+            sizes = LegacyDFUImageSizes(softDevice: UInt32(softDevice), bootloader: size - UInt32(softDevice))
         default: return fail(.unsupportedImageType(imageType), reset: false)
         }
         phase = .starting
@@ -117,14 +150,18 @@ public struct LegacyDFUClient: Sendable {
         case .notStarted, .done:
             return []
         case .starting:
+            let refused = notification == .response(requestOpcode: LegacyDFUOpcode.start.rawValue, status: .notSupported)
+            if refused, imageType == .application { return startV1() }
+            return expectSuccess(.start, notification, bytes) { client in client.sendInitPacket() }
+        case .startingV1:
             return expectSuccess(.start, notification, bytes) { client in client.sendInitPacket() }
         case .sendingInitPacket:
             return expectSuccess(.initParameters, notification, bytes) { client in
                 client.packetsSinceReceipt = 0
                 var actions: [Action] = []
-                if client.packetReceiptInterval > 0 {
+                if client.receiptInterval > 0 {
                     actions.append(.writeControl(
-                        LegacyDFURequest.packetReceiptNotificationRequest(client.packetReceiptInterval).encoded()))
+                        LegacyDFURequest.packetReceiptNotificationRequest(client.receiptInterval).encoded()))
                 }
                 actions.append(.writeControl(LegacyDFURequest.receiveFirmware.encoded()))
                 return actions + client.streamFirmware()
@@ -151,14 +188,26 @@ public struct LegacyDFUClient: Sendable {
         }
     }
 
+    /// DFU v1, after a Start with a mode was refused: the application's size alone.
+    private mutating func startV1() -> [Action] {
+        phase = .startingV1
+        usesV1 = true
+        let maximum = Self.maximumV1PacketReceiptInterval
+        receiptInterval = (1...maximum).contains(packetReceiptInterval) ? packetReceiptInterval : maximum
+        return [.writeControl(LegacyDFURequest.startV1.encoded()),
+                .writePacket(LegacyDFUImageSizes.encodedV1(applicationSize: UInt32(firmware.count))),
+                .waitForNotification]
+    }
+
     private mutating func sendInitPacket() -> [Action] {
         phase = .sendingInitPacket
-        var actions: [Action] = [.writeControl(LegacyDFURequest.initParameters(complete: false).encoded())]
+        let open = usesV1 ? LegacyDFURequest.initParametersV1 : .initParameters(complete: false)
+        var actions: [Action] = [.writeControl(open.encoded())]
         for start in stride(from: 0, to: initPacket.count, by: packetSize) {
             actions.append(.writePacket(Array(initPacket[start..<min(start + packetSize, initPacket.count)])))
         }
-        return actions + [.writeControl(LegacyDFURequest.initParameters(complete: true).encoded()),
-                          .waitForNotification]
+        if !usesV1 { actions.append(.writeControl(LegacyDFURequest.initParameters(complete: true).encoded())) }
+        return actions + [.waitForNotification]
     }
 
     /// Packets up to the next receipt, or all the rest and the wait for Receive Firmware's answer.
@@ -168,9 +217,9 @@ public struct LegacyDFUClient: Sendable {
             let end = min(sentOffset + packetSize, firmware.count)
             actions.append(.writePacket(Array(firmware[sentOffset..<end])))
             sentOffset = end
-            guard packetReceiptInterval > 0, sentOffset < firmware.count else { continue }
+            guard receiptInterval > 0, sentOffset < firmware.count else { continue }
             packetsSinceReceipt += 1
-            if packetsSinceReceipt == Int(packetReceiptInterval) {
+            if packetsSinceReceipt == Int(receiptInterval) {
                 packetsSinceReceipt = 0
                 phase = .awaitingReceipt
                 return actions + [.waitForNotification]

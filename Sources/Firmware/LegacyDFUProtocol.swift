@@ -82,8 +82,14 @@ public struct LegacyDFUStatus: RawRepresentable, Sendable, Hashable, CustomStrin
 /// A control point write. The client encodes these; the simulated bootloader decodes them.
 public enum LegacyDFURequest: Equatable, Sendable {
     case start(LegacyDFUImageType)
+    /// `01` alone, then the application's size as one u32: DFU v1, what bootloaders before SDK 7 (4.3 – 6.x) take.
+    /// Android-DFU-Library's `OP_CODE_START_DFU_V1`, sent after such a bootloader refused the Start with a mode.
+    case startV1
     /// `complete` false opens the init packet, true closes it and asks for its validation.
     case initParameters(complete: Bool)
+    /// `02` alone, then the init packet, answered once it arrived: DFU v1 (Android-DFU-Library's
+    /// `OP_CODE_INIT_DFU_PARAMS`, "SDK 6.0.0 or older").
+    case initParametersV1
     case receiveFirmware
     case validate
     case activateAndReset
@@ -93,8 +99,8 @@ public enum LegacyDFURequest: Equatable, Sendable {
 
     public var opcode: LegacyDFUOpcode {
         switch self {
-        case .start: .start
-        case .initParameters: .initParameters
+        case .start, .startV1: .start
+        case .initParameters, .initParametersV1: .initParameters
         case .receiveFirmware: .receiveFirmware
         case .validate: .validate
         case .activateAndReset: .activateAndReset
@@ -111,13 +117,15 @@ public enum LegacyDFURequest: Equatable, Sendable {
         case .start(let type): writer.write(type.rawValue)
         case .initParameters(let complete): writer.write(complete ? UInt8(0x01) : 0x00)
         case .packetReceiptNotificationRequest(let interval): writer.write(interval)
-        case .receiveFirmware, .validate, .activateAndReset, .reset, .reportReceivedImageSize: break
+        case .startV1, .initParametersV1, .receiveFirmware, .validate, .activateAndReset, .reset,
+             .reportReceivedImageSize: break
         }
         return writer.bytes
     }
 
     /// Throws `unknownIdentifier` for an opcode outside the protocol, `truncated` for a missing parameter,
-    /// `outOfRange` for an init parameter other than 0 or 1.
+    /// `outOfRange` for an init parameter other than 0 or 1. Start and Init Parameters without their byte are the
+    /// DFU v1 requests.
     public init(decoding bytes: [UInt8]) throws(GATTCodecError) {
         var reader = ByteReader(bytes)
         let rawOpcode = try reader.readUInt8()
@@ -126,8 +134,16 @@ public enum LegacyDFURequest: Equatable, Sendable {
         }
         switch opcode {
         case .start:
+            guard reader.remainingCount > 0 else {
+                self = .startV1
+                return
+            }
             self = .start(LegacyDFUImageType(rawValue: try reader.readUInt8()))
         case .initParameters:
+            guard reader.remainingCount > 0 else {
+                self = .initParametersV1
+                return
+            }
             let value = try reader.readUInt8()
             guard value <= 1 else { throw .outOfRange(field: "init parameters", value: Int(value)) }
             self = .initParameters(complete: value == 1)
@@ -156,6 +172,13 @@ public struct LegacyDFUImageSizes: Equatable, Sendable {
     }
 
     public static let encodedCount = 12
+
+    /// DFU v1's size packet after `startV1`: the application's size alone, u32 little-endian.
+    public static func encodedV1(applicationSize: UInt32) -> [UInt8] {
+        var writer = ByteWriter()
+        writer.write(applicationSize)
+        return writer.bytes
+    }
 
     public var total: Int { Int(softDevice) + Int(bootloader) + Int(application) }
 

@@ -25,6 +25,14 @@ public enum LegacyDFUTargetOutput: Equatable, Sendable {
 ///   success instead of a receipt.
 /// - Validate compares the image's CRC-16/CCITT with the init packet's: `crcError` when they differ.
 ///
+/// With `Configuration.speaksDFUVersion1` it is a bootloader older than SDK 7 instead, as Android-DFU-Library's
+/// `LegacyDfuImpl` expects one (*modeled*: the SDK 6 sources are not at hand): it has no version characteristic,
+/// answers a Start with a mode `notSupported` once the sizes arrived, takes `01` followed by the application's size
+/// alone (applications only), and `02` followed by the init packet in one packet write, answered at once; Validate
+/// compares the image's CRC-16 with the init packet's last two bytes (the whole packet in SDK 4.3 – 6, which was the
+/// CRC alone; the end of the SDK 7 format too). Init-start / Init-complete are `notSupported` there, and the v1
+/// requests are `notSupported` on an SDK 11 bootloader.
+///
 /// For fault injection, `addProgressMark(_:)` reports when the image passes a fraction and
 /// `rejectNextValidation(_:)` makes the next Validate answer a status of the caller's choosing.
 ///
@@ -40,6 +48,8 @@ public struct LegacyDFUTarget: Sendable {
         /// The bank the image is received into.
         public var maxImageSize = 232 * 1024
         public var version = LegacyDFUVersion.sdk11
+        /// A bootloader older than SDK 7: DFU v1 only, no version characteristic.
+        public var speaksDFUVersion1 = false
 
         public init() {}
     }
@@ -47,8 +57,12 @@ public struct LegacyDFUTarget: Sendable {
     private enum State: Equatable {
         case idle
         case awaitingSizes(LegacyDFUImageType)
+        /// DFU v1's Start: the application's size alone follows.
+        case awaitingApplicationSize
         case started
         case receivingInitPacket
+        /// DFU v1's init packet: the next packet write is all of it.
+        case receivingInitPacketV1
         case initPacketAccepted
         case receivingFirmware
         case firmwareReceived
@@ -59,7 +73,10 @@ public struct LegacyDFUTarget: Sendable {
     private var state = State.idle
     private var sizes = LegacyDFUImageSizes()
     private var initPacketBytes: [UInt8] = []
+    /// The accepted init packet, when it parses as SDK 7's format (a DFU v1 one may be a bare CRC-16).
     private var initPacket: LegacyDFUInitPacket?
+    /// The image's CRC-16 the accepted init packet carries.
+    private var expectedCRC16: UInt16?
     private var image: [UInt8] = []
     private var packetReceiptInterval: UInt16 = 0
     private var packetsUntilReceipt: UInt16 = 0
@@ -70,15 +87,18 @@ public struct LegacyDFUTarget: Sendable {
 
     /// The image the last successful transfer installed.
     public private(set) var installedImage: [UInt8]?
-    /// The init packet that came with `installedImage` (its application version is the new firmware's).
+    /// The init packet that came with `installedImage` (its application version is the new firmware's); nil when it
+    /// was a DFU v1 packet that does not parse as SDK 7's format.
     public private(set) var installedInitPacket: LegacyDFUInitPacket?
+    /// The sizes the Start of `installedImage` announced: which parts it holds.
+    public private(set) var installedSizes: LegacyDFUImageSizes?
 
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
     }
 
-    /// The version characteristic's value.
-    public var versionValue: [UInt8] { configuration.version.encoded() }
+    /// The version characteristic's value; nil for a DFU v1 bootloader, which has no such characteristic.
+    public var versionValue: [UInt8]? { configuration.speaksDFUVersion1 ? nil : configuration.version.encoded() }
 
     /// Received image bytes over the announced total; 0 before Start.
     public var progress: Double {
@@ -107,6 +127,7 @@ public struct LegacyDFUTarget: Sendable {
         sizes = LegacyDFUImageSizes()
         initPacketBytes = []
         initPacket = nil
+        expectedCRC16 = nil
         image = []
         packetReceiptInterval = 0
         packetsUntilReceipt = 0
@@ -127,6 +148,16 @@ public struct LegacyDFUTarget: Sendable {
             // The SDK answers Start once the sizes arrived, also when it refuses it.
             if state == .idle { state = .awaitingSizes(type) } else { startRefused = true }
             return []
+        case .startV1:
+            if state == .idle { state = .awaitingApplicationSize } else { startRefused = true }
+            return []
+        case .initParametersV1:
+            guard configuration.speaksDFUVersion1 else { return [respond(.initParameters, .notSupported)] }
+            guard state == .started else { return [respond(.initParameters, .invalidState)] }
+            state = .receivingInitPacketV1
+            return []
+        case .initParameters where configuration.speaksDFUVersion1:
+            return [respond(.initParameters, .notSupported)]
         case .initParameters(complete: false):
             guard state == .started else { return [respond(.initParameters, .invalidState)] }
             state = .receivingInitPacket
@@ -147,12 +178,12 @@ public struct LegacyDFUTarget: Sendable {
             image = []
             return []
         case .validate:
-            guard state == .firmwareReceived, let initPacket else { return [respond(.validate, .invalidState)] }
+            guard state == .firmwareReceived, let expectedCRC16 else { return [respond(.validate, .invalidState)] }
             if let status = pendingValidationStatus {
                 pendingValidationStatus = nil
                 return [respond(.validate, status)]
             }
-            guard LegacyDFUImageCRC.checksum(image) == initPacket.imageCRC16 else {
+            guard LegacyDFUImageCRC.checksum(image) == expectedCRC16 else {
                 return [respond(.validate, .crcError)]
             }
             state = .validated
@@ -161,6 +192,7 @@ public struct LegacyDFUTarget: Sendable {
             guard state == .validated else { return [respond(.activateAndReset, .invalidState)] }
             installedImage = image
             installedInitPacket = initPacket
+            installedSizes = sizes
             linkDropped()
             return [.reset]
         case .reset:
@@ -178,10 +210,26 @@ public struct LegacyDFUTarget: Sendable {
         }
         switch state {
         case .awaitingSizes(let type):
+            guard !configuration.speaksDFUVersion1 else {
+                state = .idle
+                return [respond(.start, .notSupported)]
+            }
             return [respond(.start, start(type, sizes: value))]
+        case .awaitingApplicationSize:
+            guard configuration.speaksDFUVersion1, value.count == 4,
+                  let size = try? LegacyDFUImageSizes(decoding: [UInt8](repeating: 0, count: 8) + value) else {
+                state = .idle
+                return [respond(.start, .notSupported)]
+            }
+            return [respond(.start, start(.application, sizes: size.encoded()))]
         case .receivingInitPacket:
             initPacketBytes += value
             return []
+        case .receivingInitPacketV1:
+            initPacketBytes = value
+            let status = checkInitPacketV1()
+            state = status == .success ? .initPacketAccepted : .started
+            return [respond(.initParameters, status)]
         case .receivingFirmware:
             return receiveImage(value)
         case .idle, .started, .initPacketAccepted, .firmwareReceived, .validated:
@@ -225,6 +273,16 @@ public struct LegacyDFUTarget: Sendable {
         }
         guard typeMatches, revisionMatches, softDeviceMatches else { return .operationFailed }
         initPacket = packet
+        expectedCRC16 = packet.imageCRC16
+        return .success
+    }
+
+    /// DFU v1: nothing to check but that the CRC-16 is there, in the last two bytes.
+    private mutating func checkInitPacketV1() -> LegacyDFUStatus {
+        guard initPacketBytes.count >= 2 else { return .operationFailed }
+        let tail = initPacketBytes.suffix(2)
+        expectedCRC16 = UInt16(tail[tail.startIndex]) | UInt16(tail[tail.startIndex + 1]) << 8
+        initPacket = try? LegacyDFUInitPacket(decoding: initPacketBytes)
         return .success
     }
 

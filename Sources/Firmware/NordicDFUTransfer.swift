@@ -92,30 +92,53 @@ public enum NordicDFUTransfer {
         }
     }
 
+    /// Throws `DFU_FAILED` when a device offering `mode` cannot take one of `images`, before anything is sent:
+    /// Legacy DFU takes neither the keys that combine an application with a SoftDevice or bootloader
+    /// (Android-DFU-Library's `LegacyDfuImpl` refuses them: "Secure DFU is required") nor a SoftDevice and bootloader
+    /// image whose split the manifest does not give, nor a Secure init packet (the bootloader would refuse it after the
+    /// device rebooted for it); Secure DFU needs Secure init packets.
+    public static func checkSendable(_ images: [DFUImage], mode: NordicDFUMode) throws(CommandError) {
+        for image in images {
+            if mode.isLegacy {
+                guard let type = LegacyDFUImageType(image.kind) else {
+                    throw CommandError(.dfuFailed, "the package's \(image.kind.manifestKey) image needs Secure DFU, and "
+                                       + "this device's bootloader is Legacy DFU; nothing was sent")
+                }
+                if image.parsedInit != nil {
+                    throw CommandError(.dfuFailed, "the package's \(image.datFile) is a Secure DFU init packet, and this "
+                                       + "device's bootloader is Legacy DFU; nothing was sent")
+                }
+                if type == [.softDevice, .bootloader], image.softDeviceSize.map({ $0 <= 0 || $0 >= image.firmware.count }) ?? true {
+                    throw CommandError(.dfuFailed, "the package's \(image.kind.manifestKey) image has no sd_size and "
+                                       + "bl_size in its manifest, which Legacy DFU must announce; nothing was sent")
+                }
+            } else if image.parsedInit == nil {
+                throw CommandError(.dfuFailed, "the package's \(image.datFile) is no Secure DFU init packet "
+                                   + "(a Legacy DFU package?), and this device's bootloader is Secure DFU; nothing was sent")
+            }
+        }
+    }
+
     /// Sends `image` to the bootloader on `link`. Returns true once the bootloader accepted it (it resets into it
     /// now), false when the link dropped or the bootloader went silent: the caller reconnects and calls again (a
     /// Secure DFU bootloader resumes where it was, a Legacy one starts over). Throws `DFU_FAILED` when the
     /// bootloader refused something, with its code as `vendor_code`, and when the task is cancelled.
     public static func send(_ image: DFUImage, mode: NordicDFUMode, link: DeviceLink,
                             progress: @escaping @Sendable (DFUTransferProgress) -> Void) async throws(CommandError) -> Bool {
+        try checkSendable([image], mode: mode)
         if mode.isLegacy {
             guard let control = link.characteristic(service: LegacyDFUUUID.service, LegacyDFUUUID.controlPoint),
-                  let packet = link.characteristic(service: LegacyDFUUUID.service, LegacyDFUUUID.packet) else {
+                  let packet = link.characteristic(service: LegacyDFUUUID.service, LegacyDFUUUID.packet),
+                  let type = LegacyDFUImageType(image.kind) else {
                 throw CommandError(.notSupported, "the bootloader lacks the Legacy DFU control point or packet")
             }
-            guard let type = LegacyDFUImageType(image.kind) else {
-                throw CommandError(.dfuFailed, "a Legacy DFU bootloader cannot take a \(image.kind.rawValue) image")
-            }
-            let client = LegacyDFUClient(initPacket: image.initPacket, firmware: image.firmware, imageType: type)
+            let client = LegacyDFUClient(initPacket: image.initPacket, firmware: image.firmware, imageType: type,
+                                         softDeviceSize: image.softDeviceSize)
             return try await run(client, control: control, packet: packet, link: link, progress: progress)
         }
         guard let control = link.characteristic(service: SecureDFUUUID.service, SecureDFUUUID.controlPoint),
               let packet = link.characteristic(service: SecureDFUUUID.service, SecureDFUUUID.packet) else {
             throw CommandError(.notSupported, "the bootloader lacks the Secure DFU control point or packet")
-        }
-        guard image.parsedInit != nil else {
-            throw CommandError(.dfuFailed, "the package's \(image.datFile) is no Secure DFU init packet "
-                               + "(a Legacy DFU package?), and this device's bootloader is Secure DFU")
         }
         let client = SecureDFUClient(initPacket: image.initPacket, firmware: image.firmware,
                                      packetSize: SecureDFUClient.packetSize(forATTMTU: packet.mtu ?? 23))
@@ -175,14 +198,16 @@ private func linkGoesDown(_ link: DeviceLink) async -> Bool {
 }
 
 extension LegacyDFUImageType {
-    /// The Legacy DFU type of one package image; nil for a combined SoftDevice and bootloader, which Legacy DFU
-    /// sends as one transfer with two sizes (not supported).
+    /// The Legacy DFU type of one package image (SoftDevice and bootloader together: mode 0x03, as
+    /// `LegacyDfuImpl` sends `softdevice_bootloader`); nil for the keys that combine an application with a SoftDevice
+    /// or bootloader, which only Secure DFU takes.
     init?(_ kind: DFUImageKind) {
         switch kind {
         case .application: self = .application
         case .softDevice: self = .softDevice
         case .bootloader: self = .bootloader
-        case .softDeviceBootloader: return nil
+        case .softDeviceBootloader: self = [.softDevice, .bootloader]
+        case .softDeviceApplication, .bootloaderApplication, .softDeviceBootloaderApplication: return nil
         }
     }
 }

@@ -4,7 +4,7 @@ import Wearables
 public enum SecureDFUError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The bootloader refused a request; `extended` is present when `result` is `extendedError`.
     case remote(SecureDFUResult, extended: SecureDFUExtendedError?)
-    /// An object's checksum still disagreed after its one retry.
+    /// An object's checksum still disagreed after its last attempt.
     case checksumMismatch(SecureDFUObjectType, expectedOffset: Int, expectedCRC: UInt32,
                           reportedOffset: Int, reportedCRC: UInt32)
     /// A notification that is no Secure DFU response at all.
@@ -68,8 +68,12 @@ private func hex(_ value: UInt32) -> String { "0x" + String(value, radix: 16, up
 /// `offset` falls in (the previous one if `offset` is on a boundary) is sent again from its start; executed objects
 /// before it are trusted.
 ///
-/// A checksum mismatch (at a receipt or after the object) re-creates the object once; a second mismatch fails.
-/// Any result other than success fails with `SecureDFUError.remote`.
+/// A checksum mismatch (at a receipt or after the object) re-creates the object; each object gets three attempts,
+/// counted afresh for the next one, as `SecureDfuImpl` counts them (`MAX_ATTEMPTS = 3`, reset after each executed
+/// object; the command object likewise). The Execute of the last data object — where the bootloader erases and
+/// writes the whole image, and where the SoftDevice may still be busy — is sent once more when it is answered
+/// `INVALID_OBJECT` (`SecureDfuImpl.writeExecute(allowRetry:)`). Any other result than success fails with
+/// `SecureDFUError.remote`.
 public struct SecureDFUClient: Sendable {
     public typealias Action = DFUClientAction<SecureDFUError>
 
@@ -90,8 +94,9 @@ public struct SecureDFUClient: Sendable {
     public let packetReceiptInterval: UInt16
     public let packetSize: Int
 
-    /// Every checksum is retried at most this often before the transfer fails.
-    static let attemptsPerObject = 2
+    /// How often an object is sent before a checksum mismatch fails the transfer (Android-DFU-Library's
+    /// `SecureDfuImpl.MAX_ATTEMPTS`).
+    public static let attemptsPerObject = 3
 
     private enum Phase: Equatable {
         case notStarted
@@ -125,6 +130,8 @@ public struct SecureDFUClient: Sendable {
     private var sentCRC = DFUChecksum.initial
     private var packetsSinceReceipt = 0
     private var acknowledgedBytes = 0
+    /// The last object's Execute was answered `INVALID_OBJECT` once and sent again.
+    private var finalExecuteRepeated = false
 
     /// - Parameters:
     ///   - packetReceiptInterval: packets between receipt notifications during data objects; 0 turns them off
@@ -198,6 +205,7 @@ public struct SecureDFUClient: Sendable {
         case .executingResumedObject:
             let alreadyExecuted = response == .failure(requestOpcode: SecureDFUOpcode.execute.rawValue,
                                                        result: .operationNotPermitted, extendedError: nil)
+            if let repeated = repeatFinalExecute(after: response, then: .executingResumedObject) { return repeated }
             guard response == .success(.execute) || alreadyExecuted else {
                 return unexpected(.execute, response, bytes)
             }
@@ -225,9 +233,20 @@ public struct SecureDFUClient: Sendable {
             acknowledgedBytes = objectEnd
             return request(.execute, then: .executingData)
         case .executingData:
+            if let repeated = repeatFinalExecute(after: response, then: .executingData) { return repeated }
             guard response == .success(.execute) else { return unexpected(.execute, response, bytes) }
             return nextObjectOrFinish()
         }
+    }
+
+    /// Execute once more when the last data object's Execute was answered `INVALID_OBJECT`: the bootloader could not
+    /// erase or write yet (Android-DFU-Library: "SD busy? Retrying..."). Nil when that is not the case.
+    private mutating func repeatFinalExecute(after response: SecureDFUResponse, then next: Phase) -> [Action]? {
+        let invalidObject = SecureDFUResponse.failure(requestOpcode: SecureDFUOpcode.execute.rawValue,
+                                                      result: .invalidObject, extendedError: nil)
+        guard response == invalidObject, objectEnd == firmware.count, !finalExecuteRepeated else { return nil }
+        finalExecuteRepeated = true
+        return request(.execute, then: next)
     }
 
     // MARK: Command object

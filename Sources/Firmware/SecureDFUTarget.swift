@@ -97,6 +97,11 @@ public struct SecureDFUTarget: Sendable {
     private var packetsUntilReceipt: UInt16 = 0
 
     private var pendingRejection: (result: SecureDFUResult, extended: SecureDFUExtendedError?)?
+    /// The answer the Execute that completes the image gives once, instead of executing.
+    private var pendingFinalExecuteAnswer: SecureDFUResult?
+    /// Data objects still to be received with their first byte flipped, and whether the open one is.
+    private var objectsToCorrupt = 0
+    private var corruptingObject = false
     private var progressMarks: [Double] = []
 
     /// The image the last successful transfer installed.
@@ -129,6 +134,24 @@ public struct SecureDFUTarget: Sendable {
     public mutating func addProgressMark(_ fraction: Double) {
         progressMarks.append(fraction)
         progressMarks.sort()
+    }
+
+    /// The Execute of the data object that completes the image answers `result` once and executes nothing, as a
+    /// bootloader does whose SoftDevice is still busy erasing (`INVALID_OBJECT`); the same Execute again succeeds.
+    public mutating func answerFinalExecuteOnce(_ result: SecureDFUResult) {
+        pendingFinalExecuteAnswer = result
+    }
+
+    /// Whether `answerFinalExecuteOnce` has yet to answer.
+    public var finalExecuteAnswerPending: Bool { pendingFinalExecuteAnswer != nil }
+
+    /// Data objects `corruptNextDataObjects` has yet to damage.
+    public var dataObjectsStillToCorrupt: Int { objectsToCorrupt }
+
+    /// The next `count` data objects created (a re-created one counts again) are received with their first byte
+    /// flipped, as if a packet had been damaged on the way: their checksum disagrees with what was sent.
+    public mutating func corruptNextDataObjects(_ count: Int) {
+        objectsToCorrupt = max(0, count)
     }
 
     // MARK: Writes
@@ -271,20 +294,28 @@ public struct SecureDFUTarget: Sendable {
         dataObjectSize = size
         image.removeSubrange(executedOffset...)
         imageCRC = executedCRC
+        corruptingObject = objectsToCorrupt > 0
+        if corruptingObject { objectsToCorrupt -= 1 }
         return .success(.create)
     }
 
     private mutating func appendData(_ bytes: [UInt8]) -> SecureDFUResult {
         guard acceptedInit != nil else { return .operationNotPermitted }
         guard image.count - executedOffset + bytes.count <= dataObjectSize else { return .invalidParameter }
-        image += bytes
-        imageCRC = DFUChecksum.update(imageCRC, with: bytes)
+        var received = bytes
+        if corruptingObject, image.count == executedOffset, !received.isEmpty { received[0] ^= 0xFF }
+        image += received
+        imageCRC = DFUChecksum.update(imageCRC, with: received)
         return .success
     }
 
     private mutating func executeData() -> [SecureDFUTargetOutput] {
         guard let accepted = acceptedInit, image.count - executedOffset == dataObjectSize else {
             return [.notify(failure(SecureDFUOpcode.execute.rawValue, .operationNotPermitted))]
+        }
+        if image.count == accepted.imageSize, let answer = pendingFinalExecuteAnswer {
+            pendingFinalExecuteAnswer = nil
+            return [.notify(failure(SecureDFUOpcode.execute.rawValue, answer))]
         }
         dataObjectSize = 0
         executedOffset = image.count

@@ -9,8 +9,10 @@ import Firmware
 /// Firmware updates over the whole product (issue 10, docs/protocols/dfu.md): a package in `dfu.dir` is checked
 /// by the gateway, the simulated Care-Xc reboots into its Nordic bootloader at the next address, the gateway sends
 /// the image there, and the band comes back with the new Firmware Revision in its state: a Secure and a Legacy
-/// update over the bus. Refusals, drops, rejections, schedules and cancels are tested in memory
-/// (Tests/GatewayTests/InMemory/FirmwareGatewayTests.swift).
+/// update over the bus, and two packages made by Nordic's tools (`NordicPackageTools`: a signed nrfutil package, an
+/// adafruit-nrfutil SoftDevice+bootloader+application package). Refusals, drops, rejections, schedules, cancels and
+/// the rest of the tool corpus are tested in memory (Tests/GatewayTests/InMemory/FirmwareGatewayTests.swift,
+/// FirmwarePackageCorpusTests.swift).
 @Suite(.timeLimit(.minutes(4)))
 struct FirmwareUpdateEndToEndTests {
     static let band = "C0:F1:70:00:00:01"
@@ -109,6 +111,33 @@ struct FirmwareUpdateEndToEndTests {
             #expect(shown["dfu_bytes_received"] == String(Self.image.count), "sent once, nothing twice")
             // The band is the application again and the gateway is connected to it.
             #expect(await connected(stack))
+        }
+    }
+
+    @Test func aSignedPackageFromNordicsNrfutilUpdatesTheBandOverSecureDFU() async throws {
+        let package = try NordicPackageTools.nordicPackage(application: Self.image, applicationVersion: 20200, signed: true)
+        try await Self.with(files: ["nrfutil-signed.zip": package]) { stack in
+            #expect(await connected(stack))
+            let answer = try #require(try await dfu(stack, file: "nrfutil-signed.zip", sha256: Self.sha256(package), "n1"))
+            #expect(answer["status"] as? String == "ok", "\(answer)")
+            #expect((answer["data"] as? [String: Any])?["firmware"] as? String == "2.2.0")
+            #expect(await eventually { state(stack)?["firmware"] as? String == "2.2.0" })
+        }
+    }
+
+    @Test func anAdafruitNrfutilSoftDeviceBootloaderAndApplicationPackageGoesOverLegacyDFU() async throws {
+        let softDevice = (0..<8_192).map { UInt8(truncatingIfNeeded: $0 &* 5 &+ 1) }
+        let bootloader = (0..<4_096).map { UInt8(truncatingIfNeeded: $0 &* 11 &+ 9) }
+        let package = try NordicPackageTools.adafruitPackage(application: Self.image, applicationVersion: 20301,
+                                                             softDevice: softDevice, bootloader: bootloader)
+        try await Self.with(options: "dfu: legacy", files: ["adafruit-all.zip": package]) { stack in
+            #expect(await connected(stack))
+            let answer = try #require(try await dfu(stack, file: "adafruit-all.zip", sha256: Self.sha256(package), "a1"))
+            #expect(answer["status"] as? String == "ok", "\(answer)")
+            #expect((answer["data"] as? [String: Any])?["firmware"] as? String == "2.3.1")
+            #expect((answer["data"] as? [String: Any])?["bytes"] as? Int == softDevice.count + bootloader.count + Self.image.count)
+            let shown = try await inspect(stack)
+            #expect(shown["dfu_updates"] == "2" && shown["firmware"] == "2.3.1", "\(shown)")
         }
     }
 

@@ -463,7 +463,8 @@ struct DFUPackageTests {
         #expect(error("[1, 2]") == .invalidManifest("it has no \"manifest\" object at the top"))
         #expect(error(#"{"application": {}}"#) == .invalidManifest("it has no \"manifest\" object at the top"))
         #expect(error(#"{"manifest": {"dfu_version": 0.5}}"#)
-            == .invalidManifest("it names no image (softdevice_bootloader, softdevice, bootloader, application)"))
+            == .invalidManifest("it names no image (softdevice_bootloader, softdevice, bootloader, application, "
+                + "softdevice_application, bootloader_application, softdevice_bootloader_application)"))
         #expect(error(#"{"manifest": {"application": "application.bin"}}"#)
             == .invalidManifest("\"application\" is not an object"))
         #expect(error(#"{"manifest": {"application": {"dat_file": "application.dat"}}}"#)

@@ -104,11 +104,15 @@ struct DFUClientActionTests {
         #expect(legacy.progress == DFUTransferProgress(acknowledgedBytes: 0, totalBytes: 3))
     }
 
-    @Test("package image kinds map to Legacy DFU types; a combined SoftDevice and bootloader has none")
+    @Test("package image kinds map to Legacy DFU types: SoftDevice and bootloader is mode 3, the *_application keys have none")
     func legacyTypes() {
         #expect(LegacyDFUImageType(DFUImageKind.application) == .application)
         #expect(LegacyDFUImageType(DFUImageKind.softDevice) == .softDevice)
         #expect(LegacyDFUImageType(DFUImageKind.bootloader) == .bootloader)
-        #expect(LegacyDFUImageType(DFUImageKind.softDeviceBootloader) == nil)
+        #expect(LegacyDFUImageType(DFUImageKind.softDeviceBootloader) == [.softDevice, .bootloader])
+        #expect(LegacyDFUImageType(DFUImageKind.softDeviceBootloader)?.rawValue == 0x03)
+        for kind in [DFUImageKind.softDeviceApplication, .bootloaderApplication, .softDeviceBootloaderApplication] {
+            #expect(LegacyDFUImageType(kind) == nil)
+        }
     }
 }

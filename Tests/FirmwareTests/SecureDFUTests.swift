@@ -303,20 +303,87 @@ struct SecureDFUTests {
         #expect(link.dataCreates == [4096, 4096, 4096, 1808])
     }
 
-    @Test("an object corrupted twice fails with its checksum mismatch")
+    @Test("an object corrupted twice is sent a third time and installs (three attempts, as Android-DFU-Library)")
     func corruptedTwice() throws {
         let image = Self.image(count: 10_000)
         var link = SecureDFULink(target: Self.bootloader())
         // Packet 20 of the first object, then packet 20 of its second attempt: the init packet takes 7 writes and
-        // the first attempt stops at the receipt after 24 packets.
+        // each attempt stops at the receipt after 24 packets.
         link.corruptPackets = [7 + 20, 7 + 24 + 20]
+        var client = SecureDFUClient(initPacket: Self.initPacket(for: image), firmware: image)
+        #expect(link.run(&client) == .finished)
+        #expect(link.target.installedImage == image)
+        #expect(link.dataCreates == [4096, 4096, 4096, 4096, 1808], "the first object three times")
+    }
+
+    @Test("an object corrupted three times fails with its checksum mismatch")
+    func corruptedThrice() throws {
+        let image = Self.image(count: 10_000)
+        var link = SecureDFULink(target: Self.bootloader())
+        link.corruptPackets = [7 + 20, 7 + 24 + 20, 7 + 48 + 20]
         var client = SecureDFUClient(initPacket: Self.initPacket(for: image), firmware: image)
         guard case .failed(.checksumMismatch(.data, let sent, _, let reported, _)) = link.run(&client) else {
             Issue.record("expected a data checksum mismatch")
             return
         }
         #expect(sent == 480 && reported == 480)
+        #expect(link.dataCreates == [4096, 4096, 4096])
         #expect(link.target.installedImage == nil)
+    }
+
+    @Test("attempts are counted per object: two damaged attempts of each object still install")
+    func attemptsCountedPerObject() throws {
+        let image = Self.image(count: 10_000)
+        var target = Self.bootloader()
+        target.corruptNextDataObjects(2)
+        var link = SecureDFULink(target: target)
+        var client = SecureDFUClient(initPacket: Self.initPacket(for: image), firmware: image)
+        #expect(link.run(&client) == .finished)
+        #expect(link.target.installedImage == image)
+        #expect(link.target.dataObjectsStillToCorrupt == 0)
+
+        var again = Self.bootloader()
+        again.corruptNextDataObjects(3)
+        var failing = SecureDFULink(target: again)
+        var second = SecureDFUClient(initPacket: Self.initPacket(for: image), firmware: image)
+        guard case .failed(.checksumMismatch(.data, _, _, _, _)) = failing.run(&second) else {
+            Issue.record("three damaged attempts of one object fail")
+            return
+        }
+    }
+
+    @Test("INVALID_OBJECT after the last object: Execute is sent once more and the image installs")
+    func busyFinalExecute() throws {
+        let image = Self.image(count: 10_000)
+        var target = Self.bootloader()
+        target.answerFinalExecuteOnce(.invalidObject)
+        var link = SecureDFULink(target: target)
+        var client = SecureDFUClient(initPacket: Self.initPacket(for: image), firmware: image)
+        #expect(link.run(&client) == .finished)
+        #expect(link.target.installedImage == image)
+        #expect(link.controlWrites.filter { $0 == [0x04] }.count == 1 + 3 + 1, "command, three objects, one repeat")
+        #expect(!link.target.finalExecuteAnswerPending)
+    }
+
+    @Test("INVALID_OBJECT twice after the last object, or after an earlier one, fails with it")
+    func invalidObjectNotRetriedTwiceOrEarly() throws {
+        let image = Self.image(count: 10_000)
+        var busy = Self.bootloader()
+        busy.answerFinalExecuteOnce(.invalidObject)
+        var twice = SecureDFULink(target: busy)
+        // Executes: the command, three objects (the last answered INVALID_OBJECT), then the repeat, armed again.
+        twice.beforeControlWrite = { target, bytes, executeCount in
+            if bytes == [0x04], executeCount == 5 { target.answerFinalExecuteOnce(.invalidObject) }
+        }
+        var client = SecureDFUClient(initPacket: Self.initPacket(for: image), firmware: image)
+        #expect(twice.run(&client) == .failed(.remote(.invalidObject, extended: nil)))
+        #expect(twice.controlWrites.filter { $0 == [0x04] }.count == 5, "one repeat, no more")
+
+        var early = Self.bootloader()
+        early.rejectNextObject(result: .invalidObject)
+        var link = SecureDFULink(target: early)
+        var other = SecureDFUClient(initPacket: Self.initPacket(for: image), firmware: image)
+        #expect(link.run(&other) == .failed(.remote(.invalidObject, extended: nil)), "not the last object: no repeat")
     }
 
     @Test("a corrupted init packet is created and sent once more")

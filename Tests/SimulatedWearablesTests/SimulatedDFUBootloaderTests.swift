@@ -43,6 +43,30 @@ struct SimulatedDFUBootloaderTests {
         return options
     }
 
+    @Test("options: the Secure faults dfu_execute_busy and dfu_corrupt_objects, the Legacy dfu_legacy_bootloader")
+    func newerOptions() throws {
+        let secure = try options(["dfu_execute_busy": .bool(true), "dfu_corrupt_objects": .int(2)])
+        #expect(secure.faults == SimulatedDFUFaults(executeBusy: true, corruptObjects: 2))
+        let legacy = try options(["dfu": .string("legacy"), "dfu_legacy_bootloader": .string("sdk6")])
+        #expect(legacy.legacyBootloader == .sdk6)
+        #expect(try options([:]).legacyBootloader == .sdk11)
+        let refused: [([String: SimulationOptionValue], String)] = [
+            (["dfu": .string("legacy"), "dfu_execute_busy": .bool(true)], "dfu_execute_busy"),
+            (["dfu": .string("legacy"), "dfu_corrupt_objects": .int(1)], "dfu_corrupt_objects"),
+            (["dfu_corrupt_objects": .int(6)], "dfu_corrupt_objects"),
+            (["dfu_legacy_bootloader": .string("sdk6")], "dfu_legacy_bootloader"),
+            (["dfu": .string("legacy"), "dfu_legacy_bootloader": .string("sdk5")], "dfu_legacy_bootloader"),
+        ]
+        for (values, key) in refused {
+            do {
+                _ = try options(values)
+                Issue.record("\(values) was accepted")
+            } catch {
+                #expect(error.key == key, "\(values): \(error)")
+            }
+        }
+    }
+
     @Test("options: secure by default without faults; legacy and none by name; faults as given")
     func optionDefaults() throws {
         #expect(try options([:]) == SimulatedDFUOptions(variant: .secure))
@@ -88,18 +112,24 @@ struct SimulatedDFUBootloaderTests {
 
     // MARK: The Secure init check
 
-    @Test("init check: garbage is INVALID_OBJECT, a bootloader image INIT_COMMAND_INVALID, an application its size")
+    @Test("init check: garbage is INVALID_OBJECT, an external application INIT_COMMAND_INVALID, other images their size")
     func secureInitCheck() {
         let (garbage, _) = SecureDFUBootloaderEngine.initCheck([0xFF, 0x00, 0x12])
         guard case .rejected(.invalidObject, nil) = garbage.outcome else {
             Issue.record("garbage: \(garbage.outcome)")
             return
         }
+        let (external, _) = SecureDFUBootloaderEngine.initCheck(Self.secureInitPacket(type: .externalApplication))
+        guard case .rejected(.extendedError, .initCommandInvalid?) = external.outcome else {
+            Issue.record("external application: \(external.outcome)")
+            return
+        }
         let (bootloader, _) = SecureDFUBootloaderEngine.initCheck(Self.secureInitPacket(type: .bootloader))
-        guard case .rejected(.extendedError, .initCommandInvalid?) = bootloader.outcome else {
+        guard case .accepted(let bootloaderSize, _) = bootloader.outcome else {
             Issue.record("bootloader image: \(bootloader.outcome)")
             return
         }
+        #expect(bootloaderSize == Self.image.count)
         let (application, packet) = SecureDFUBootloaderEngine.initCheck(Self.secureInitPacket())
         guard case .accepted(let size, let verify) = application.outcome else {
             Issue.record("application: \(application.outcome)")
@@ -151,6 +181,64 @@ struct SimulatedDFUBootloaderTests {
         var again = SecureDFUClient(initPacket: Self.secureInitPacket(), firmware: Self.image, packetSize: 244)
         #expect(link.run(&again) == .finished)
         #expect(link.resets.count == 1)
+    }
+
+    @Test("Secure dfu_execute_busy: the image's last Execute answers INVALID_OBJECT once, the client repeats it")
+    func secureBusyExecute() {
+        var link = EngineLink(SecureDFUBootloaderEngine(faults: SimulatedDFUFaults(executeBusy: true)))
+        var client = SecureDFUClient(initPacket: Self.secureInitPacket(), firmware: Self.image, packetSize: 244)
+        #expect(link.run(&client) == .finished)
+        #expect(link.resets == [SimulatedDFUInstall(imageSize: Self.image.count, version: 20200)])
+        #expect(!link.engine.faults.executeBusy, "the fault fired and is not handed on")
+    }
+
+    @Test("Secure dfu_corrupt_objects 2: the first object needs its third attempt; 3 fails the transfer")
+    func secureCorruptObjects() {
+        var link = EngineLink(SecureDFUBootloaderEngine(faults: SimulatedDFUFaults(corruptObjects: 2)))
+        var client = SecureDFUClient(initPacket: Self.secureInitPacket(), firmware: Self.image, packetSize: 244)
+        #expect(link.run(&client) == .finished)
+        #expect(link.engine.faults.corruptObjects == 0)
+        #expect(link.resets.count == 1)
+
+        var failing = EngineLink(SecureDFUBootloaderEngine(faults: SimulatedDFUFaults(corruptObjects: 3)))
+        var second = SecureDFUClient(initPacket: Self.secureInitPacket(), firmware: Self.image, packetSize: 244)
+        guard case .failed(let error) = failing.run(&second) else {
+            Issue.record("three damaged attempts fail")
+            return
+        }
+        #expect(error.code == .dfuFailed && error.message.contains("checksum mismatch"), "\(error)")
+    }
+
+    @Test("Secure: a SoftDevice+bootloader image installs as a system image that leaves the application invalid")
+    func secureSystemImage() {
+        var link = EngineLink(SecureDFUBootloaderEngine(faults: SimulatedDFUFaults()))
+        let packet = DFUInitPacket(describing: Self.image, as: .softDeviceBootloader, firmwareVersion: 2,
+                                   hardwareVersion: 52, softDeviceSizeOfCombined: 8_192)
+        var client = SecureDFUClient(initPacket: packet.encoded(), firmware: Self.image, packetSize: 244)
+        #expect(link.run(&client) == .finished)
+        #expect(link.resets == [SimulatedDFUInstall(imageSize: Self.image.count, version: 2, isApplication: false,
+                                                    containsSoftDevice: true)])
+    }
+
+    @Test("Legacy sdk6: no version characteristic; an application installs through the DFU v1 fallback")
+    func legacyVersionOne() {
+        var link = EngineLink(LegacyDFUBootloaderEngine(faults: SimulatedDFUFaults(), bootloader: .sdk6))
+        #expect(link.engine.versionValue == nil)
+        let initPacket = LegacyDFUInitPacket(for: Self.image, applicationVersion: 20200).encoded()
+        var client = LegacyDFUClient(initPacket: initPacket, firmware: Self.image)
+        #expect(link.run(&client) == .finished)
+        #expect(link.resets == [SimulatedDFUInstall(imageSize: Self.image.count, version: 20200)])
+    }
+
+    @Test("Legacy: a SoftDevice+bootloader transfer installs as a system image with a SoftDevice")
+    func legacySystemImage() {
+        var link = EngineLink(LegacyDFUBootloaderEngine(faults: SimulatedDFUFaults()))
+        let image = Array(Self.image.prefix(12_288))
+        var client = LegacyDFUClient(initPacket: LegacyDFUInitPacket(for: image).encoded(), firmware: image,
+                                     imageType: [.softDevice, .bootloader], softDeviceSize: 8_192)
+        #expect(link.run(&client) == .finished)
+        #expect(link.resets == [SimulatedDFUInstall(imageSize: image.count, version: 0xFFFF_FFFF, isApplication: false,
+                                                    containsSoftDevice: true)])
     }
 
     @Test("Legacy: the client installs the image; the engine resets with the application version and answers 0.8")

@@ -192,6 +192,8 @@ extension DeviceSession {
                 throw CommandError(.notSupported, "\(device.id) offers no Nordic DFU (Secure DFU 0xFE59 or Legacy DFU "
                                    + "\(LegacyDFUUUID.service))")
             }
+            // A package the device's protocol cannot take is refused before the device reboots for it.
+            try NordicDFUTransfer.checkSendable(images, mode: mode)
             lifecycle.updateHoldsDevice()
             if mode.isBootloader {
                 bootloaderLink = applicationLink

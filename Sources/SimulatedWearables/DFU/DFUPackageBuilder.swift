@@ -48,6 +48,8 @@ public enum DFUPackageBuilder {
                 case .softDevice: .softDevice
                 case .bootloader: .bootloader
                 case .softDeviceBootloader: .softDeviceBootloader
+                // Modeled: the bootloaders that take the combined keys define their init packets themselves.
+                case .softDeviceApplication, .bootloaderApplication, .softDeviceBootloaderApplication: .application
                 }
             var packet = DFUInitPacket(
                 describing: firmware, as: type, firmwareVersion: firmwareVersion, hardwareVersion: hardwareVersion,

@@ -8,15 +8,22 @@ import Firmware
 /// Reset (0x06, what Nordic's library writes after any error) restarts the device into the application it had: the
 /// simulation models a dual-bank update, where the old image stays valid until the new one is activated.
 struct LegacyDFUBootloaderEngine: SimulatedDFUBootloaderEngine {
-    private var target = LegacyDFUTarget()
+    private var target: LegacyDFUTarget
     var faults: SimulatedDFUFaults
     var bytesReceived = 0
 
     var versionValue: [UInt8]? { target.versionValue }
 
-    init(faults: SimulatedDFUFaults) {
+    init(faults: SimulatedDFUFaults, bootloader: SimulatedDFUOptions.LegacyBootloader = .sdk11) {
         self.faults = faults
+        target = LegacyDFUTarget(configuration: Self.configuration(bootloader))
         if let fraction = faults.dropAt { target.addProgressMark(fraction) }
+    }
+
+    static func configuration(_ bootloader: SimulatedDFUOptions.LegacyBootloader) -> LegacyDFUTarget.Configuration {
+        var configuration = LegacyDFUTarget.Configuration()
+        configuration.speaksDFUVersion1 = bootloader == .sdk6
+        return configuration
     }
 
     var imageBytesHeld: Int { target.receivedImageBytes }
@@ -40,9 +47,13 @@ struct LegacyDFUBootloaderEngine: SimulatedDFUBootloaderEngine {
 
     static func isReset(_ output: LegacyDFUTargetOutput) -> Bool { output == .reset }
 
-    /// The target is fresh for each stay in the bootloader, so an installed image is this stay's.
+    /// The target is fresh for each stay in the bootloader, so an installed image is this stay's. A DFU v1 init
+    /// packet may be a bare CRC-16, which carries no version.
     var installed: SimulatedDFUInstall? {
-        guard let image = target.installedImage, let packet = target.installedInitPacket else { return nil }
-        return SimulatedDFUInstall(imageSize: image.count, version: packet.applicationVersion)
+        guard let image = target.installedImage, let sizes = target.installedSizes else { return nil }
+        return SimulatedDFUInstall(
+            imageSize: image.count,
+            version: target.installedInitPacket?.applicationVersion ?? SimulatedFirmwareRevision.unversioned,
+            isApplication: sizes.application > 0, containsSoftDevice: sizes.softDevice > 0)
     }
 }

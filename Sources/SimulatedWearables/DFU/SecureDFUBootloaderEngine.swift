@@ -25,14 +25,17 @@ struct SecureDFUBootloaderEngine: SimulatedDFUBootloaderEngine {
             return check
         }
         if let fraction = faults.dropAt { target.addProgressMark(fraction) }
+        if faults.executeBusy { target.answerFinalExecuteOnce(.invalidObject) }
+        target.corruptNextDataObjects(faults.corruptObjects)
     }
 
     /// What the simulated bootloader makes of an init packet, following the SDK 15 `nrf_dfu_validation.c` where it
     /// decides:
     /// - not a `Packet` protobuf with an init command: `INVALID_OBJECT` (0x05), the SDK's answer to an init packet
     ///   that does not decode;
-    /// - not an application image, or no application size: `EXT_ERROR` + `INIT_COMMAND_INVALID` (the device takes
-    ///   applications only, as a bootloader whose `fw_type_ok` allows nothing else);
+    /// - an external application, or no image size for its type: `EXT_ERROR` + `INIT_COMMAND_INVALID` (`fw_type_ok`
+    ///   of a bootloader built without `NRF_DFU_SUPPORTS_EXTERNAL_APP`; applications, SoftDevices, bootloaders and
+    ///   SoftDevice+bootloader images are taken);
     /// - otherwise the image must be the announced size, and after the last object its digest must match
     ///   (`imageDigestMatches`), else the target answers `VERIFICATION_FAILED`.
     ///
@@ -41,7 +44,7 @@ struct SecureDFUBootloaderEngine: SimulatedDFUBootloaderEngine {
     /// install any version.
     static func initCheck(_ bytes: [UInt8]) -> (DFUInitCheck, DFUInitPacket?) {
         guard let packet = try? DFUInitPacket(decoding: bytes) else { return (.rejected(.invalidObject), nil) }
-        guard packet.firmwareType == .application, packet.expectedImageSize > 0 else {
+        guard packet.firmwareType != .externalApplication, packet.expectedImageSize > 0 else {
             return (.rejected(.initCommandInvalid), nil)
         }
         return (.accepted(imageSize: packet.expectedImageSize, verify: { packet.imageDigestMatches($0) }), packet)
@@ -57,9 +60,18 @@ struct SecureDFUBootloaderEngine: SimulatedDFUBootloaderEngine {
         faults.reject = nil
     }
 
-    mutating func targetControlPoint(_ value: [UInt8]) -> [SecureDFUTargetOutput] { target.writeControlPoint(value) }
+    mutating func targetControlPoint(_ value: [UInt8]) -> [SecureDFUTargetOutput] {
+        defer { noteFiredFaults() }
+        return target.writeControlPoint(value)
+    }
 
     mutating func targetPacket(_ value: [UInt8]) -> [SecureDFUTargetOutput] { target.writePacket(value) }
+
+    /// The busy Execute and the damaged objects, once the target used them up, are no longer handed on.
+    private mutating func noteFiredFaults() {
+        faults.executeBusy = target.finalExecuteAnswerPending
+        faults.corruptObjects = target.dataObjectsStillToCorrupt
+    }
 
     mutating func linkDropped() {}
 
@@ -71,8 +83,12 @@ struct SecureDFUBootloaderEngine: SimulatedDFUBootloaderEngine {
 
     var installed: SimulatedDFUInstall? {
         guard let image = target.installedImage else { return nil }
-        let version = accepted.packet.withLock { $0?.firmwareVersion } ?? SimulatedFirmwareRevision.unversioned
-        return SimulatedDFUInstall(imageSize: image.count, version: version)
+        let packet = accepted.packet.withLock { $0 }
+        let type = packet?.firmwareType ?? .application
+        return SimulatedDFUInstall(
+            imageSize: image.count, version: packet?.firmwareVersion ?? SimulatedFirmwareRevision.unversioned,
+            isApplication: type == .application || type == .externalApplication,
+            containsSoftDevice: type == .softDevice || type == .softDeviceBootloader)
     }
 }
 

@@ -10,10 +10,10 @@ final class SimulatedDFUBootloader: SimulatedPeripheral {
     let deviceName = SimulatedDFUGATT.bootloaderName
     private let dfu: SimulatedNordicDFU
 
-    init(dfu: SimulatedNordicDFU, variant: SimulatedDFUOptions.Variant, rssi: Int) {
+    init(dfu: SimulatedNordicDFU, options: SimulatedDFUOptions, rssi: Int) {
         self.dfu = dfu
-        advertisement = SimulatedDFUGATT.bootloaderAdvertisement(variant, rssi: rssi)
-        services = SimulatedDFUGATT.bootloaderServices(variant)
+        advertisement = SimulatedDFUGATT.bootloaderAdvertisement(options.variant, rssi: rssi)
+        services = SimulatedDFUGATT.bootloaderServices(options)
     }
 
     func run(on link: any PeripheralLink) async {

@@ -16,10 +16,17 @@ public struct SimulatedDFUInstall: Equatable, Sendable {
     public var imageSize: Int
     /// The init packet's firmware (Secure) or application (Legacy) version, packed as nrfutil packs it.
     public var version: UInt32
+    /// The image is the application (not a SoftDevice and/or bootloader): its version becomes the device's.
+    public var isApplication: Bool
+    /// The image carries a SoftDevice. *Modeled* on the SDK, which invalidates the application when it replaces
+    /// the SoftDevice (the application must be sent after it): the device restarts into its bootloader.
+    public var containsSoftDevice: Bool
 
-    public init(imageSize: Int, version: UInt32) {
+    public init(imageSize: Int, version: UInt32, isApplication: Bool = true, containsSoftDevice: Bool = false) {
         self.imageSize = imageSize
         self.version = version
+        self.isApplication = isApplication
+        self.containsSoftDevice = containsSoftDevice
     }
 }
 

@@ -34,16 +34,17 @@ enum SimulatedDFUGATT {
         }
     }
 
-    /// The bootloader's table: the DFU service alone, as the SDK's bootloaders serve (besides GAP and GATT).
-    static func bootloaderServices(_ variant: SimulatedDFUOptions.Variant) -> [SimulatedService] {
-        switch variant {
+    /// The bootloader's table: the DFU service alone, as the SDK's bootloaders serve (besides GAP and GATT). A Legacy
+    /// bootloader older than SDK 7 has no version characteristic.
+    static func bootloaderServices(_ options: SimulatedDFUOptions) -> [SimulatedService] {
+        switch options.variant {
         case .secure:
             [SimulatedService(secureService, characteristics: [
                 SimulatedCharacteristic(secureControlPoint, flags: [.write, .notify]),
                 SimulatedCharacteristic(securePacket, flags: .writeWithoutResponse),
             ])]
         case .legacy:
-            [legacyService(version: LegacyDFUTarget().configuration.version)]
+            [legacyService(version: options.legacyBootloader == .sdk6 ? nil : LegacyDFUTarget().configuration.version)]
         case .none:
             []
         }
@@ -63,11 +64,14 @@ enum SimulatedDFUGATT {
         variant == .legacy ? legacyPacket : securePacket
     }
 
-    private static func legacyService(version: LegacyDFUVersion) -> SimulatedService {
-        SimulatedService(legacyService, characteristics: [
+    private static func legacyService(version: LegacyDFUVersion?) -> SimulatedService {
+        var characteristics = [
             SimulatedCharacteristic(legacyControlPoint, flags: [.write, .notify]),
             SimulatedCharacteristic(legacyPacket, flags: .writeWithoutResponse),
-            SimulatedCharacteristic(legacyVersion, flags: .read, initialValue: version.encoded()),
-        ])
+        ]
+        if let version {
+            characteristics.append(SimulatedCharacteristic(legacyVersion, flags: .read, initialValue: version.encoded()))
+        }
+        return SimulatedService(legacyService, characteristics: characteristics)
     }
 }

@@ -17,15 +17,18 @@ import Wearables
 ///   answered by the write response only, and the device resets into its bootloader 300 ms later; another request
 ///   is notified `10 op 03` (not supported), as `dfu_app_handler.c` does. The bootloader advertises "DfuTarg" and
 ///   0x1530, also under the address + 1 (*simplification*: a real Legacy bootloader keeps the application's
-///   address; the gateway looks under both), answers version 0.8 and runs `LegacyDFUBootloaderEngine`.
+///   address; the gateway looks under both), answers version 0.8 and runs `LegacyDFUBootloaderEngine`. With
+///   `dfu_legacy_bootloader: sdk6` the bootloader is older than SDK 7: DFU v1 only and no version characteristic.
 /// - Bootloaders refuse control point writes without notifications on with ATT 0xFD (`is_cccd_configured` in the
 ///   SDK's transports).
 ///
 /// The device stays in its bootloader across link drops and failed transfers (the SDK's inactivity timeout, which
 /// would restart a bootloader into a valid application after two minutes, is not modeled). When the bootloader
 /// resets — 300 ms after answering the last Execute or Activate, so that answer reaches the central first — the
-/// application advertises again: with the new version (`SimulatedFirmwareRevision`) after an install, unchanged
-/// after a Legacy Reset.
+/// application advertises again: with the new version (`SimulatedFirmwareRevision`) after an application install,
+/// unchanged after a Legacy Reset or a bootloader image. An image that carries a SoftDevice leaves the application
+/// invalid (*modeled* on the SDK, where the application must follow a new SoftDevice): the device restarts into its
+/// bootloader again and waits for it.
 public actor SimulatedNordicDFU {
     /// Which half of the device runs; also which half a central's request came through.
     public enum Mode: String, Sendable {
@@ -74,7 +77,7 @@ public actor SimulatedNordicDFU {
             continuation.finish()
             return (dfu, nil)
         }
-        let bootloader = SimulatedDFUBootloader(dfu: dfu, variant: options.variant, rssi: rssi)
+        let bootloader = SimulatedDFUBootloader(dfu: dfu, options: options, rssi: rssi)
         let kind = options.variant == .legacy ? "legacy_dfu_bootloader" : "secure_dfu_bootloader"
         return (dfu, SimulatedCompanion(peripheral: bootloader, kind: kind, addressOffset: 1, radio: stream))
     }
@@ -123,7 +126,11 @@ public actor SimulatedNordicDFU {
     public func read(_ characteristic: BluetoothUUID, in half: Mode) throws(ATTError) -> [UInt8] {
         guard characteristic == SimulatedDFUGATT.legacyVersion, options.variant == .legacy else { throw .readNotPermitted }
         if half == .application { return SimulatedDFUGATT.applicationLegacyVersion.encoded() }
-        return engine?.versionValue ?? LegacyDFUTarget().versionValue
+        let configuration = LegacyDFUBootloaderEngine.configuration(options.legacyBootloader)
+        guard let value = engine?.versionValue ?? LegacyDFUTarget(configuration: configuration).versionValue else {
+            throw .readNotPermitted
+        }
+        return value
     }
 
     /// A write through `half`'s GATT table. One that reaches a half that is no longer running (a write racing the
@@ -201,7 +208,7 @@ public actor SimulatedNordicDFU {
                 logger.info("\(label) drops the DFU link at \(engine.bytesReceived) image bytes received (dfu_drop_at)")
                 send(.hangUp, in: .bootloader)
             case .reset(let installed):
-                restart(into: .application, installing: installed)
+                restart(into: installed?.containsSoftDevice == true ? .bootloader : .application, installing: installed)
             }
         }
     }
@@ -221,24 +228,28 @@ public actor SimulatedNordicDFU {
     private func restarted(into half: Mode, installing installed: SimulatedDFUInstall?) {
         restarting = false
         undelivered = [:]
-        if half == .bootloader {
-            engine = options.variant == .legacy
-                ? LegacyDFUBootloaderEngine(faults: faults) : SecureDFUBootloaderEngine(faults: faults)
-            logger.info("\(label) restarts into its \(options.variant.rawValue) DFU bootloader")
-        } else {
-            if let engine {
-                faults = engine.faults
-                bytesReceivedBefore += engine.bytesReceived
-            }
-            engine = nil
-            if let installed {
-                updates += 1
+        if let engine {
+            faults = engine.faults
+            bytesReceivedBefore += engine.bytesReceived
+        }
+        engine = nil
+        if let installed {
+            updates += 1
+            if installed.isApplication {
                 firmware = SimulatedFirmwareRevision.afterInstalling(version: installed.version, current: firmware,
                                                                      installCount: updates)
-                logger.info("\(label) installed a \(installed.imageSize)-byte image and restarts with firmware \(firmware)")
-            } else {
-                logger.info("\(label) restarts into its application without a new image (firmware \(firmware))")
             }
+            logger.info("\(label) installed a \(installed.imageSize)-byte \(installed.isApplication ? "application" : "system") image")
+        }
+        if half == .bootloader {
+            // From the bootloader into the bootloader (after a SoftDevice): the reset drops the link all the same.
+            if mode == .bootloader, connections[.bootloader] != nil { send(.hangUp, in: .bootloader) }
+            engine = options.variant == .legacy
+                ? LegacyDFUBootloaderEngine(faults: faults, bootloader: options.legacyBootloader)
+                : SecureDFUBootloaderEngine(faults: faults)
+            logger.info("\(label) restarts into its \(options.variant.rawValue) DFU bootloader")
+        } else {
+            logger.info("\(label) restarts into its application (firmware \(firmware))")
         }
         mode = half
         radio.yield(half == .bootloader ? .companion : .primary)
@@ -248,7 +259,8 @@ public actor SimulatedNordicDFU {
 
     /// `dfu` (secure, legacy or none), `dfu_mode` (application or bootloader), `firmware` (the Firmware Revision
     /// now), `dfu_bytes_received` (image bytes every bootloader stay received over the air, resent ones again),
-    /// `dfu_updates` (images installed), `dfu_injected_drops` and `dfu_injected_rejections` (faults fired).
+    /// `dfu_updates` (images installed), `dfu_injected_drops`, `dfu_injected_rejections`, `dfu_injected_busy_executes`
+    /// and `dfu_injected_corruptions` (faults fired).
     public func inspect() -> [String: String] {
         let remaining = engine?.faults ?? faults
         return [
@@ -259,6 +271,8 @@ public actor SimulatedNordicDFU {
             "dfu_updates": String(updates),
             "dfu_injected_drops": options.faults.dropAt != nil && remaining.dropAt == nil ? "1" : "0",
             "dfu_injected_rejections": options.faults.reject != nil && remaining.reject == nil ? "1" : "0",
+            "dfu_injected_busy_executes": options.faults.executeBusy && !remaining.executeBusy ? "1" : "0",
+            "dfu_injected_corruptions": String(options.faults.corruptObjects - remaining.corruptObjects),
         ]
     }
 }
