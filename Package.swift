@@ -21,6 +21,7 @@ let package = Package(
         .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.0.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.0.0"),
+        .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
     ],
     targets: [
         .systemLibrary(
@@ -76,8 +77,11 @@ let package = Package(
                 "Wearables",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
-            ]
+            ],
+            // The schema and the script that turns it into dfu-init.pb.swift (committed, so builds need no protoc).
+            exclude: ["Protobuf/dfu-init.proto", "Protobuf/regenerate"]
         ),
         /// Simulated peripherals on the product's codecs (standard, Bose, E4, GoFIT, ActiGraph, Nordic bootloaders):
         /// for the simulator, the tests and the bench; never linked into `wear2mqtt`.
