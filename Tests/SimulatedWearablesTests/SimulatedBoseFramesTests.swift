@@ -93,7 +93,8 @@ struct SimulatedBoseFramesTests {
         let sensors = try BoseSensorConfiguration.decode(await device.read(Self.sensorConfiguration))
         #expect(sensors.entries.map(\.sensorID) == Array(0...6))
         #expect(sensors.enabledSensors.isEmpty)
-        let gestureConfiguration = try BoseGestureConfiguration.decode(await device.read(Self.gestureConfiguration))
+        let gestureConfiguration = try BoseGestureConfiguration.decode(await device.read(Self.gestureConfiguration),
+                                                                       information: gestures)
         #expect(gestureConfiguration.entries.map(\.gestureID) == [0x81, 0x82, 0x83])
         #expect(gestureConfiguration.enabledGestures.isEmpty)
     }
@@ -159,7 +160,7 @@ struct SimulatedBoseFramesTests {
             try await device.write(Self.gestureConfiguration, value: value, kind: .request)
         }
         #expect(try await device.read(Self.gestureConfiguration) == before)
-        #expect(try BoseGestureConfiguration.decode(before).enabledGestures == [.headShake])
+        #expect(try BoseGestureConfiguration.decode(before, information: device.gestureInformation).enabledGestures == [.headShake])
     }
 
     @Test("only the two configuration characteristics are writable")
@@ -184,7 +185,8 @@ struct SimulatedBoseFramesTests {
 
         try await device.write(Self.gestureConfiguration, value: [0x82, 0x01], kind: .request)
         #expect(await waitUntil { link.values(of: Self.gestureConfiguration).count == 1 })
-        let gestures = try BoseGestureConfiguration.decode(try #require(link.values(of: Self.gestureConfiguration).first))
+        let gestures = try BoseGestureConfiguration.decode(try #require(link.values(of: Self.gestureConfiguration).first),
+                                                           information: device.gestureInformation)
         #expect(gestures.entries == [
             .init(gestureID: 0x81, isEnabled: false), .init(gestureID: 0x82, isEnabled: true), .init(gestureID: 0x83, isEnabled: false),
         ])
@@ -204,7 +206,8 @@ struct SimulatedBoseFramesTests {
         try await device.write(Self.gestureConfiguration, value: [0x81, 0x01], kind: .request)
         try await Task.sleep(for: .milliseconds(200))
         #expect(link.values(of: Self.gestureConfiguration).isEmpty)
-        #expect(try BoseGestureConfiguration.decode(await device.read(Self.gestureConfiguration)).enabledGestures == [.doubleTap])
+        #expect(try BoseGestureConfiguration.decode(await device.read(Self.gestureConfiguration), information: device.gestureInformation)
+            .enabledGestures == [.doubleTap])
     }
 
     @Test("every connection starts with everything disabled: the device forgets the configuration with the link")
@@ -218,7 +221,8 @@ struct SimulatedBoseFramesTests {
         await first.value
         #expect(await device.isConnected == false)
         #expect(try BoseSensorConfiguration.decode(await device.read(Self.sensorConfiguration)).enabledSensors.isEmpty)
-        #expect(try BoseGestureConfiguration.decode(await device.read(Self.gestureConfiguration)).enabledGestures.isEmpty)
+        #expect(try BoseGestureConfiguration.decode(await device.read(Self.gestureConfiguration), information: device.gestureInformation)
+            .enabledGestures.isEmpty)
 
         let (link, second) = try await connect(device)
         defer { second.cancel() }

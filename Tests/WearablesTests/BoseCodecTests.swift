@@ -4,6 +4,10 @@ import Testing
 
 /// The Bose Wearable codecs against byte vectors written out by hand from the documented layout (Bose's SDK, as
 /// summarised in the project's protocol facts: every multi-byte field big-endian), not produced by the encoders.
+///
+/// Where a test says "the SDK", it means the BoseWearable iOS SDK's source vendored in the public repository
+/// `umarqattan/Vudu` (commit fea3976a) under `Pods/BoseWearable/Modules/BoseWearable/Source/`, and names the file
+/// and function whose behaviour the vector checks.
 @Suite("Bose Wearable codecs")
 struct BoseCodecTests {
     // MARK: WearableDeviceInformation
@@ -179,23 +183,57 @@ struct BoseCodecTests {
         #expect(abs(unknown.scale(51) - 20) < 1e-12) // 51 × 100 / 255
     }
 
-    @Test("every prefix of SensorInformation ends at an entry (fewer entries) or is truncated")
+    @Test("every prefix of SensorInformation decodes to its whole entries; a partial rest is ignored and noted")
     func sensorInformationPrefixes() throws {
         let bytes = Self.accelerometerEntry + Self.gyroscopeEntry + Self.rotationEntry
         let full = try BoseSensorInformation.decode(bytes)
-        expectPrefixesFrame(bytes, boundaries: [0, 12, 24, 36]) { prefix throws(GATTCodecError) in
-            try BoseSensorInformation.decode(prefix).entries.count
+        for length in 0...bytes.count {
+            let decoded = try BoseSensorInformation.decode(Array(bytes.prefix(length)))
+            #expect(decoded.entries == Array(full.entries.prefix(length / 12)), "\(length)-byte prefix")
+            #expect(decoded.ignored == (length % 12 == 0 ? [] : [.partialEntry(byteCount: length % 12)]), "\(length)-byte prefix")
         }
-        #expect(try BoseSensorInformation.decode(Array(bytes.prefix(24))).entries == Array(full.entries.prefix(2)))
     }
 
-    @Test("a partial trailing SensorInformation entry (1…11 bytes) is truncated, not dropped")
-    func sensorInformationPartialEntry() {
+    /// The SDK: `SensorInformation.swift`, `SensorInformation.init?(payload:)` reads entries
+    /// `while offset + length <= data.count`, so 1–11 bytes after the last whole entry are never looked at.
+    @Test("a partial trailing SensorInformation entry (1…11 bytes) is ignored, as the SDK's entry loop ignores it")
+    func sensorInformationPartialEntry() throws {
         let bytes = Self.accelerometerEntry + Self.gyroscopeEntry
+        let whole = try BoseSensorInformation.decode(bytes)
+        #expect(whole.ignored.isEmpty)
         for extra in 1..<12 {
-            let input = bytes + Self.rotationEntry.prefix(extra)
-            expectTruncated(input) { bytes throws(GATTCodecError) in _ = try BoseSensorInformation.decode(bytes) }
+            let decoded = try BoseSensorInformation.decode(bytes + Self.rotationEntry.prefix(extra))
+            #expect(decoded.entries == whole.entries, "\(extra) extra bytes")
+            #expect(decoded.ignored == [.partialEntry(byteCount: extra)])
+            #expect(decoded.encode() == bytes, "the ignored bytes are not written back")
         }
+    }
+
+    /// The SDK: `SensorInformation.swift`, `Entry.init?(payload:)` guards `minScaled <= maxScaled` and
+    /// `minRaw <= maxRaw`; a failing entry is not appended and the loop goes on with the next.
+    @Test("an entry whose minimum exceeds its maximum (scaled or raw) is dropped; the entries around it are kept")
+    func invertedRangeDropped() throws {
+        // The gyroscope entry with min scaled 2000 (0x07D0) and max scaled −2000 (0xF830) swapped.
+        let invertedScaled: [UInt8] = [0x01, 0x07, 0xD0, 0xF8, 0x30, 0x80, 0x01, 0x7F, 0xFF, 0x00, 0x18, 0x07]
+        // The rotation entry with min raw 16384 (0x4000) and max raw −16384 (0xC000) swapped.
+        let invertedRaw: [UInt8] = [0x02, 0xFF, 0xFF, 0x00, 0x01, 0x40, 0x00, 0xC0, 0x00, 0x00, 0x01, 0x0C]
+        let bytes = Self.accelerometerEntry + invertedScaled + invertedRaw + Self.unknownEntry
+        let information = try BoseSensorInformation.decode(bytes)
+        #expect(information.entries.map(\.sensorID) == [0, 9])
+        #expect(information.entries == (try BoseSensorInformation.decode(Self.accelerometerEntry + Self.unknownEntry)).entries)
+        #expect(information.ignored == [.invertedRange(sensorID: 1), .invertedRange(sensorID: 2)])
+        #expect(information.entry(for: .gyroscope) == nil)
+
+        // Equal bounds are not inverted: an empty scaled range passes (every value scales to it), an empty raw
+        // range is still refused below.
+        var flatScaled = Self.gyroscopeEntry
+        flatScaled.replaceSubrange(1..<5, with: [0x00, 0x05, 0x00, 0x05])
+        #expect(try BoseSensorInformation.decode(flatScaled).entries.first?.scale(1234) == 5)
+
+        // A dropped sensor is unknown to the records: the SDK finds no sample length for it and stops there.
+        let records = BoseSensorData.decodeRecords(Self.accelerometerRecord + Self.gyroscopeRecord, information: information)
+        #expect(records.records == [Self.expectedRecords[0]])
+        #expect(records.problem == .unknownIdentifier(field: "sensor id", value: 1))
     }
 
     @Test("an empty raw range is refused (scaling would divide by zero)")
@@ -398,6 +436,40 @@ struct BoseCodecTests {
         }
     }
 
+    /// The SDK: `SensorValue.swift`, `SensorValue.parse(payload:metadata:)` — its guard (id, timestamp, sample
+    /// length from the metadata, a slice of that length) ends in `break`, so the values parsed before an unknown
+    /// id are returned; the notification is not lost as a whole.
+    @Test("decodeRecords keeps the records before an unlisted sensor id and reports the id; strict decode throws it")
+    func recordsBeforeAnUnlistedSensorKept() {
+        // accelerometer, gyroscope, then id 7 (listed nowhere), then a rotation record nobody can find the start of.
+        let bytes = Self.accelerometerRecord + Self.gyroscopeRecord + [0x07, 0x00, 0x10, 0xAA, 0xBB] + Self.rotationRecord
+        let decoded = BoseSensorData.decodeRecords(bytes, information: Self.allSensors)
+        #expect(decoded.records == [Self.expectedRecords[0], Self.expectedRecords[1]])
+        #expect(decoded.problem == .unknownIdentifier(field: "sensor id", value: 7))
+        #expect(throws: GATTCodecError.unknownIdentifier(field: "sensor id", value: 7)) {
+            try BoseSensorData.decode(bytes, information: Self.allSensors)
+        }
+        // An unknown id first: nothing to keep, the problem still reported.
+        let first = BoseSensorData.decodeRecords([0x07] + Self.accelerometerRecord, information: Self.allSensors)
+        #expect(first == BoseSensorData.Records(records: [], problem: .unknownIdentifier(field: "sensor id", value: 7)))
+    }
+
+    @Test("decodeRecords keeps the records before a record cut short and reports it as truncated", arguments: 0..<7)
+    func recordsBeforeACutRecordKept(index: Int) {
+        let record = Self.allRecordBytes[index]
+        for extra in 1..<record.count {
+            let decoded = BoseSensorData.decodeRecords(Self.gyroscopeRecord + record.prefix(extra), information: Self.allSensors)
+            #expect(decoded.records == [Self.expectedRecords[1]], "\(extra) bytes of record \(index)")
+            guard case .truncated(let expected, let actual) = decoded.problem else {
+                Issue.record("\(extra) bytes of record \(index): \(String(describing: decoded.problem))")
+                continue
+            }
+            #expect(actual == Self.gyroscopeRecord.count + extra && expected > actual)
+        }
+        let whole = BoseSensorData.decodeRecords(Self.gyroscopeRecord + record, information: Self.allSensors)
+        #expect(whole == BoseSensorData.Records(records: [Self.expectedRecords[1], Self.expectedRecords[index]]))
+    }
+
     @Test("every prefix of a notification ends at a record (fewer records) or is truncated")
     func sensorDataPrefixes() {
         let records = [Self.accelerometerRecord, Self.rotationRecord, Self.gameRotationRecord, Self.uncalibratedRecord]
@@ -449,10 +521,16 @@ struct BoseCodecTests {
         }
     }
 
-    @Test("GestureConfiguration: [id][0x01 on / 0x00 off]")
+    /// Every gesture the Frames have, each with a one-byte configuration (what the SDK's gestures all use).
+    static let gestureInformation = BoseGestureInformation(entries: [
+        .init(gestureID: 0x80, configurationLength: 1), .init(gestureID: 0x81, configurationLength: 1),
+        .init(gestureID: 0x82, configurationLength: 1), .init(gestureID: 0x83, configurationLength: 1),
+    ])
+
+    @Test("GestureConfiguration: [id][0x01 on / 0x00 off], framed by GestureInformation")
     func gestureConfiguration() throws {
         let bytes: [UInt8] = [0x80, 0x00, 0x81, 0x01, 0x82, 0x01, 0x83, 0x00]
-        let configuration = try BoseGestureConfiguration.decode(bytes)
+        let configuration = try BoseGestureConfiguration.decode(bytes, information: Self.gestureInformation)
         #expect(configuration.entries == [
             .init(gestureID: 0x80, isEnabled: false), .init(gestureID: 0x81, isEnabled: true),
             .init(gestureID: 0x82, isEnabled: true), .init(gestureID: 0x83, isEnabled: false),
@@ -461,6 +539,7 @@ struct BoseCodecTests {
         #expect(configuration.isEnabled(.headNod))
         #expect(!configuration.isEnabled(.headShake))
         #expect(configuration.encode() == bytes)
+        #expect(try BoseGestureConfiguration.decode([], information: Self.gestureInformation).entries.isEmpty)
 
         var edited = BoseGestureConfiguration(disabling: [0x81, 0x82])
         #expect(edited.encode() == [0x81, 0x00, 0x82, 0x00])
@@ -469,17 +548,79 @@ struct BoseCodecTests {
         #expect(edited.encode() == [0x81, 0x00, 0x82, 0x01, 0x83, 0x01])
     }
 
-    @Test("a gesture state other than 0 or 1 is reservedValue; a partial entry is truncated")
-    func gestureConfigurationMalformed() {
-        #expect(throws: GATTCodecError.reservedValue(field: "gesture 0x82 state", value: 2)) {
-            try BoseGestureConfiguration.decode([0x81, 0x01, 0x82, 0x02])
+    /// The SDK: `GestureConfiguration.swift`, `IsEnabledEntry.init?(gesture:payload:)` reads
+    /// `contents & 0x01 == 0x01`; its `data` writes the byte back as 0x01 or 0x00.
+    @Test("enabled is bit 0 of the state byte only: 0x02 is off, 0x03 and 0xFF are on; a write-back is 0x00 or 0x01")
+    func gestureStateBitZero() throws {
+        let bytes: [UInt8] = [0x80, 0x02, 0x81, 0x03, 0x82, 0xFF, 0x83, 0xFE]
+        var configuration = try BoseGestureConfiguration.decode(bytes, information: Self.gestureInformation)
+        #expect(configuration.entries.map(\.isEnabled) == [false, true, true, false])
+        #expect(configuration.enabledGestures == [.doubleTap, .headNod])
+        #expect(configuration.encode() == bytes, "read-only: the bytes are kept as the device sent them")
+        configuration.set(.singleTap, enabled: true)
+        configuration.set(.headNod, enabled: false)
+        #expect(configuration.encode() == [0x80, 0x01, 0x81, 0x03, 0x82, 0x00, 0x83, 0xFE])
+    }
+
+    /// The SDK: `GestureConfiguration.swift`, `init?(payload:metadata:)` slices each entry's configuration with
+    /// `metadata.configurationPayloadLength(forGestureId:)` (GestureInformation's length) and keeps the bytes of a
+    /// gesture it does not know (`UnknownEntry`) to write them back verbatim.
+    @Test("entries are framed by their gesture's configuration length: 2 bytes for 0x83, 3 for an unknown 0x90")
+    func gestureConfigurationFramedByInformation() throws {
+        let information = BoseGestureInformation(entries: [
+            .init(gestureID: 0x81, configurationLength: 1), .init(gestureID: 0x83, configurationLength: 2),
+            .init(gestureID: 0x90, configurationLength: 3), .init(gestureID: 0x82, configurationLength: 1),
+        ])
+        let bytes: [UInt8] = [0x81, 0x01, 0x83, 0x01, 0x7E, 0x90, 0x0A, 0x0B, 0x0C, 0x82, 0x00]
+        var configuration = try BoseGestureConfiguration.decode(bytes, information: information)
+        #expect(configuration.entries == [
+            .init(gestureID: 0x81, configuration: [0x01]), .init(gestureID: 0x83, configuration: [0x01, 0x7E]),
+            .init(gestureID: 0x90, configuration: [0x0A, 0x0B, 0x0C]), .init(gestureID: 0x82, configuration: [0x00]),
+        ])
+        #expect(configuration.enabledGestures == [.doubleTap, .headShake])
+        #expect(configuration.encode() == bytes)
+        configuration.set(.headShake, enabled: false)
+        #expect(configuration.encode() == [0x81, 0x01, 0x83, 0x00, 0x7E, 0x90, 0x0A, 0x0B, 0x0C, 0x82, 0x00],
+                "the second byte of 0x83 and the unknown gesture's bytes are written back as read")
+        expectPrefixesFrame(bytes, boundaries: [0, 2, 5, 9, 11]) { prefix throws(GATTCodecError) in
+            try BoseGestureConfiguration.decode(prefix, information: information).entries.count
         }
-        #expect(throws: GATTCodecError.reservedValue(field: "gesture 0x81 state", value: 255)) {
-            try BoseGestureConfiguration.decode([0x81, 0xFF])
+
+        // A configuration length of 0: the entry is the id alone, never enabled, and not offered as configurable.
+        let empty = BoseGestureInformation(entries: [.init(gestureID: 0x81, configurationLength: 0),
+                                                      .init(gestureID: 0x82, configurationLength: 1)])
+        let decoded = try BoseGestureConfiguration.decode([0x81, 0x82, 0x01], information: empty)
+        #expect(decoded.entries == [.init(gestureID: 0x81, configuration: []), .init(gestureID: 0x82, configuration: [0x01])])
+        #expect(decoded.enabledGestures == [.headNod])
+    }
+
+    @Test("the written configuration gives each gesture its configuration length; a gesture of length 0 is not offered")
+    func gestureConfigurationWritten() throws {
+        var deviceBytes = Self.deviceInformationBytes
+        deviceBytes.replaceSubrange(9..<13, with: [0x00, 0x00, 0x00, 0x0F])
+        let capabilities = BoseCapabilities(
+            device: try BoseDeviceInformation.decode(deviceBytes),
+            sensorInformation: BoseSensorInformation(entries: []),
+            gestureInformation: BoseGestureInformation(entries: [
+                .init(gestureID: 0x80, configurationLength: 0), .init(gestureID: 0x81, configurationLength: 1),
+                .init(gestureID: 0x83, configurationLength: 2), .init(gestureID: 0x90, configurationLength: 3),
+            ]))
+        #expect(capabilities.gestures == [.doubleTap, .headShake])
+        #expect(capabilities.gestureConfiguration([.doubleTap, .headShake]).encode()
+            == [0x80, 0x81, 0x01, 0x83, 0x01, 0x00, 0x90, 0x00, 0x00, 0x00])
+        #expect(capabilities.gestureConfiguration([]).encode() == [0x80, 0x81, 0x00, 0x83, 0x00, 0x00, 0x90, 0x00, 0x00, 0x00])
+    }
+
+    /// Where the SDK stops silently (`break` in `init?(payload:metadata:)`) the configuration is refused with a typed
+    /// error instead: it is the state the gateway checks its writes against, and part of it is not the whole.
+    @Test("a gesture id GestureInformation does not list is unknownIdentifier; an entry cut short is truncated")
+    func gestureConfigurationMalformed() {
+        #expect(throws: GATTCodecError.unknownIdentifier(field: "gesture id", value: 0x90)) {
+            try BoseGestureConfiguration.decode([0x81, 0x01, 0x90, 0x01], information: Self.gestureInformation)
         }
         let bytes: [UInt8] = [0x81, 0x01, 0x82, 0x00, 0x83, 0x01]
         expectPrefixesFrame(bytes, boundaries: [0, 2, 4, 6]) { prefix throws(GATTCodecError) in
-            try BoseGestureConfiguration.decode(prefix).entries.count
+            try BoseGestureConfiguration.decode(prefix, information: Self.gestureInformation).entries.count
         }
     }
 

@@ -54,6 +54,7 @@ struct EmpaticaCodecTests {
         #expect(packet.samples[0] == .init(x: 0, y: 64, z: -64))
         #expect(packet.samples[1] == .init(x: 127, y: -128, z: 1))
         #expect(packet.samples[5] == .init(x: 32, y: 32, z: 32))
+        #expect(packet.samples.count == 6 && packet.trailingBytes.isEmpty)
         let first = packet.samples[0].gravities
         #expect(first.x == 0 && first.y == 1 && first.z == -1)
         #expect(packet.samples[1].gravities.y == -2)
@@ -62,9 +63,53 @@ struct EmpaticaCodecTests {
         #expect(throws: GATTCodecError.outOfRange(field: "E4 accelerometer sample count", value: 5)) {
             try E4AccelerometerPacket(samples: Array(packet.samples.prefix(5)))
         }
+        #expect(throws: GATTCodecError.outOfRange(field: "E4 accelerometer trailing length", value: 3)) {
+            try E4AccelerometerPacket(samples: packet.samples, trailingBytes: [1, 2, 3])
+        }
         expectEveryPrefixTruncated(E4AccelerometerPacket.self, bytes)
-        expectTooLong(E4AccelerometerPacket.self, bytes, field: "E4 accelerometer packet length")
         expectEveryValueRoundTrips(E4AccelerometerPacket.self, length: 18)
+    }
+
+    /// Both public decoders read every whole triplet and stop when fewer than three bytes are left:
+    /// `mountainaught/e4-python-server` `main.py` `StreamProcessor.__handle_acc` (`while i + 3 <= len(data)`, line
+    /// 359 at commit 3409c1ab) and Gadgetbridge-EmpaticaE4 `EmpaticaE4DeviceSupport.onCharacteristicChanged`
+    /// (`while (buffer.remaining() >= 3)`, line 112 at commit 52089a52). These vectors are what they would read.
+    @Test("accelerometer: 20 bytes are six triplets and a kept 2-byte tail; 21 are seven, 24 eight; under 18 truncated",
+          arguments: [
+              (20, 6, 2), (21, 7, 0), (22, 7, 1), (23, 7, 2), (24, 8, 0), (19, 6, 1), (18, 6, 0), (30, 10, 0), (244, 81, 1),
+          ] as [(Int, Int, Int)])
+    func accelerometerWholeTriplets(length: Int, triplets: Int, tail: Int) throws {
+        // Triplet n is (n, −n, 2n) — distinct, so an off-by-one in the framing shows; the tail is 0xEE, 0xEF.
+        var bytes: [UInt8] = []
+        for n in 0..<triplets { bytes += [UInt8(n), UInt8(bitPattern: Int8(truncatingIfNeeded: -n)), UInt8(truncatingIfNeeded: 2 * n)] }
+        bytes += [0xEE, 0xEF].prefix(tail)
+        #expect(bytes.count == length)
+        let packet = try E4AccelerometerPacket.decode(bytes)
+        #expect(packet.samples == (0..<triplets).map {
+            .init(x: Int8(truncatingIfNeeded: $0), y: Int8(truncatingIfNeeded: -$0), z: Int8(truncatingIfNeeded: 2 * $0))
+        })
+        #expect(packet.trailingBytes == Array([0xEE, 0xEF].prefix(tail)))
+        #expect(packet.encode() == bytes, "the tail is written back as it came")
+        #expect(try E4AccelerometerPacket.decode(packet.encode()) == packet)
+    }
+
+    @Test("accelerometer: every value of 18…26 bytes decodes its whole triplets; every shorter one is truncated")
+    func accelerometerLengths() throws {
+        let base = (0..<26).map { UInt8($0 * 7 + 1) }
+        for length in 0...26 {
+            let bytes = Array(base.prefix(length))
+            if length < 18 {
+                // Read byte by byte: the missing one is the (length + 1)-th.
+                #expect(throws: GATTCodecError.truncated(expected: length + 1, actual: length)) {
+                    try E4AccelerometerPacket.decode(bytes)
+                }
+            } else {
+                let packet = try E4AccelerometerPacket.decode(bytes)
+                #expect(packet.samples.count == length / 3 && packet.trailingBytes.count == length % 3, "\(length) bytes")
+            }
+        }
+        expectEveryValueRoundTrips(E4AccelerometerPacket.self, length: 20)
+        expectEveryValueRoundTrips(E4AccelerometerPacket.self, length: 21)
     }
 
     // MARK: EDA

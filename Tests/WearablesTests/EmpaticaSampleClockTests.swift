@@ -33,6 +33,30 @@ struct EmpaticaSampleClockTests {
         #expect(clock.timestamps().first.map { $0 - Self.start } == 172)
     }
 
+    @Test("accelerometer packets of varying size are timed by the samples they held: 31.25 ms apart at 32 Hz")
+    func variableSamplesPerPacket() {
+        var clock = E4SampleClock(startUnixMilliseconds: Self.start, stream: .accelerometer)
+        // Packets of 18, 20, 21, 24 and 18 bytes: 6, 6, 7, 8 and 6 whole triplets.
+        let counts = [6, 6, 7, 8, 6]
+        var times: [Int64] = []
+        for count in counts {
+            let packet = clock.timestamps(ofSamples: count)
+            #expect(packet.count == count)
+            times += packet
+        }
+        // Sample n is at round(n × 31.25) ms whatever packet carried it: no gap, no overlap between packets.
+        #expect(times.map { $0 - Self.start } == (0..<33).map { Int64((Double($0) * 31.25).rounded(.toNearestOrAwayFromZero)) })
+        #expect(clock.nextSampleIndex == 33)
+        #expect(clock.timestamps(ofSamples: 0).isEmpty && clock.nextSampleIndex == 33)
+
+        // An hour of 7-triplet packets (21 bytes) ends an hour after the start, as the nominal six-triplet ones do.
+        var hour = E4SampleClock(startUnixMilliseconds: Self.start, stream: .accelerometer)
+        var hourTimes: [Int64] = []
+        while hourTimes.count <= 32 * 3600 { hourTimes += hour.timestamps(ofSamples: 7) }
+        #expect(hourTimes[32 * 3600] == Self.start + 3_600_000)
+        #expect(Set(zip(hourTimes.dropFirst(), hourTimes).map { $0 - $1 }) == [31, 32])
+    }
+
     @Test("a gap in the EDA counter means lost packets, and their time is skipped")
     func lostPackets() {
         var clock = E4SampleClock(startUnixMilliseconds: Self.start, stream: .eda)

@@ -98,7 +98,7 @@ public actor SimulatedBoseFrames: SimulatedPeripheral {
     })
 
     let deviceInformation: BoseDeviceInformation
-    let gestureInformation: BoseGestureInformation
+    nonisolated let gestureInformation: BoseGestureInformation
     private let information: SimulatedDeviceInformation
     private let maxActiveSensors: Int
     private let confirmsConfiguration: Bool
@@ -399,12 +399,7 @@ public actor SimulatedBoseFrames: SimulatedPeripheral {
     }
 
     func validatedGestureConfiguration(_ value: [UInt8]) throws(ATTError) -> BoseGestureConfiguration {
-        guard value.count % 2 == 0 else { throw Self.invalidConfiguration }
-        let written: BoseGestureConfiguration
-        do {
-            written = try BoseGestureConfiguration.decode(value)
-        } catch {
-            if case .reservedValue = error { throw Self.invalidGestureState }
+        guard value.count % 2 == 0, let written = try? BoseGestureConfiguration.decode(value, information: gestureInformation) else {
             throw Self.invalidConfiguration
         }
         var result = Self.disabledGestures
@@ -412,6 +407,8 @@ public actor SimulatedBoseFrames: SimulatedPeripheral {
         for entry in written.entries {
             guard let gesture = BoseGesture(rawValue: entry.gestureID), Self.gestures.contains(gesture),
                   listed.insert(entry.gestureID).inserted else { throw Self.invalidConfiguration }
+            // Stricter than a reader of the state needs to be: this device takes 0x00 and 0x01 only.
+            guard entry.configuration.first ?? 0 <= 1 else { throw Self.invalidGestureState }
             result.set(gesture, enabled: entry.isEnabled)
         }
         return result

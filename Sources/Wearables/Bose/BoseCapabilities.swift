@@ -19,9 +19,10 @@ public struct BoseCapabilities: Sendable, Equatable {
         device.availableSensors.filter { sensorInformation.entry(for: $0) != nil }
     }
 
-    /// Gestures both in the device's mask and in `GestureInformation`.
+    /// Gestures both in the device's mask and in `GestureInformation` with a configuration to switch them by (a
+    /// configuration length of 0 leaves no byte to set; the SDK cannot configure such an entry either).
     public var gestures: [BoseGesture] {
-        let listed = Set(gestureInformation.gestures)
+        let listed = Set(gestureInformation.entries.filter { $0.configurationLength > 0 }.compactMap(\.gesture))
         return device.availableGestures.filter(listed.contains)
     }
 
@@ -39,9 +40,13 @@ public struct BoseCapabilities: Sendable, Equatable {
         })
     }
 
+    /// Every gesture the device described, each entry as long as its configuration length: the state byte 0x01
+    /// for the `enabled` ones and 0x00 otherwise, any further bytes 0 (unknown gestures: all 0, off).
     func gestureConfiguration(_ enabled: Set<BoseGesture>) -> BoseGestureConfiguration {
         BoseGestureConfiguration(entries: gestureInformation.entries.map { entry in
-            .init(gestureID: entry.gestureID, isEnabled: entry.gesture.map(enabled.contains) ?? false)
+            var configuration = [UInt8](repeating: 0, count: Int(entry.configurationLength))
+            if !configuration.isEmpty, let gesture = entry.gesture, enabled.contains(gesture) { configuration[0] = 0x01 }
+            return .init(gestureID: entry.gestureID, configuration: configuration)
         })
     }
 

@@ -80,6 +80,11 @@ public struct BoseGestureInformation: Sendable, Equatable {
 
     public var gestures: [BoseGesture] { entries.compactMap(\.gesture) }
 
+    /// How many configuration bytes follow `gestureID` in a `GestureConfiguration` entry; nil for an id not listed.
+    public func configurationLength(of gestureID: UInt8) -> Int? {
+        entries.first { $0.gestureID == gestureID }.map { Int($0.configurationLength) }
+    }
+
     public static func decode(_ bytes: [UInt8]) throws(GATTCodecError) -> BoseGestureInformation {
         var reader = ByteReader(bytes)
         var entries: [Entry] = []
@@ -92,15 +97,39 @@ public struct BoseGestureInformation: Sendable, Equatable {
     public func encode() -> [UInt8] { entries.flatMap { [$0.gestureID, $0.configurationLength] } }
 }
 
-/// `GestureConfiguration` (read, write, notify): entries `[gesture id][0x01 on / 0x00 off]`.
+/// `GestureConfiguration` (read, write, notify): entries `[gesture id][configuration]`, the configuration as many
+/// bytes as `GestureInformation` gives for that gesture (one for the four gestures the SDK knows), bit 0 of its first
+/// byte "enabled".
+///
+/// As Bose's SDK (`GestureConfiguration.swift` in the BoseWearable iOS SDK vendored by `umarqattan/Vudu` under
+/// `Pods/BoseWearable/Modules/BoseWearable/Source/WearableSensorService/`): `init?(payload:metadata:)` frames each
+/// entry by `configurationPayloadLength(forGestureId:)` from GestureInformation, and `IsEnabledEntry` reads
+/// `contents & 0x01 == 0x01` and writes the state byte as 0x01 or 0x00.
 public struct BoseGestureConfiguration: Sendable, Equatable {
     public struct Entry: Sendable, Equatable {
         public var gestureID: UInt8
-        public var isEnabled: Bool
+        /// The entry's bytes after the id, as long as `GestureInformation` says, kept as read so a write-back
+        /// keeps the framing (and the bytes after the first, whose meaning no source gives).
+        public var configuration: [UInt8]
 
-        public init(gestureID: UInt8, isEnabled: Bool) {
+        public init(gestureID: UInt8, configuration: [UInt8]) {
             self.gestureID = gestureID
-            self.isEnabled = isEnabled
+            self.configuration = configuration
+        }
+
+        /// A one-byte configuration, the layout of every known gesture.
+        public init(gestureID: UInt8, isEnabled: Bool) {
+            self.init(gestureID: gestureID, configuration: [isEnabled ? 0x01 : 0x00])
+        }
+
+        /// Bit 0 of the first configuration byte; the other bits are not read (the SDK's `contents & 0x01`).
+        /// Setting it writes the whole first byte as 0x01 or 0x00, as the SDK's `IsEnabledEntry.data` does, and
+        /// creates that byte for an empty configuration.
+        public var isEnabled: Bool {
+            get { (configuration.first ?? 0) & 0x01 == 0x01 }
+            set {
+                if configuration.isEmpty { configuration = [newValue ? 0x01 : 0x00] } else { configuration[0] = newValue ? 0x01 : 0x00 }
+            }
         }
     }
 
@@ -128,18 +157,25 @@ public struct BoseGestureConfiguration: Sendable, Equatable {
         }
     }
 
-    /// A state byte other than 0 or 1 is `reservedValue`: guessing "on" could stream gestures nobody asked for.
-    public static func decode(_ bytes: [UInt8]) throws(GATTCodecError) -> BoseGestureConfiguration {
+    /// Frames every entry by its gesture's configuration length in `information`. Refused: an id `information`
+    /// does not list (`unknownIdentifier`: the length of its entry, and so of every later one, is unknown) and an
+    /// entry cut short (`truncated`). The SDK stops silently at either and keeps the entries before; a
+    /// configuration is the state the gateway compares its writes against, so a partial one is not taken for
+    /// the whole. Any state byte is accepted: only bit 0 counts.
+    public static func decode(_ bytes: [UInt8], information: BoseGestureInformation)
+        throws(GATTCodecError) -> BoseGestureConfiguration
+    {
         var reader = ByteReader(bytes)
         var entries: [Entry] = []
         while !reader.isAtEnd {
             let id = try reader.readUInt8()
-            let state = try reader.readUInt8()
-            guard state <= 1 else { throw .reservedValue(field: "gesture 0x\(String(id, radix: 16)) state", value: Int(state)) }
-            entries.append(Entry(gestureID: id, isEnabled: state == 1))
+            guard let length = information.configurationLength(of: id) else {
+                throw .unknownIdentifier(field: "gesture id", value: Int(id))
+            }
+            entries.append(Entry(gestureID: id, configuration: Array(try reader.readBytes(length))))
         }
         return BoseGestureConfiguration(entries: entries)
     }
 
-    public func encode() -> [UInt8] { entries.flatMap { [$0.gestureID, $0.isEnabled ? 1 : 0] } }
+    public func encode() -> [UInt8] { entries.flatMap { [$0.gestureID] + $0.configuration } }
 }

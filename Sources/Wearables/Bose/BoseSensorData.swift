@@ -49,28 +49,66 @@ public struct BoseSensorRecord: Sendable, Equatable {
 /// `SensorData` (notify): records `[sensor id u8][timestamp u16 BE][sampleLength bytes]`, concatenated. The
 /// sample length comes from `SensorInformation`, so a notification cannot be framed without it.
 public enum BoseSensorData {
-    /// Decodes every record, or throws for the whole notification: after a bad record the framing of the rest is
-    /// unknowable. An id `SensorInformation` does not list is `unknownIdentifier`; an id it lists but this code
-    /// does not know (a newer sensor) is skipped by its sample length.
-    public static func decode(_ bytes: [UInt8], information: BoseSensorInformation) throws(GATTCodecError) -> [BoseSensorRecord] {
+    /// The records of one notification up to the first that could not be framed, and why it could not.
+    public struct Records: Sendable, Equatable {
+        /// Every record before `problem`, in wire order (all of them when it is nil).
+        public var records: [BoseSensorRecord]
+        /// Why the rest of the notification was left: an id `SensorInformation` does not list
+        /// (`unknownIdentifier`) or a record cut short (`truncated`, offsets in the whole notification); nil when
+        /// every byte was framed.
+        public var problem: GATTCodecError?
+
+        public init(records: [BoseSensorRecord], problem: GATTCodecError? = nil) {
+            self.records = records
+            self.problem = problem
+        }
+    }
+
+    /// Decodes as Bose's SDK does (`SensorValue.swift`, `SensorValue.parse(payload:metadata:)`, in the BoseWearable
+    /// iOS SDK vendored by `umarqattan/Vudu` under `Pods/BoseWearable/Modules/BoseWearable/Source/SensorData/`):
+    /// record by record, and when one cannot be framed — its id has no sample length in `SensorInformation`, or
+    /// the notification ends inside it — it stops there and keeps the records before it (the SDK's guard ends in
+    /// `break`, not in a failure of the whole notification). After such a record the framing of the rest is
+    /// unknowable, so nothing after it is guessed at. An id `SensorInformation` lists but this code does not know
+    /// (a newer sensor) is skipped by its sample length, as the SDK skips a record it cannot parse.
+    public static func decodeRecords(_ bytes: [UInt8], information: BoseSensorInformation) -> Records {
         var reader = ByteReader(bytes)
         var records: [BoseSensorRecord] = []
         while !reader.isAtEnd {
-            let id = try reader.readUInt8()
-            guard let entry = information.entry(for: id) else { throw .unknownIdentifier(field: "sensor id", value: Int(id)) }
-            let timestamp = try reader.read(UInt16.self, byteOrder: .bigEndian)
-            let start = reader.offset
-            var payload = ByteReader(Array(try reader.readBytes(Int(entry.sampleLength))))
-            guard let sensor = entry.sensor else { continue }
-            do {
-                records.append(BoseSensorRecord(sensor: sensor, timestamp: timestamp, payload: try decodePayload(of: sensor, &payload)))
+            do throws(GATTCodecError) {
+                if let record = try decodeRecord(&reader, information: information) { records.append(record) }
             } catch {
-                // `SensorInformation.decode` refuses sample lengths shorter than the layout, so this is only reached
-                // with hand-built information; report the offset in the whole notification.
-                throw .truncated(expected: start + sensor.payloadLength, actual: start + Int(entry.sampleLength))
+                return Records(records: records, problem: error)
             }
         }
-        return records
+        return Records(records: records)
+    }
+
+    /// The whole notification or the problem of its first unframeable record: for callers that must not act on
+    /// part of a notification (the simulator's own checks, tests). The driver uses `decodeRecords`.
+    public static func decode(_ bytes: [UInt8], information: BoseSensorInformation) throws(GATTCodecError) -> [BoseSensorRecord] {
+        let decoded = decodeRecords(bytes, information: information)
+        if let problem = decoded.problem { throw problem }
+        return decoded.records
+    }
+
+    /// The next record, nil for a listed sensor this code does not know (skipped by its sample length).
+    private static func decodeRecord(_ reader: inout ByteReader, information: BoseSensorInformation)
+        throws(GATTCodecError) -> BoseSensorRecord?
+    {
+        let id = try reader.readUInt8()
+        guard let entry = information.entry(for: id) else { throw .unknownIdentifier(field: "sensor id", value: Int(id)) }
+        let timestamp = try reader.read(UInt16.self, byteOrder: .bigEndian)
+        let start = reader.offset
+        var payload = ByteReader(Array(try reader.readBytes(Int(entry.sampleLength))))
+        guard let sensor = entry.sensor else { return nil }
+        do {
+            return BoseSensorRecord(sensor: sensor, timestamp: timestamp, payload: try decodePayload(of: sensor, &payload))
+        } catch {
+            // `SensorInformation.decode` refuses sample lengths shorter than the layout, so this is only reached
+            // with hand-built information; report the offset in the whole notification.
+            throw .truncated(expected: start + sensor.payloadLength, actual: start + Int(entry.sampleLength))
+        }
     }
 
     private static func decodePayload(of sensor: BoseSensor, _ reader: inout ByteReader) throws(GATTCodecError) -> BoseSensorRecord.Payload {

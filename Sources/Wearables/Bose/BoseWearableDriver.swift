@@ -81,6 +81,10 @@ public final class BoseWearableDriver: WearableDriver {
     private func readCapabilities(_ link: DeviceLink) async throws -> BoseCapabilities {
         let device = try BoseDeviceInformation.decode(await link.read(Self.characteristic(BoseUUID.deviceInformation, link)))
         let sensors = try BoseSensorInformation.decode(await link.read(Self.characteristic(BoseUUID.sensorInformation, link)))
+        if !sensors.ignored.isEmpty {
+            link.logger.debug("parts of the sensor information ignored, as the SDK ignores them",
+                              metadata: ["ignored": "\(sensors.ignored)"])
+        }
         let gestures = try BoseGestureInformation.decode(await link.read(Self.characteristic(BoseUUID.gestureInformation, link)))
         let capabilities = BoseCapabilities(device: device, sensorInformation: sensors, gestureInformation: gestures)
         connection.withLock { $0.capabilities = capabilities }
@@ -138,17 +142,22 @@ public final class BoseWearableDriver: WearableDriver {
         link.logger.debug("malformed \(what) notification dropped", metadata: ["bytes": "\(bytes)", "error": "\(error)"])
     }
 
+    /// The records before one that cannot be framed are published (as the SDK's parser keeps them); the rest of
+    /// that notification is dropped and reported like a malformed notification.
     @Sendable private func sensorData(_ bytes: [UInt8], _ link: DeviceLink) {
         guard let information = connection.withLock({ $0.capabilities?.sensorInformation }) else { return }
-        do {
-            let records = try BoseSensorData.decode(bytes, information: information)
-            let now = link.now
-            let times = connection.withLock { state in records.map { state.clock.unixMilliseconds(for: $0.timestamp, now: now) } }
-            for (record, time) in zip(records, times) {
-                guard let entry = information.entry(for: record.sensor) else { continue }
-                link.emit(.sample(SensorSample(sensor: record.sensor.kind, timestamp: time, reading: record.reading(scaledWith: entry))))
-            }
-        } catch { decodeFailed("sensor data", bytes, error, link) }
+        let decoded = BoseSensorData.decodeRecords(bytes, information: information)
+        let records = decoded.records
+        let now = link.now
+        let times = connection.withLock { state in records.map { state.clock.unixMilliseconds(for: $0.timestamp, now: now) } }
+        for (record, time) in zip(records, times) {
+            guard let entry = information.entry(for: record.sensor) else { continue }
+            link.emit(.sample(SensorSample(sensor: record.sensor.kind, timestamp: time, reading: record.reading(scaledWith: entry))))
+        }
+        if let problem = decoded.problem {
+            link.logger.debug("malformed sensor data notification: the records before the unframeable one kept, the rest dropped",
+                              metadata: ["bytes": "\(bytes)", "error": "\(problem)", "records_kept": "\(records.count)"])
+        }
     }
 
     @Sendable private func gestureData(_ bytes: [UInt8], _ link: DeviceLink) {
@@ -169,9 +178,12 @@ public final class BoseWearableDriver: WearableDriver {
         } catch { decodeFailed("sensor configuration", bytes, error, link) }
     }
 
+    /// Framed by the gesture information read at connection time, as the SDK frames it (which, like this, drops a
+    /// configuration that arrives before that information).
     @Sendable private func gestureConfiguration(_ bytes: [UInt8], _ link: DeviceLink) {
+        guard let information = connection.withLock({ $0.capabilities?.gestureInformation }) else { return }
         do {
-            let configuration = try BoseGestureConfiguration.decode(bytes)
+            let configuration = try BoseGestureConfiguration.decode(bytes, information: information)
             connection.withLock { $0.gestures = configuration }
             link.emit(.state(["gestures": .object(configuration.stateFields)]))
             gestureConfirmations.deliver(configuration)

@@ -22,6 +22,8 @@ public struct E4SampleClock: Sendable, Equatable {
     /// The time of the first sample: when the host wrote the start command, in Unix milliseconds.
     public let startUnixMilliseconds: Int64
     public let samplesPerSecond: Int
+    /// The samples of a whole packet: what `timestamps(ofPacketWithCounter:)` times, and what each lost packet
+    /// skips.
     public let samplesPerPacket: Int
     /// The largest counter step still read as lost packets (default: 64 packets, 96 s of EDA).
     public let maximumCounterGap: Int
@@ -54,6 +56,14 @@ public struct E4SampleClock: Sendable, Equatable {
     /// The times of the next packet's `samplesPerPacket` samples, oldest first. `counter` is the packet's
     /// counter where the stream has one (EDA), nil otherwise.
     public mutating func timestamps(ofPacketWithCounter counter: UInt16? = nil) -> [Int64] {
+        timestamps(ofSamples: samplesPerPacket, counter: counter)
+    }
+
+    /// The times of the next packet's `count` samples, oldest first: for a stream whose packets do not all hold
+    /// the same number (the accelerometer decodes every whole triplet a notification carries), so the next
+    /// packet starts right after the samples this one really held. Packets lost before a counter step are
+    /// skipped at `samplesPerPacket` samples each, since how many they held is unknowable.
+    public mutating func timestamps(ofSamples count: Int, counter: UInt16? = nil) -> [Int64] {
         if let counter {
             if let lastCounter {
                 let step = Int(counter &- lastCounter)
@@ -67,7 +77,7 @@ public struct E4SampleClock: Sendable, Equatable {
             lastCounter = counter
         }
         let first = nextSampleIndex
-        nextSampleIndex += Int64(samplesPerPacket)
+        nextSampleIndex += Int64(max(0, count))
         return (first..<nextSampleIndex).map(timestamp(ofSample:))
     }
 }

@@ -15,6 +15,8 @@ public enum E4Stream: String, Sendable, Hashable, CaseIterable {
         }
     }
 
+    /// The samples of a whole packet; for the accelerometer the fewest one holds and what the simulated E4 sends
+    /// (a real packet may hold more: the driver times the samples each packet really held).
     public var samplesPerPacket: Int {
         switch self {
         case .bvp: E4BVPPacket.samplesPerPacket

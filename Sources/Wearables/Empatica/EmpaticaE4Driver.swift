@@ -39,8 +39,15 @@ public final class EmpaticaE4Driver: WearableDriver {
             })
         }
 
+        /// Accelerometer packets of this connection that ended in a 1–2 byte tail after their last whole triplet.
+        var accelerometerPacketsWithTail = 0
+
         mutating func timestamps(_ stream: E4Stream, counter: UInt16? = nil) -> [Int64] {
             clocks[stream]?.timestamps(ofPacketWithCounter: counter) ?? []
+        }
+
+        mutating func timestamps(_ stream: E4Stream, samples: Int) -> [Int64] {
+            clocks[stream]?.timestamps(ofSamples: samples) ?? []
         }
     }
 
@@ -124,7 +131,13 @@ public final class EmpaticaE4Driver: WearableDriver {
     @Sendable private func accelerometer(_ bytes: [UInt8], _ link: DeviceLink) {
         do {
             let packet = try E4AccelerometerPacket.decode(bytes)
-            let times = streams.withLock { $0 == nil ? [] : $0!.timestamps(.accelerometer) }
+            let hasTail = !packet.trailingBytes.isEmpty
+            let (times, packetsWithTail) = streams.withLock { state -> ([Int64], Int) in
+                guard state != nil else { return ([], 0) }
+                if hasTail { state!.accelerometerPacketsWithTail += 1 }
+                return (state!.timestamps(.accelerometer, samples: packet.samples.count), state!.accelerometerPacketsWithTail)
+            }
+            if hasTail { tailIgnored(packet, bytes, count: packetsWithTail, link) }
             for (sample, time) in zip(packet.samples, times) {
                 let g = sample.gravities
                 link.emit(.sample(SensorSample(sensor: .accelerometer, timestamp: time,
@@ -132,6 +145,20 @@ public final class EmpaticaE4Driver: WearableDriver {
             }
         } catch { decodeFailed("accelerometer", bytes, error, link) }
     }
+
+    /// A packet whose last 1–2 bytes make no whole triplet: its samples are published, the tail is counted and
+    /// logged at debug level like a malformed packet — on the 1st, 2nd, 4th, 8th… of a connection, because a band
+    /// that always sends 20 bytes would otherwise log five lines a second.
+    private func tailIgnored(_ packet: E4AccelerometerPacket, _ bytes: [UInt8], count: Int, _ link: DeviceLink) {
+        guard count > 0, count & (count - 1) == 0 else { return }
+        link.logger.debug("accelerometer packet tail ignored after its whole x, y, z triplets", metadata: [
+            "bytes": "\(bytes)", "samples": "\(packet.samples.count)", "tail": "\(packet.trailingBytes)",
+            "packets_with_tail": "\(count)",
+        ])
+    }
+
+    /// Accelerometer packets of the current connection that ended in a 1–2 byte tail (0 before streaming).
+    var accelerometerPacketsWithTail: Int { streams.withLock { $0?.accelerometerPacketsWithTail ?? 0 } }
 
     @Sendable private func eda(_ bytes: [UInt8], _ link: DeviceLink) {
         do {
