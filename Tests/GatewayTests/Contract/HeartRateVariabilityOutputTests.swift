@@ -1,5 +1,6 @@
 import Gateway
 import MQTT
+import SimulatedWearables
 import Testing
 import Wear2MQTTTesting
 import Wearables
@@ -145,6 +146,28 @@ struct HeartRateVariabilityOutputTests {
         let later = Self.strapBeats(Self.alternating(40), into: &disabled)
         #expect(disabled.nextVariabilityDeadline == nil)
         #expect(Self.tick(&disabled, at: Self.start + .seconds(60), wall: later).isEmpty)
+    }
+
+    @Test("any hrv reading, odd numbers included (NaN, infinities, extremes), writes one JSON object with ts first and the counts last")
+    func payloadOfArbitraryValues() throws {
+        var random = SimulationRandom(seed: 0x4856_5250)
+        let odd: [Double] = [.nan, .infinity, -.infinity, 0, -0.0, .greatestFiniteMagnitude, .leastNonzeroMagnitude, 1e-5, 1.5e20]
+        let value = { (random: inout SimulationRandom) -> Double in
+            random.next() % 3 == 0 ? odd[Int(random.next() % UInt64(odd.count))] : Double(random.next() % 100_000) / 7
+        }
+        for _ in 0..<500 {
+            let measures = random.next() % 4 == 0 ? nil : HeartRateVariability.Measures(
+                rmssdMilliseconds: value(&random), sdnnMilliseconds: value(&random), pnn50Percent: value(&random),
+                meanHeartRateBPM: value(&random))
+            let reading = HeartRateVariability(measures: measures, intervals: Int(random.next() % 2000),
+                                               rejected: Int(random.next() % 2000), windowSeconds: Int(random.next() % 301))
+            let sample = SensorSample(sensor: .hrv, timestamp: Int64(bitPattern: random.next()), reading: .heartRateVariability(reading))
+            let payload = SamplePayload.single(sample)
+            let object = try #require(GatewayHarness.object(payload), "\(String(decoding: payload, as: UTF8.self))")
+            #expect(object["ts"]?.integer == sample.timestamp && object["intervals"]?.integer == Int64(reading.intervals))
+            #expect((object["rmssd_ms"] != nil) == (measures != nil), "measures are written whole or not at all")
+            #expect(String(decoding: payload, as: UTF8.self).hasPrefix(#"{"ts":"#))
+        }
     }
 
     @Test("with batch_ms on, sensor/hrv takes the batch shape like every sensor topic")
