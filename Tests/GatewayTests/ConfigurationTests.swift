@@ -257,6 +257,10 @@ struct ConfigurationTests {
             ("metrics:\n  listen: \"::1:9464\"\n", "metrics.listen", 2, "in brackets"),
             ("metrics:\n  listen: \":9464\"\n", "metrics.listen", 2, "host:port"),
             ("bluez:\n  adapter: AA:BB:CC:DD:EE\n", "bluez.adapter", 2, "AA:BB:CC:DD:EE:FF"),
+            ("hrv:\n  window_s: 29\n", "hrv.window_s", 2, "between 30 and 300, got 29"),
+            ("hrv:\n  window_s: 301\n", "hrv.window_s", 2, "between 30 and 300, got 301"),
+            ("hrv:\n  interval_s: 0\n", "hrv.interval_s", 2, "between 1 and 3600, got 0"),
+            ("hrv:\n  enabled: often\n", "hrv.enabled", 2, "true or false"),
         ] as [(String, String, Int, String)]
     )
     func outOfRange(yaml: String, keyPath: String, line: Int, message: String) {
@@ -301,6 +305,18 @@ struct ConfigurationTests {
                                                                            "WEAR2MQTT_METRICS_LISTEN": "localhost:9999"])
         #expect(environment.metrics.enabled && environment.metrics.endpoint == Configuration.ListenAddress(host: "localhost", port: 9999))
         #expect(defaults.resolvedSummary().contains("listen: 127.0.0.1:9464"))
+    }
+
+    @Test("hrv: on by default over a 60 s window published every 10 s; the window takes 30-300 s; WEAR2MQTT_HRV_WINDOW_S sets it")
+    func heartRateVariabilityDefaults() throws {
+        let defaults = try Configuration.parse(yaml: "")
+        #expect(defaults.hrv.enabled && defaults.hrv.windowSeconds == 60 && defaults.hrv.intervalSeconds == 10)
+        let custom = try Configuration.parse(yaml: "hrv: {enabled: false, window_s: 300, interval_s: 300}")
+        #expect(!custom.hrv.enabled && custom.hrv.windowSeconds == 300 && custom.hrv.intervalSeconds == 300)
+        #expect(try Configuration.parse(yaml: "hrv: {window_s: 30}").hrv.windowSeconds == 30)
+        let environment = try Configuration.parse(yaml: "", environment: ["WEAR2MQTT_HRV_WINDOW_S": "120"])
+        #expect(environment.hrv.windowSeconds == 120)
+        #expect(defaults.resolvedSummary().contains("hrv:\n  enabled: true\n  window_s: 60\n  interval_s: 10"))
     }
 
     @Test("a multi-level base_topic is fine")

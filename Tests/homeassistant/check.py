@@ -438,6 +438,19 @@ device_automation:
         print(f"E4: {skin['entity_id']} = {temperature['state']} °C, {eda['entity_id']} = {conductance['state']} µS, "
               f"the tag button fired {tag['entity_id']}")
 
+        # Heart-rate variability: the strap's RR intervals give HRV RMSSD in ms once its 60 s window holds 30 s of clean
+        # beats; the E4's HRV entities exist from its connection (it always sends beats) and are unknown until then.
+        async def hrv_entities():
+            entities = {e["unique_id"]: e for e in await ha.ws("config/entity_registry/list") if e.get("platform") == "mqtt"}
+            wanted = [entities.get(strap_prefix + "hrv_rmssd"), entities.get(e4_prefix + "hrv_rmssd")]
+            return wanted if all(wanted) else None
+        strap_rmssd, e4_rmssd = await async_wait_for(hrv_entities, 60, "the strap's and the E4's HRV RMSSD entities")
+        rmssd = await async_wait_for(lambda: measured(strap_rmssd, "ms"), 90, "the strap's HRV RMSSD")
+        assert rmssd["attributes"].get("device_class") == "duration" and 0 < float(rmssd["state"]) < 200, rmssd
+        e4_state = await ha.state(e4_rmssd["entity_id"])
+        assert e4_state and (e4_state["state"] in ("unknown", "unavailable") or float(e4_state["state"]) >= 0), e4_state
+        print(f"HRV: {rmssd['entity_id']} = {rmssd['state']} ms; {e4_rmssd['entity_id']} is {e4_state['state']}")
+
         # Firmware: the band's update entity offers the package named for it; installed from Home Assistant, the
         # band is updated over Nordic DFU and the entity shows the new version, with progress on the way.
         band_prefix = f"wear2mqtt_{GATEWAY_ID}_{BAND.replace(':', '').lower()}_"

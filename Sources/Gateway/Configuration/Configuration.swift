@@ -25,6 +25,7 @@ public struct Configuration: Sendable, Equatable, Codable, ConfigurationSection 
     public var dfu = DFUSection()
     public var homeassistant = HomeAssistantSection()
     public var metrics = MetricsSection()
+    public var hrv = HeartRateVariabilitySection()
 
     public init() {}
 
@@ -38,6 +39,7 @@ public struct Configuration: Sendable, Equatable, Codable, ConfigurationSection 
         case dfu
         case homeassistant
         case metrics
+        case hrv
     }
 
     static var nestedSchemas: [String: ConfigurationSchema] {
@@ -51,6 +53,7 @@ public struct Configuration: Sendable, Equatable, Codable, ConfigurationSection 
             CodingKeys.dfu.stringValue: DFUSection.schema,
             CodingKeys.homeassistant.stringValue: HomeAssistantSection.schema,
             CodingKeys.metrics.stringValue: MetricsSection.schema,
+            CodingKeys.hrv.stringValue: HeartRateVariabilitySection.schema,
         ]
     }
 
@@ -66,6 +69,7 @@ public struct Configuration: Sendable, Equatable, Codable, ConfigurationSection 
         dfu = try container.value(.dfu, default: DFUSection())
         homeassistant = try container.value(.homeassistant, default: HomeAssistantSection())
         metrics = try container.value(.metrics, default: MetricsSection())
+        hrv = try container.value(.hrv, default: HeartRateVariabilitySection())
 
         var seenAddresses: [String: Int] = [:]
         var seenNames: [String: Int] = [:]
@@ -97,6 +101,7 @@ public struct Configuration: Sendable, Equatable, Codable, ConfigurationSection 
         try container.encode(dfu, forKey: .dfu)
         try container.encode(homeassistant, forKey: .homeassistant)
         try container.encode(metrics, forKey: .metrics)
+        try container.encode(hrv, forKey: .hrv)
     }
 
     /// Set to `true` in an encoder's `userInfo` to encode the MQTT password in clear text instead of `***`.

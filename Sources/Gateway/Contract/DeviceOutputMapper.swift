@@ -2,9 +2,10 @@ import MQTT
 import Wearables
 
 /// The contract's side of the devices, as a value: what the sessions report (`ManagerOutput`) in, the messages to
-/// publish out. It owns each device's retained state document, the sample batcher, per-device options and the
-/// message counts of `bridge/health`; it does no I/O and reads no clock (the caller passes the time), so every rule
-/// of the contract about device output is unit-tested without a broker.
+/// publish out. It owns each device's retained state document, the sample batcher, per-device options, the
+/// heart-rate variability of every beat source and the message counts of `bridge/health`; it does no I/O and reads
+/// no clock (the caller passes the time), so every rule of the contract about device output is unit-tested without a
+/// broker.
 ///
 /// It does not build `bridge/devices` (that needs the device manager's list): it asks for it with
 /// `.publishDeviceList`.
@@ -20,6 +21,7 @@ public struct DeviceOutputMapper: Sendable {
     public let messages: ContractMessages
     public private(set) var documents: [String: DeviceStateDocument] = [:]
     private var batcher = SampleBatcher()
+    private var variability: HeartRateVariabilityMonitor
     private var options: [String: DeviceOptions] = [:]
     /// `<base>/<id>/sensor/<name>` by device and sensor, built once: a topic string per sample is an allocation.
     private var sensorTopics: [String: [SensorKind: String]] = [:]
@@ -29,8 +31,9 @@ public struct DeviceOutputMapper: Sendable {
     /// here, where each sample passes anyway, and read only when metrics are scraped.
     public private(set) var sampleCounts: [String: [SensorKind: UInt64]] = [:]
 
-    public init(messages: ContractMessages) {
+    public init(messages: ContractMessages, heartRateVariability: Configuration.HeartRateVariabilitySection = .init()) {
         self.messages = messages
+        variability = HeartRateVariabilityMonitor(settings: heartRateVariability)
     }
 
     // MARK: Device output
@@ -51,7 +54,10 @@ public struct DeviceOutputMapper: Sendable {
                 actions.append(.publish(messages.availability(id, online: online)))
                 actions.append(.publish(messages.bridgeEvent(BridgeEvent(online ? .deviceConnected : .deviceDisconnected,
                                                                          data: ["id": .text(id)]))))
-                if !online { actions += batcher.flush(device: id).map { .publish(sampleMessage($0)) } }
+                if !online {
+                    actions += batcher.flush(device: id).map { .publish(sampleMessage($0)) }
+                    variability.disconnected(id)
+                }
                 actions.append(.publishDeviceList)
             }
             return actions
@@ -64,6 +70,7 @@ public struct DeviceOutputMapper: Sendable {
             options[id] = nil
             sensorsSeen[id] = nil
             sampleCounts[id] = nil
+            variability.forget(id)
             return messages.removal(id).map(Action.publish)
         case .bridgeEvent(let type, let data):
             guard let kind = BridgeEvent.Kind(rawValue: type) else { return [] }
@@ -77,6 +84,7 @@ public struct DeviceOutputMapper: Sendable {
         case .sample(let sample):
             // The hot path: one batcher step, the device's options, its message count.
             let firstOfItsKind = sensorsSeen[id, default: []].insert(sample.sensor.rawValue).inserted
+            variability.add(sample, device: id, at: now)
             sampleCounts[id, default: [:]][sample.sensor, default: 0] &+= 1
             if batcher.window(forDevice: id) == .zero {
                 // Unbatched (the default): straight to a message on the kept topic, no publication in between.
@@ -128,6 +136,16 @@ public struct DeviceOutputMapper: Sendable {
 
     /// When the next batch window closes, if one is open.
     public var nextBatchDeadline: ContinuousClock.Instant? { batcher.nextDeadline }
+
+    /// At each `hrv.interval_s` tick, a `sensor/hrv` sample for every device with beats in its window; the caller
+    /// maps each like any sample of its device (`map(.device(id, .event(.sample(…))))`), so batching, QoS, counts
+    /// and Home Assistant treat it as one.
+    public mutating func dueVariability(at now: ContinuousClock.Instant, unixMilliseconds: Int64) -> [(device: String, sample: SensorSample)] {
+        variability.due(at: now, unixMilliseconds: unixMilliseconds)
+    }
+
+    /// The next `hrv.interval_s` tick, once a device has sent beats.
+    public var nextVariabilityDeadline: ContinuousClock.Instant? { variability.nextDeadline }
 
     /// Whether any device batches its samples (`batch_ms` > 0): then a batch may open at any moment.
     public var anyDeviceBatches: Bool { options.values.contains { $0.batchMilliseconds > 0 } }

@@ -80,6 +80,17 @@ extension JSONWriter {
             optionalField("crank_revs", crankRevolutions.map(Int64.init))
             optionalField("speed_mps", speed)
             optionalField("cadence_rpm", cadence)
+        case .heartRateVariability(let variability):
+            // Too few clean intervals: the measures are left out (never null), the counts say why.
+            if let measures = variability.measures {
+                field("rmssd_ms", measures.rmssdMilliseconds)
+                field("sdnn_ms", measures.sdnnMilliseconds)
+                field("pnn50_pct", measures.pnn50Percent)
+                field("mean_hr_bpm", measures.meanHeartRateBPM)
+            }
+            field("intervals", variability.intervals)
+            field("rejected", variability.rejected)
+            field("window_s", variability.windowSeconds)
         }
         endObject()
     }

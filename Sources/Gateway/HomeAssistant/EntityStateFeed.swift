@@ -3,7 +3,8 @@ import Wearables
 /// Feeds Home Assistant's entities from fast sensor streams without flooding its recorder: each entity's topic
 /// gets at most one value per interval — the first value at once, then what came during the interval when it
 /// closes: the mean for rates that wander sample to sample (heart rate, EDA, inter-beat interval, running speed and
-/// cadence), the latest for slow or spot values (temperatures, SpO2, pulse rate). The raw streams are untouched.
+/// cadence), the latest for slow or spot values (temperatures, SpO2, pulse rate) and for heart-rate variability (its
+/// window already averages; `None` when it has no value). The raw streams are untouched.
 ///
 /// Pure: the caller passes the time, publishes what comes back, and calls `due(at:)` from a timer so the last
 /// values of a stream that stopped still arrive. BVP and motion axes are not fed at all: a number sampled every
@@ -16,7 +17,9 @@ public struct EntityStateFeed: Sendable {
         public var value: Double
     }
 
-    enum Aggregate { case mean, latest }
+    /// `latestOrUnknown`: the latest value, and NaN (published as `None`, which Home Assistant shows as unknown)
+    /// when the stream says it has none — heart-rate variability with too few clean intervals.
+    enum Aggregate { case mean, latest, latestOrUnknown }
 
     private struct Pending {
         var sum = 0.0
@@ -45,6 +48,10 @@ public struct EntityStateFeed: Sendable {
         case .running(let speed, let cadence, _, _, _): [("running_speed", speed, .mean), ("running_cadence", Double(cadence), .mean)]
         case .cycling(_, _, let speed, let cadence):
             (speed.map { [("cycling_speed", $0, .mean)] } ?? []) + (cadence.map { [("cycling_cadence", $0, .mean)] } ?? [])
+        case .heartRateVariability(let variability):
+            [("hrv_rmssd", variability.measures?.rmssdMilliseconds ?? .nan, .latestOrUnknown),
+             ("hrv_sdnn", variability.measures?.sdnnMilliseconds ?? .nan, .latestOrUnknown),
+             ("hrv_mean_hr", variability.measures?.meanHeartRateBPM ?? .nan, .latestOrUnknown)]
         case .vector, .quaternion, .uncalibratedVector, .bvp: []
         }
     }
@@ -56,7 +63,7 @@ public struct EntityStateFeed: Sendable {
     /// Takes one sample; answers the updates to publish now.
     public mutating func add(_ sample: SensorSample, device: String, at now: ContinuousClock.Instant) -> [Update] {
         var updates: [Update] = []
-        for (key, value, _) in Self.values(of: sample) where value.isFinite {
+        for (key, value, aggregate) in Self.values(of: sample) where value.isFinite || aggregate == .latestOrUnknown {
             guard var entry = pending[device]?[key] else {
                 // The first value of an entity goes out at once; its interval starts now.
                 updates.append(Update(device: device, key: key, value: value))

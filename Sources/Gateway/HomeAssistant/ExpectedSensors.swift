@@ -10,8 +10,12 @@ enum ExpectedSensors {
     /// Streams a driver always sends once connected.
     static let byDriver: [String: Set<String>] = ["empatica": ["heart_rate", "eda", "skin_temperature", "ibi"]]
 
-    static func sensors(driver: String, serviceUUIDs: [String]) -> Set<String> {
+    /// `heartRateVariability`: `hrv.enabled`; a driver that always streams beat intervals (`ibi`) then streams
+    /// `hrv` too. A standard strap's RR intervals are optional in its measurements, so its `hrv` is known from the
+    /// first one.
+    static func sensors(driver: String, serviceUUIDs: [String], heartRateVariability: Bool = false) -> Set<String> {
         var sensors = byDriver[driver] ?? []
+        if heartRateVariability, sensors.contains("ibi") { sensors.insert("hrv") }
         guard driver == "standard" else { return sensors }
         for uuid in serviceUUIDs {
             if let sensor = byService[String(uuid.lowercased().prefix(8))] { sensors.insert(sensor) }

@@ -74,6 +74,9 @@ extension HomeAssistantDiscovery {
         "running_cadence": ("Running cadence", "steps/min", nil),
         "cycling_speed": ("Cycling speed", "m/s", "speed"),
         "cycling_cadence": ("Cycling cadence", "rpm", nil),
+        "hrv_rmssd": ("HRV RMSSD", "ms", "duration"),
+        "hrv_sdnn": ("HRV SDNN", "ms", "duration"),
+        "hrv_mean_hr": ("HRV mean heart rate", "bpm", nil),
     ]
 
     /// The retained discovery document of one wearable, linked to the bridge.
@@ -213,5 +216,6 @@ extension DiscoveredWearable {
         "heart_rate": ["heart_rate"], "spo2": ["spo2", "pulse_rate"], "temperature": ["temperature"],
         "skin_temperature": ["skin_temperature"], "eda": ["eda"], "ibi": ["ibi"],
         "running": ["running_speed", "running_cadence"], "cycling": ["cycling_speed", "cycling_cadence"],
+        "hrv": ["hrv_rmssd", "hrv_sdnn", "hrv_mean_hr"],
     ]
 }

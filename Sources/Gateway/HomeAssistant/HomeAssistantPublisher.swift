@@ -124,7 +124,10 @@ public final class HomeAssistantPublisher: Sendable {
 
     private func message(_ update: EntityStateFeed.Update) -> OutgoingMessage {
         var writer = JSONWriter(capacity: 16)
-        if update.value.rounded() == update.value, abs(update.value) < 1e15 {
+        if update.value.isNaN {
+            // Home Assistant's MQTT sensor takes `None` as "no value": the entity shows unknown.
+            return OutgoingMessage(topic: discovery.entityTopic(update.device, update.key), payload: Array("None".utf8))
+        } else if update.value.rounded() == update.value, abs(update.value) < 1e15 {
             writer.integer(Int64(update.value))
         } else {
             writer.number(update.value)

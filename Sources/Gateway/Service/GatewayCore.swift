@@ -56,7 +56,7 @@ public final class GatewayCore: Sendable {
         self.unavailable = unavailable
         topics = TopicLayout(base: configuration.mqtt.baseTopic)
         metrics = configuration.metrics.enabled ? GatewayMetrics(drivers: registry) : nil
-        outputs = Mutex(DeviceOutputMapper(messages: ContractMessages(topics: topics)))
+        outputs = Mutex(DeviceOutputMapper(messages: ContractMessages(topics: topics), heartRateVariability: configuration.hrv))
         (records, recordQueue) = AsyncStream.makeStream(of: OutgoingMessage.self)
         homeAssistant = configuration.homeassistant.enabled
             ? HomeAssistantPublisher(configuration.homeassistant, topics: topics, gatewayID: configuration.gateway.id,
@@ -303,7 +303,8 @@ public final class GatewayCore: Sendable {
                 paired: paired, connected: connection == .connected))
             let services = BluetoothAddress(device.address).flatMap { central.model.device(address: $0) }
                 .map { central.model.services(of: $0.path).map(\.uuid) } ?? []
-            let expected = ExpectedSensors.sensors(driver: device.driver, serviceUUIDs: services)
+            let expected = ExpectedSensors.sensors(driver: device.driver, serviceUUIDs: services,
+                                                   heartRateVariability: configuration.hrv.enabled)
             var wearable = DiscoveredWearable(device: device, driver: driver, document: document,
                                               sensorsSeen: sensors.union(expected),
                                               offers: firmwareOffers.withLock { $0 }, allowDFU: configuration.allow.dfu)
@@ -325,13 +326,20 @@ public final class GatewayCore: Sendable {
 
     // MARK: Periodic
 
-    /// Publishes the sample batches whose window closed; answers when to look again: when the next batch closes,
-    /// within 200 ms while a device batches (a batch may open meanwhile), nil when nothing is timed.
+    /// Publishes the sample batches whose window closed and, at each `hrv.interval_s` tick, every device's
+    /// heart-rate variability; answers when to look again: when the next batch closes or the next tick comes, within
+    /// 200 ms while a device batches (a batch may open meanwhile), nil when nothing is timed.
     public func flushDueSamples(at now: ContinuousClock.Instant = .now) -> ContinuousClock.Instant? {
-        let (due, next) = outputs.withLock { outputs in
-            (outputs.dueSamples(at: now), outputs.nextBatchDeadline ?? (outputs.anyDeviceBatches ? now + .milliseconds(200) : nil))
+        let unixMilliseconds = clock.unixMilliseconds()
+        let (due, variability, next) = outputs.withLock { outputs in
+            let batches = outputs.nextBatchDeadline ?? (outputs.anyDeviceBatches ? now + .milliseconds(200) : nil)
+            let variability = outputs.dueVariability(at: now, unixMilliseconds: unixMilliseconds)
+            let next = [batches, outputs.nextVariabilityDeadline].compactMap { $0 }.min()
+            return (outputs.dueSamples(at: now), variability, next)
         }
         for message in due { sink.publish(message) }
+        // A derived sample of its device like any other: topic, options, batching, counts and Home Assistant.
+        for (id, sample) in variability { handle(.device(id: id, .event(.sample(sample)))) }
         if let homeAssistant {
             for message in homeAssistant.due(at: now, unixMilliseconds: clock.unixMilliseconds()) { sink.publish(message) }
         }

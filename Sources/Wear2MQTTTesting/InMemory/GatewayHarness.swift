@@ -16,20 +16,24 @@ public final class GatewayHarness: Sendable {
     public let base: String
     public let stateDirectory: TemporaryDirectory
     private let yaml: String
-    private let unixMilliseconds: Int64
+    private let clock: GatewayClock
     /// Whether `stop()` removes the state directory: not when a restarted gateway goes on with it.
     private let ownsState: Mutex<Bool>
     /// Closes sample batches and calm entity intervals, as the service's periodic work does; ends at `stop()`.
     private let periodic = Mutex<Task<Void, Never>?>(nil)
 
     /// `configuration` is YAML of everything but `mqtt` and `gateway.state_dir`, which the harness sets (base topic
-    /// `test`, a fresh state directory unless `stateDirectory` names one).
+    /// `test`, a fresh state directory unless `stateDirectory` names one). The gateway's wall clock stands still at
+    /// `unixMilliseconds` unless `clock` is given (`.system` where wall time must pass with the devices' samples, as
+    /// for a sliding window).
     public init(configuration yaml: String = "", central: InMemoryCentral = InMemoryCentral(),
-                stateDirectory: TemporaryDirectory? = nil, unixMilliseconds: Int64 = 1_750_000_000_000) throws {
+                stateDirectory: TemporaryDirectory? = nil, unixMilliseconds: Int64 = 1_750_000_000_000,
+                clock: GatewayClock? = nil) throws {
         self.central = central
         self.stateDirectory = try stateDirectory ?? TemporaryDirectory()
         self.yaml = yaml
-        self.unixMilliseconds = unixMilliseconds
+        let clock = clock ?? GatewayClock { unixMilliseconds }
+        self.clock = clock
         ownsState = Mutex(true)
         base = "test"
         let stateDirectory = self.stateDirectory
@@ -42,7 +46,7 @@ public final class GatewayHarness: Sendable {
         \(yaml)
         """
         let configuration = try Configuration.parse(yaml: text, source: "harness.yaml", environment: [:])
-        core = GatewayCore(configuration: configuration, sink: sink, clock: GatewayClock { unixMilliseconds })
+        core = GatewayCore(configuration: configuration, sink: sink, clock: clock)
     }
 
     /// Hosts a simulated device of a catalog kind (`heart_rate_strap`, `bose_frames`, …) at `address`.
@@ -121,8 +125,7 @@ public final class GatewayHarness: Sendable {
         ownsState.withLock { $0 = false }
         periodic.withLock { $0?.cancel() }
         _ = await core.stop(timeout: .seconds(1))
-        let next = try GatewayHarness(configuration: yaml, central: central, stateDirectory: stateDirectory,
-                                      unixMilliseconds: unixMilliseconds)
+        let next = try GatewayHarness(configuration: yaml, central: central, stateDirectory: stateDirectory, clock: clock)
         await next.start()
         return next
     }

@@ -8,6 +8,8 @@ public enum SensorKind: String, Sendable, Hashable, CaseIterable, Codable {
     case eda, bvp, ibi
     case skinTemperature = "skin_temperature"
     case temperature, spo2, running, cycling
+    /// Heart-rate variability, derived by the gateway from any device's beat intervals (`HeartRateVariabilityCalculator`).
+    case hrv
 }
 
 /// How much a motion sensor trusts its reading.
@@ -30,6 +32,7 @@ public enum SensorReading: Sendable, Equatable {
                  totalDistanceMetres: Double?, isRunning: Bool?)
     case cycling(wheelRevolutions: UInt32?, crankRevolutions: UInt16?, speedMetresPerSecond: Double?,
                  cadenceRPM: Double?)
+    case heartRateVariability(HeartRateVariability)
 }
 
 /// A timestamped reading of one sensor. `timestamp` is Unix time in milliseconds, as the contract's `ts`.
