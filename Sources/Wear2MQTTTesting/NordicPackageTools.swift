@@ -56,13 +56,13 @@ public enum NordicPackageTools {
 
     /// `adafruit-nrfutil dfu genpkg` for the given images (a SoftDevice and bootloader together become `sd_bl.bin`).
     public static func adafruitPackage(application: [UInt8]? = nil, applicationVersion: UInt32? = nil,
-                                       softDevice: [UInt8]? = nil, bootloader: [UInt8]? = nil) throws -> [UInt8] {
+                                       softDevice: [UInt8]? = nil, bootloader: [UInt8]? = nil) async throws -> [UInt8] {
         let folder = try TemporaryDirectory(prefix: "wear2mqtt-adafruit-nrfutil")
         defer { folder.remove() }
         var arguments = ["adafruit-nrfutil", "dfu", "genpkg"]
         arguments += try hexArguments(folder, application: application, softDevice: softDevice, bootloader: bootloader)
         if let applicationVersion { arguments += ["--application-version", String(applicationVersion)] }
-        try run("/usr/bin/env", arguments + [folder.file("package.zip")], in: folder,
+        try await run("/usr/bin/env", arguments + [folder.file("package.zip")], in: folder,
                 missing: "adafruit-nrfutil is not installed: \(adafruitInstall)")
         return try read(folder.file("package.zip"))
     }
@@ -71,7 +71,7 @@ public enum NordicPackageTools {
     /// hardware version 52; `signed` signs with a key `nrfutil keys generate` makes for the occasion.
     public static func nordicPackage(application: [UInt8]? = nil, applicationVersion: UInt32? = nil,
                                      softDevice: [UInt8]? = nil, bootloader: [UInt8]? = nil,
-                                     bootloaderVersion: UInt32 = 1, signed: Bool = false) throws -> [UInt8] {
+                                     bootloaderVersion: UInt32 = 1, signed: Bool = false) async throws -> [UInt8] {
         guard FileManager.default.isExecutableFile(atPath: nordicNrfutil) else {
             throw ToolError(description: "Nordic's nrfutil is not installed at \(nordicNrfutil): run \(nordicInstall)")
         }
@@ -84,10 +84,10 @@ public enum NordicPackageTools {
         // A SoftDevice with an application: the application's requirement after the update (any, here).
         if softDevice != nil, application != nil { arguments += ["--sd-id", "0xFFFE"] }
         if signed {
-            try run(nordicNrfutil, ["keys", "generate", folder.file("key.pem")], in: folder, missing: nordicInstall)
+            try await run(nordicNrfutil, ["keys", "generate", folder.file("key.pem")], in: folder, missing: nordicInstall)
             arguments += ["--key-file", folder.file("key.pem")]
         }
-        try run(nordicNrfutil, arguments + [folder.file("package.zip")], in: folder, missing: nordicInstall)
+        try await run(nordicNrfutil, arguments + [folder.file("package.zip")], in: folder, missing: nordicInstall)
         return try read(folder.file("package.zip"))
     }
 
@@ -104,8 +104,10 @@ public enum NordicPackageTools {
         return arguments
     }
 
+    /// Runs a tool to its end without holding a thread: the tests that call it run on the cooperative pool, which
+    /// has one thread per core, and a blocked one stalls every other test's tasks (`waitUntilExit` would).
     private static func run(_ executable: String, _ arguments: [String], in folder: TemporaryDirectory,
-                            missing: String) throws {
+                            missing: String) async throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -118,12 +120,18 @@ public enum NordicPackageTools {
         defer { try? handle.close() }
         process.standardOutput = handle
         process.standardError = handle
-        do {
-            try process.run()
-        } catch {
+        let started: Result<Void, any Error> = await withCheckedContinuation { continuation in
+            process.terminationHandler = { _ in continuation.resume(returning: .success(())) }
+            do {
+                try process.run()
+            } catch {
+                process.terminationHandler = nil
+                continuation.resume(returning: .failure(error))
+            }
+        }
+        if case .failure(let error) = started {
             throw ToolError(description: "\(missing) (\(executable) did not start: \(error))")
         }
-        process.waitUntilExit()
         let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
         // /usr/bin/env answers 127 for a command it cannot find.
         if process.terminationStatus == 127 { throw ToolError(description: "\(missing)\n\(text)") }

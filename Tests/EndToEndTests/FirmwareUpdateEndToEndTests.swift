@@ -115,7 +115,7 @@ struct FirmwareUpdateEndToEndTests {
     }
 
     @Test func aSignedPackageFromNordicsNrfutilUpdatesTheBandOverSecureDFU() async throws {
-        let package = try NordicPackageTools.nordicPackage(application: Self.image, applicationVersion: 20200, signed: true)
+        let package = try await NordicPackageTools.nordicPackage(application: Self.image, applicationVersion: 20200, signed: true)
         try await Self.with(files: ["nrfutil-signed.zip": package]) { stack in
             #expect(await connected(stack))
             let answer = try #require(try await dfu(stack, file: "nrfutil-signed.zip", sha256: Self.sha256(package), "n1"))
@@ -128,7 +128,7 @@ struct FirmwareUpdateEndToEndTests {
     @Test func anAdafruitNrfutilSoftDeviceBootloaderAndApplicationPackageGoesOverLegacyDFU() async throws {
         let softDevice = (0..<8_192).map { UInt8(truncatingIfNeeded: $0 &* 5 &+ 1) }
         let bootloader = (0..<4_096).map { UInt8(truncatingIfNeeded: $0 &* 11 &+ 9) }
-        let package = try NordicPackageTools.adafruitPackage(application: Self.image, applicationVersion: 20301,
+        let package = try await NordicPackageTools.adafruitPackage(application: Self.image, applicationVersion: 20301,
                                                              softDevice: softDevice, bootloader: bootloader)
         try await Self.with(options: "dfu: legacy", files: ["adafruit-all.zip": package]) { stack in
             #expect(await connected(stack))

@@ -22,9 +22,9 @@ struct FirmwarePackageCorpusTests {
     // MARK: Read as their tools wrote them
 
     @Test("adafruit-nrfutil: sd_bl.bin with sd_size and bl_size in the entry, Legacy init packets with the CRC-16")
-    func adafruitPackagesRead() throws {
+    func adafruitPackagesRead() async throws {
         let package = try DFUPackage(
-            data: NordicPackageTools.adafruitPackage(application: Self.application, applicationVersion: 20301,
+            data: await NordicPackageTools.adafruitPackage(application: Self.application, applicationVersion: 20301,
                                                      softDevice: Self.softDevice, bootloader: Self.bootloader),
             maximumSize: 1 << 20)
         #expect(package.images.map(\.kind) == [.softDeviceBootloader, .application])
@@ -42,9 +42,9 @@ struct FirmwarePackageCorpusTests {
     }
 
     @Test("nrfutil: Secure init packets describing each image, the split in info_read_only_metadata, signed when asked")
-    func nordicPackagesRead() throws {
+    func nordicPackagesRead() async throws {
         let unsigned = try DFUPackage(
-            data: NordicPackageTools.nordicPackage(application: Self.application, applicationVersion: 20200),
+            data: await NordicPackageTools.nordicPackage(application: Self.application, applicationVersion: 20200),
             maximumSize: 1 << 20)
         let applicationInit = try #require(unsigned.images.first?.parsedInit)
         #expect(unsigned.images.map(\.kind) == [.application])
@@ -52,7 +52,7 @@ struct FirmwarePackageCorpusTests {
         #expect(!applicationInit.isSigned && applicationInit.expectedImageSize == Self.application.count)
 
         let signed = try DFUPackage(
-            data: NordicPackageTools.nordicPackage(application: Self.application, applicationVersion: 20200,
+            data: await NordicPackageTools.nordicPackage(application: Self.application, applicationVersion: 20200,
                                                    softDevice: Self.softDevice, bootloader: Self.bootloader,
                                                    signed: true),
             maximumSize: 1 << 20)
@@ -76,19 +76,19 @@ struct FirmwarePackageCorpusTests {
 
         var testDescription: String { rawValue }
 
-        func package() throws -> [UInt8] {
+        func package() async throws -> [UInt8] {
             switch self {
             case .adafruitApplication, .adafruitApplicationOnSDK6:
-                try NordicPackageTools.adafruitPackage(application: FirmwarePackageCorpusTests.application, applicationVersion: 20301)
+                try await NordicPackageTools.adafruitPackage(application: FirmwarePackageCorpusTests.application, applicationVersion: 20301)
             case .adafruitSoftDeviceBootloaderApplication:
-                try NordicPackageTools.adafruitPackage(application: FirmwarePackageCorpusTests.application, applicationVersion: 20301,
+                try await NordicPackageTools.adafruitPackage(application: FirmwarePackageCorpusTests.application, applicationVersion: 20301,
                                                        softDevice: FirmwarePackageCorpusTests.softDevice, bootloader: FirmwarePackageCorpusTests.bootloader)
             case .nrfutilApplication:
-                try NordicPackageTools.nordicPackage(application: FirmwarePackageCorpusTests.application, applicationVersion: 20200)
+                try await NordicPackageTools.nordicPackage(application: FirmwarePackageCorpusTests.application, applicationVersion: 20200)
             case .nrfutilSignedApplicationWithFaults:
-                try NordicPackageTools.nordicPackage(application: FirmwarePackageCorpusTests.application, applicationVersion: 20200, signed: true)
+                try await NordicPackageTools.nordicPackage(application: FirmwarePackageCorpusTests.application, applicationVersion: 20200, signed: true)
             case .nrfutilSignedSoftDeviceBootloaderApplication:
-                try NordicPackageTools.nordicPackage(application: FirmwarePackageCorpusTests.application, applicationVersion: 20200,
+                try await NordicPackageTools.nordicPackage(application: FirmwarePackageCorpusTests.application, applicationVersion: 20200,
                                                      softDevice: FirmwarePackageCorpusTests.softDevice, bootloader: FirmwarePackageCorpusTests.bootloader, signed: true)
             }
         }
@@ -110,7 +110,7 @@ struct FirmwarePackageCorpusTests {
     @Test("each package installs on the simulated bootloader and the band comes back with its version",
           arguments: Case.allCases)
     func installs(_ corpus: Case) async throws {
-        let package = try corpus.package()
+        let package = try await corpus.package()
         let folder = try TemporaryDirectory(prefix: "wear2mqtt-dfu-corpus")
         defer { folder.remove() }
         try Data(package).write(to: URL(fileURLWithPath: folder.file("package.zip")))
