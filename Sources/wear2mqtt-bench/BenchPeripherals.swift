@@ -12,8 +12,9 @@ import SimulatedWearables
 /// and the report shows the rate actually sent.
 ///
 /// Above 500 Hz (the load generator of the targets profile's ceiling run) a tick every 2 ms or so sends the
-/// notifications due in it as one burst (`PeripheralLink.notify(_:values:)`), so one actor hop carries several
+/// notifications due by then as one burst (`PeripheralLink.notify(_:values:)`), so one actor hop carries several
 /// samples and the simulator is not what limits the gateway; every notification's send instant is still recorded.
+/// What is due follows the time since the first burst, so a late tick catches up (by at most four ticks' worth).
 ///
 /// At rate 0 it is connected but silent: one measurement as soon as someone subscribes (so the bench sees it
 /// delivering), then nothing, for the idle figure of `--profile realistic`.
@@ -32,12 +33,16 @@ actor SequencedHeartRateSensor: SimulatedPeripheral {
     private let perTick: Int
     /// A tick shorter than this costs the simulator more in wake-ups than the sending itself.
     static let shortestTick = 0.002
+    private let rateHz: Double
     private let ledger: SendLedger
     private var counter: UInt64 = 0
+    /// Burst mode: when the first burst went out, and the counter then.
+    private var bursts: (start: ContinuousClock.Instant, counter: UInt64)?
 
     init(index: Int, name: String, rateHz: Double, ledger: SendLedger) {
         self.index = index
         self.ledger = ledger
+        self.rateHz = rateHz
         perTick = rateHz > 0 ? max(1, Int((rateHz * Self.shortestTick).rounded(.down))) : 1
         interval = rateHz > 0 ? .nanoseconds(Int64((1_000_000_000 * Double(perTick) / rateHz).rounded())) : nil
         deviceName = name
@@ -84,18 +89,26 @@ actor SequencedHeartRateSensor: SimulatedPeripheral {
         }
     }
 
-    /// `perTick` measurements at once, recorded with one send instant; those that did not go out are taken back.
+    /// The measurements due since the first burst at `rateHz` (at most four ticks' worth), recorded with one send
+    /// instant; those that did not go out are taken back and are due again.
     private func sendBurst(on link: any PeripheralLink) async {
+        let now = ContinuousClock.now
+        let origin = bursts ?? (now, counter)
+        bursts = origin
+        let elapsed = (now - origin.start) / .seconds(1)
+        let target = origin.counter + UInt64(elapsed * rateHz) + UInt64(perTick)
+        let count = Int(min(target > counter ? target - counter : 0, UInt64(4 * perTick)))
+        guard count > 0 else { return }
         let first = counter + 1
         let instant = monotonicNanoseconds()
         var values: [[UInt8]] = []
-        values.reserveCapacity(perTick)
-        for offset in 0..<UInt64(perTick) {
+        values.reserveCapacity(count)
+        for offset in 0..<UInt64(count) {
             ledger.record(device: index, counter: first + offset, at: instant)
             values.append(Self.measurement(first + offset))
         }
         let sent = await link.notify(Self.measurementUUID, values: values)
-        for offset in (UInt64(sent)..<UInt64(perTick)).reversed() {
+        for offset in (UInt64(sent)..<UInt64(count)).reversed() {
             ledger.retract(device: index, counter: first + offset)
         }
         counter += UInt64(sent)
