@@ -2,8 +2,12 @@ extension Configuration {
     /// `mqtt.reconnect:` — the exponential back-off between attempts to reach the broker.
     public struct ReconnectSection: Sendable, Equatable, Codable, ConfigurationSection {
         /// Delay before the first retry, in seconds; doubles per failure up to ``maxDelaySeconds``.
-        public var minDelaySeconds = 1.0
-        public var maxDelaySeconds = 60.0
+        public var minDelaySeconds = 0.5
+        /// 1 s by default: a broker that comes back is reached within a second of its return, whatever the
+        /// outage's length (an attempt at a broker that is away costs a refused TCP connection); jitter (half to all of
+        /// the delay) keeps a fleet of gateways from reconnecting in lockstep. A larger value trades that for fewer
+        /// attempts.
+        public var maxDelaySeconds = 1.0
 
         public init() {}
 
