@@ -346,7 +346,10 @@ public final class GatewayCore: Sendable {
         return next
     }
 
+    /// `bridge/health` now. Not while the broker is away: the report would wait in the offline queue and reach
+    /// subscribers stale after the reconnect, which publishes a fresh one instead (`GatewayService`).
     public func publishHealth() async {
+        guard sink.statistics.connected else { return }
         let counts = outputs.withLock { $0.takeMessageCounts() }
         let since = countsSince.withLock { since in
             defer { since = .now }

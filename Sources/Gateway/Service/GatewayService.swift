@@ -44,7 +44,11 @@ public final class GatewayService: Service, Sendable {
     public func run() async throws {
         for filter in core.topics.requestSubscriptions { try client.subscribe(filter, qos: .atLeastOnce) }
         if core.homeAssistant != nil { try client.subscribe(core.configuration.homeassistant.statusTopic, qos: .atLeastOnce) }
-        client.onConnect { [core] in core.republishAll() }
+        client.onConnect { [core] in
+            core.republishAll()
+            // A fresh report at once: none was published while the broker was away.
+            Task { await core.publishHealth() }
+        }
         let bridgeLogging = BridgeLogging(topics: core.topics, sink: client)
         logControl.forwardWarnings { bridgeLogging.publish($0) }
         defer { logControl.forwardWarnings(nil) }

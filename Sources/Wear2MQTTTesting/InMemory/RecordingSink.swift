@@ -9,6 +9,7 @@ public final class RecordingSink: MessageSink {
         var published: [OutgoingMessage] = []
         var retained: [String: OutgoingMessage] = [:]
         var durable: [OutgoingMessage] = []
+        var connected = true
     }
 
     private let state = Mutex(State())
@@ -31,9 +32,16 @@ public final class RecordingSink: MessageSink {
 
     public var statistics: MQTTClientStatistics {
         var statistics = MQTTClientStatistics()
-        statistics.connected = true
+        statistics.connected = state.withLock { $0.connected }
         statistics.published = UInt64(state.withLock { $0.published.count })
         return statistics
+    }
+
+    /// Whether the broker link counts as up (`statistics.connected`); messages are still recorded either way, as the
+    /// client would queue them.
+    public var connected: Bool {
+        get { state.withLock { $0.connected } }
+        set { state.withLock { $0.connected = newValue } }
     }
 
     /// Every message, durable ones included, in the order they were handed over.
