@@ -48,6 +48,10 @@ public struct MQTTClientConfiguration: Sendable {
     public var connectTimeout: Duration
     /// Incoming messages buffered for a slow consumer before new ones are dropped (and counted).
     public var incomingBufferCapacity: Int
+    /// The broker accepted these credentials before (an earlier run said so): a refusal is then an outage of the
+    /// broker's authentication, retried like any other, not the end of `run()`. Without it only a refusal after
+    /// this client's own first connection is retried.
+    public var credentialsAcceptedBefore = false
 
     public init(
         host: String, port: Int, clientID: String, protocolVersion: ProtocolVersion = .v5,
@@ -81,6 +85,8 @@ public struct MQTTClientConfiguration: Sendable {
 public struct MQTTClientStatistics: Sendable, Equatable {
     public var connected = false
     public var connections: UInt64 = 0
+    /// Connection attempts the broker answered with a refusal (CONNACK reason), credentials or otherwise.
+    public var refusedConnections: UInt64 = 0
     public var offlineQueued = 0
     public var offlineDropped: UInt64 = 0
     public var spoolPending = 0

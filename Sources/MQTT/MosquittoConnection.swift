@@ -537,9 +537,10 @@ final class MosquittoConnection: @unchecked Sendable {
         guard reason == 0 else {
             let text = configuration.protocolVersion == .v5 ? MosquittoText.reason(reason) : MosquittoText.connack(reason)
             lastLibraryError = "broker refused the connection: \(text)"
+            statistics.withLock { $0.refusedConnections += 1 }
             let authentication: Set<Int32> = configuration.protocolVersion == .v5 ? [0x86, 0x87, 0x8C] : [4, 5]
             if authentication.contains(reason) {
-                if !everConnected {
+                if !everConnected && !configuration.credentialsAcceptedBefore {
                     fatalError = .authenticationRefused(reason: text)
                 } else {
                     logger.error("the MQTT broker now refuses our credentials; retrying", metadata: ["reason": "\(text)"])

@@ -83,7 +83,10 @@ struct Run: AsyncParsableCommand {
         }
         let client: MQTTClient
         do {
-            client = try MQTTClient(configuration: configuration.mqttClientConfiguration(), logger: Logger(label: "mqtt"),
+            var mqtt = configuration.mqttClientConfiguration()
+            // Credentials the broker accepted before are retried when refused: only a first refusal ends in exit 3.
+            mqtt.credentialsAcceptedBefore = AcceptedCredentials(configuration).wereAcceptedBefore
+            client = try MQTTClient(configuration: mqtt, logger: Logger(label: "mqtt"),
                                     loop: dataPath)
         } catch {
             fail(ExitStatus.configurationError, "configuration error: mqtt: \(error)")

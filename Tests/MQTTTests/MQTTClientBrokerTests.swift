@@ -187,6 +187,37 @@ struct MQTTClientBrokerTests {
         await broker.remove()
     }
 
+    @Test("credentials the broker accepted before are retried when refused, and connect once it takes them again")
+    func refusedCredentialsAcceptedBeforeAreRetried() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let passwords = try await MosquittoClients.passwordFile(in: directory, user: "gateway", password: "rotated")
+        let broker = try MosquittoBroker(passwordFile: passwords)
+        try await broker.start()
+
+        var settings = configuration(port: broker.port, spool: directory.file("spool"))
+        settings.username = "gateway"
+        settings.password = "s3cret"
+        settings.credentialsAcceptedBefore = true
+        let client = try MQTTClient(configuration: settings)
+        let task = Task { try await client.run() }
+        // Refused again and again, and still running: an outage, not the end.
+        #expect(await eventually { client.statistics.refusedConnections >= 3 })
+        #expect(!client.statistics.connected)
+
+        // The broker takes the password again (its file restored, the broker restarted on the same port).
+        await broker.stop()
+        let restored = try TemporaryDirectory()
+        defer { restored.remove() }
+        let original = try await MosquittoClients.passwordFile(in: restored, user: "gateway", password: "s3cret")
+        try Data(contentsOf: URL(fileURLWithPath: original)).write(to: URL(fileURLWithPath: passwords))
+        try await broker.start()
+        #expect(await eventually { client.statistics.connected })
+        await client.close()
+        try await task.value
+        await broker.remove()
+    }
+
     @Test func tlsWithTheRightCAConnectsAndAWrongCAIsRefusedClearly() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

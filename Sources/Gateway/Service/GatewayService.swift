@@ -44,10 +44,18 @@ public final class GatewayService: Service, Sendable {
     public func run() async throws {
         for filter in core.topics.requestSubscriptions { try client.subscribe(filter, qos: .atLeastOnce) }
         if core.homeAssistant != nil { try client.subscribe(core.configuration.homeassistant.statusTopic, qos: .atLeastOnce) }
-        client.onConnect { [core] in
+        let credentials = AcceptedCredentials(core.configuration)
+        client.onConnect { [core, logger] in
             core.republishAll()
-            // A fresh report at once: none was published while the broker was away.
-            Task { await core.publishHealth() }
+            Task {
+                // A fresh report at once: none was published while the broker was away.
+                await core.publishHealth()
+                // Off the data-path loop: a later refusal of these credentials is then retried (even after a restart).
+                do { try credentials.remember() } catch {
+                    logger.warning("cannot record that the broker accepted the credentials",
+                                   metadata: ["path": "\(credentials.path)", "error": "\(error)"])
+                }
+            }
         }
         let bridgeLogging = BridgeLogging(topics: core.topics, sink: client)
         logControl.forwardWarnings { bridgeLogging.publish($0) }

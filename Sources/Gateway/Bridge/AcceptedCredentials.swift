@@ -1,0 +1,34 @@
+import Crypto
+import Foundation
+
+/// Remembers, in the state directory, that the broker once accepted this gateway's credentials, so that a later
+/// refusal — a broker restarted with its password file half written, an authentication backend that is down —
+/// is retried as an outage instead of ending the gateway (exit 3, which systemd does not restart). Only a gateway
+/// that never got in with these credentials exits 3.
+///
+/// The file holds a SHA-256 over host, port, user name and password, never the password; it is 0600 in the
+/// 0700 state directory. Changing any of the four makes the next refusal fatal again, until a connection succeeds.
+public struct AcceptedCredentials: Sendable {
+    public let path: String
+    let fingerprint: String
+
+    public init(_ configuration: Configuration) {
+        path = configuration.gateway.stateDirectory + "/mqtt-credentials-accepted"
+        let mqtt = configuration.mqtt
+        let fields = ["wear2mqtt credentials v1", mqtt.host, String(mqtt.port), mqtt.username ?? "",
+                      mqtt.password?.reveal() ?? ""]
+        fingerprint = SHA256.hash(data: Array(fields.joined(separator: "\u{0}").utf8))
+            .map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
+    }
+
+    /// Whether the broker accepted exactly these credentials before.
+    public var wereAcceptedBefore: Bool {
+        (try? String(contentsOfFile: path, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) == fingerprint
+    }
+
+    /// Records a successful connection (once per change: nothing is written when the file already says so).
+    public func remember() throws {
+        guard !wereAcceptedBefore else { return }
+        try AtomicFile.replace(path, with: Data((fingerprint + "\n").utf8))
+    }
+}
