@@ -109,6 +109,13 @@ struct Stack {
         gateway = try GatewayProcess.start(arguments: ["run", "--config", configPath], in: broker.directory, name: "gateway-2")
     }
 
+    /// Kills the gateway with SIGKILL (no goodbye, no flush) and starts it again with the same configuration and state.
+    mutating func killAndRestartGateway() async throws {
+        gateway.child.signal(SIGKILL)
+        _ = await gateway.child.waitForExit(timeout: .seconds(30))
+        gateway = try GatewayProcess.start(arguments: ["run", "--config", configPath], in: broker.directory, name: "gateway-killed")
+    }
+
     func stop() async {
         await gateway.child.stop()
         await witness.stop()

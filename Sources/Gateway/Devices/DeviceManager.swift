@@ -57,10 +57,14 @@ public actor DeviceManager {
     private var pairings: [String: PairingFlow] = [:]
     private var signalStrength = SignalStrengthReports()
     private var signalWatch: Task<Void, Never>?
+    /// Handed to every session's link, so drivers can wait until their records are stored (`emitDurably`).
+    private let durableRecords: DurableRecords
 
     public init(bluez: any BluetoothCentral, registry: DriverRegistry, store: DeviceStore, filter: DeviceFilter,
                 adapter: AdapterSelector?, firmwarePackages: Configuration.DFUSection = .init(),
-                output: @escaping @Sendable (ManagerOutput) -> Void, logger: Logger) {
+                output: @escaping @Sendable (ManagerOutput) -> Void, durableRecords: DurableRecords = .immediate,
+                logger: Logger) {
+        self.durableRecords = durableRecords
         self.firmwarePackages = firmwarePackages
         self.bluez = bluez
         self.registry = registry
@@ -217,7 +221,7 @@ public actor DeviceManager {
             device: device, address: address, driver: driver, bluez: bluez,
             adapter: { try? bluez.adapter(selector) }, discovery: discovery,
             output: { output(.device(id: id, $0)) },
-            logger: logger, storage: storage, firmwarePackages: firmwarePackages)
+            logger: logger, storage: storage, firmwarePackages: firmwarePackages, durableRecords: durableRecords)
         sessions[id] = session
         Task { await session.start() }
     }

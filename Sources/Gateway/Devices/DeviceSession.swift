@@ -47,6 +47,8 @@ public actor DeviceSession {
     let wakes = WakeSignal()
     /// Signalled when a session's link is up, for an update waiting for the application to come back.
     let linkUp = WakeSignal()
+    /// Lets the driver wait until its records are stored before the device forgets them.
+    let durableRecords: DurableRecords
     /// The data of the update the lifecycle says is scheduled or running (`DeviceSession+FirmwareUpdate.swift`).
     var updateJob: FirmwareUpdateJob?
 
@@ -56,7 +58,8 @@ public actor DeviceSession {
          adapter: @escaping @Sendable () -> AdapterInfo?, discovery: DiscoveryCoordinator,
          output: @escaping @Sendable (SessionOutput) -> Void, logger: Logger,
          storage: DriverStorage = .inMemory(), firmwarePackages: Configuration.DFUSection = .init(),
-         commandTimeout: Duration = .seconds(30), queueCapacity: Int = 8) {
+         commandTimeout: Duration = .seconds(30), queueCapacity: Int = 8, durableRecords: DurableRecords = .immediate) {
+        self.durableRecords = durableRecords
         self.storage = storage
         self.firmwarePackages = firmwarePackages
         self.device = device
@@ -170,7 +173,7 @@ public actor DeviceSession {
             central: bluez, device: path, address: address,
             notifyMethod: device.options.notify == "start_notify" ? .startNotify : .acquire,
             logger: logger, emit: { output(.event($0)) },
-            clock: { Int64(Date().timeIntervalSince1970 * 1000) })
+            clock: { Int64(Date().timeIntervalSince1970 * 1000) }, durable: durableRecords)
         link = sessionLink
         linkUp.signal()
         if startingUpdate, case .scheduled(let order) = updateJob { startUpdate(order) }

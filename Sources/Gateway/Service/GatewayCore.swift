@@ -24,6 +24,8 @@ public final class GatewayCore: Sendable {
     let attached = Mutex<(central: any BluetoothCentral, manager: DeviceManager)?>(nil)
     private let records: AsyncStream<OutgoingMessage>
     private let recordQueue: AsyncStream<OutgoingMessage>.Continuation
+    /// Which queued records are stored, for drivers that must not let a device forget records before (`emitDurably`).
+    let durableRecords = DurableRecordTracker()
     private let started = ContinuousClock.now
     private let countsSince = Mutex(ContinuousClock.now)
     /// Said in `ADAPTER_UNAVAILABLE` answers while no central is attached.
@@ -102,7 +104,8 @@ public final class GatewayCore: Sendable {
         let manager = DeviceManager(
             bluez: central, registry: registry, store: DeviceStore(stateDirectory: configuration.gateway.stateDirectory),
             filter: deviceFilter, adapter: configuration.bluez.adapter.map(AdapterSelector.init),
-            firmwarePackages: configuration.dfu, output: { [weak self] in self?.handle($0) }, logger: Logger(label: "devices"))
+            firmwarePackages: configuration.dfu, output: { [weak self] in self?.handle($0) },
+            durableRecords: durableRecords.durableRecords, logger: Logger(label: "devices"))
         attached.withLock { $0 = (central, manager) }
         await manager.start(configured: configuredDevices,
                             configuredOptions: Dictionary(configuration.devices.compactMap { entry in entry.options.map { (entry.address, $0) } },
@@ -154,7 +157,9 @@ public final class GatewayCore: Sendable {
         for action in actions {
             switch action {
             case .publish(let message): sink.publish(message)
-            case .publishDurable(let message): recordQueue.yield(message)
+            case .publishDurable(let message):
+                _ = durableRecords.queued()
+                recordQueue.yield(message)
             case .publishDeviceList: publishDeviceList()
             }
         }
@@ -169,10 +174,13 @@ public final class GatewayCore: Sendable {
         for await record in records {
             do {
                 try await sink.publishDurable(record)
+                durableRecords.finished(stored: true)
             } catch {
                 logger.error("a durable record could not be stored", metadata: ["topic": "\(record.topic)", "error": "\(error)"])
+                durableRecords.finished(stored: false)
             }
         }
+        durableRecords.end()
     }
 
     // MARK: Requests

@@ -308,7 +308,8 @@ public final class ActiGraphDriver: WearableDriver {
                 try ActiGraphEpochPage(decoding: pageData)
             }
             let epochs = contents.records.filter { $0.timestamp >= range.start && $0.timestamp <= range.stop }
-            for epoch in epochs { link.emit(.record(epoch.fitnessRecord(serial: serial))) }
+            // Stored in the spool before the cursor moves and the Link forgets the page.
+            try await link.emitDurably(epochs.map { $0.fitnessRecord(serial: serial) })
             published += epochs.count
             if let newest = epochs.map(\.timestamp).max() {
                 entry["pending"] = .object(["next": .integer(Int64(newest) + 1), "stop": .integer(Int64(range.stop))])

@@ -16,10 +16,11 @@ public struct DeviceLink: Sendable {
     public let logger: Logger
     private let emitter: @Sendable (WearableEvent) -> Void
     private let clock: @Sendable () -> Int64
+    private let durable: DurableRecords
 
     public init(central: any BluetoothCentral, device: ObjectPath, address: BluetoothAddress, notifyMethod: NotifyMethod,
                 logger: Logger, emit: @escaping @Sendable (WearableEvent) -> Void,
-                clock: @escaping @Sendable () -> Int64) {
+                clock: @escaping @Sendable () -> Int64, durable: DurableRecords = .immediate) {
         self.central = central
         self.device = device
         self.address = address
@@ -27,9 +28,21 @@ public struct DeviceLink: Sendable {
         self.logger = logger
         self.emitter = emit
         self.clock = clock
+        self.durable = durable
     }
 
     public func emit(_ event: WearableEvent) { emitter(event) }
+
+    /// Emits `records` and returns once the gateway has stored them durably: only then may a driver let the device
+    /// forget them (acknowledge a page, advance a cursor). Throws `INTERNAL` if any could not be stored; the device
+    /// then keeps them for the next sync.
+    public func emitDurably(_ records: [FitnessRecord]) async throws(CommandError) {
+        let before = durable.handedOver()
+        for record in records { emitter(.record(record)) }
+        guard await durable.stored(before, durable.handedOver()) else {
+            throw CommandError(.internalError, "the gateway could not store the records durably (see its log); the device keeps them")
+        }
+    }
 
     /// Unix time in milliseconds: the `ts` of samples and events.
     public var now: Int64 { clock() }

@@ -242,8 +242,8 @@ public final class GoFITDriver: WearableDriver {
 
     // MARK: History
 
-    /// Downloads every kind page by page. After a page's records are handed to the gateway (durable from
-    /// there), the last one's time is stored as the kind's cursor and the page acknowledged: a later sync,
+    /// Downloads every kind page by page. Once a page's records are stored durably by the gateway
+    /// (`emitDurably`), the last one's time is stored as the kind's cursor and the page acknowledged: a later sync,
     /// or the resumption of this one after a dropped link, starts after it, so no record is published twice.
     private func runSync(since: UInt32, until: UInt32, _ link: DeviceLink, _ channel: GoFITChannel) async throws(CommandError) -> DeviceValue {
         let first = syncRunning.withLock { running in defer { running = true }; return !running }
@@ -264,7 +264,9 @@ public final class GoFITDriver: WearableDriver {
             for page in 0..<opened.pageCount {
                 let pageData = try await channel.call(.historyPage(kind: kind, page: page))
                 let contents = try Self.decoded { () throws(GATTCodecError) in try GoFITHistoryPage(decoding: pageData) }
-                for record in contents.records { link.emit(.record(record.fitnessRecord(serial: serial))) }
+                // Stored in the spool before the cursor moves and the band forgets the page (a kill in between
+                // then repeats records, with the same ids, rather than losing them).
+                try await link.emitDurably(contents.records.map { $0.fitnessRecord(serial: serial) })
                 count += contents.records.count
                 if let last = contents.records.map(\.timestamp).max() {
                     var cursors = entry["cursors"]?.object ?? [:]
