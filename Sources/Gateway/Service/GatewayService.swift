@@ -125,8 +125,11 @@ public final class GatewayService: Service, Sendable {
 
     // MARK: MQTT side
 
+    /// Each request in a child task of its own, so a slow one (a scan, a firmware update) holds up no other.
+    /// A discarding group: a plain task group keeps every finished child (its task and result) until `next()`
+    /// collects it, which this loop never does, so each request left about 2.5 KB behind for good (issue 24).
     private func serveRequests() async {
-        await withTaskGroup(of: Void.self) { group in
+        await withDiscardingTaskGroup { group in
             for await message in client.messages {
                 group.addTask { await self.core.handle(message) }
             }

@@ -1,0 +1,165 @@
+import Foundation
+import MQTT
+import Testing
+import Wear2MQTTTesting
+
+/// Requests leave nothing behind in the gateway (issue 24: each one used to keep about 2.5 KB for good).
+///
+/// The real gateway, broker and simulator. A client floods `bridge/request/scan/stop` with valid and malformed
+/// requests, plain and with an MQTT 5 Response Topic and Correlation Data, and counts the answers; the gateway's
+/// resident memory after a warm-up of 10,000 requests and after 100,000 more must be within 5 MB.
+///
+/// At most `window` requests are unanswered at a time: a gateway flooded faster than it answers drops what
+/// does not fit its incoming buffer (4,096 messages) unanswered, which would leave the count short.
+@Suite
+struct RequestMemoryEndToEndTests {
+    static let strap = "C0:FF:EE:00:00:24"
+    static let allowedGrowth = 5 * 1024 * 1024
+    static let window = 1_000
+
+    @Test func aHundredThousandRequestsLeaveTheGatewaysMemoryWhereItWas() async throws {
+        try await Stack.with(scenarioDevices: """
+          - kind: heart_rate_strap
+            address: \(Self.strap)
+            advertising_interval: 1s
+        """, configuredDevices: nil) { stack in
+            try await Self.waitUntilTheAdapterAnswers(stack)
+            try await Self.quieten(stack)
+            let requester = try await Requester.start(stack)
+            try await requester.send(10_000)
+            let warm = try #require(Self.residentBytes(stack.gateway.child.pid))
+            try await requester.send(100_000)
+            let after = try #require(Self.residentBytes(stack.gateway.child.pid))
+            await requester.stop()
+            let growth = after - warm
+            print("gateway VmRSS after 10,000 requests: \(warm / 1024) KiB, after 100,000 more: \(after / 1024) KiB")
+            #expect(growth < Self.allowedGrowth,
+                    "resident memory grew by \(growth / 1024) KiB over 100,000 requests (\(warm / 1024) → \(after / 1024) KiB)")
+        }
+    }
+
+    /// Until the simulated adapter is attached, `scan/stop` is refused with ADAPTER_UNAVAILABLE; the flood should
+    /// take the successful path.
+    static func waitUntilTheAdapterAnswers(_ stack: Stack) async throws {
+        var attempt = 0
+        let ok = try await eventually(timeout: .seconds(45), interval: .milliseconds(200)) {
+            attempt += 1
+            try await stack.request("bridge/request/scan/stop", "{\"transaction\":\"ready-\(attempt)\"}")
+            let answer = await stack.response("bridge/response/scan/stop", transaction: "ready-\(attempt)",
+                                              timeout: .seconds(10))
+            return answer?["status"] as? String == "ok"
+        }
+        try #require(ok, "scan/stop never answered ok; gateway log: \(stack.gateway.child.errorOutput.suffix(2000))")
+    }
+
+    /// The flood shares two cores with other suites: the stack's witness, which would print every answer, stops,
+    /// and the gateway's debug log (a line for each `scan/stop` with no scan running) goes down to info.
+    static func quieten(_ stack: Stack) async throws {
+        try await stack.request("bridge/request/options", #"{"options":{"log_level":"info"},"transaction":"quiet"}"#)
+        let answer = await stack.response("bridge/response/options", transaction: "quiet", timeout: .seconds(20))
+        try #require(answer?["status"] as? String == "ok", "options refused: \(String(describing: answer))")
+        await stack.witness.stop()
+    }
+
+    /// Valid requests and malformed ones of several kinds, in turn; every one is answered.
+    static func requestPayload(_ index: Int) -> String {
+        switch index % 5 {
+        case 0: "{\"transaction\":\(index)}"
+        case 1: "{}"
+        case 2: "{\"transaction\":\(index),"
+        case 3: "not json \(index)"
+        default: "[\(index)]"
+        }
+    }
+
+    /// `VmRSS` of `/proc/<pid>/status`, in bytes.
+    static func residentBytes(_ pid: Int32) -> Int? {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+              let kilobytes = line.split(separator: " ").dropFirst().first.flatMap({ Int($0) }) else { return nil }
+        return kilobytes * 1024
+    }
+
+    /// An MQTT 5 client that sends requests and counts their answers, on the contract's response topic (plain
+    /// requests) and on its own Response Topic (the others). A Response Topic the gateway refused would send
+    /// the answer to the contract's topic: either way one answer per request is counted.
+    final class Requester: Sendable {
+        let client: MQTTClient
+        let runner: Task<Void, Error>
+        let requestTopic: String
+        let replyTopic: String
+        let readyTopic: String
+        let answers: AsyncStream<IncomingMessage>
+
+        private init(client: MQTTClient, runner: Task<Void, Error>, base: String, replies: String) {
+            self.client = client
+            self.runner = runner
+            requestTopic = "\(base)/bridge/request/scan/stop"
+            replyTopic = "\(replies)/scan/stop"
+            readyTopic = "\(replies)/ready"
+            answers = client.messages
+        }
+
+        static func start(_ stack: Stack) async throws -> Requester {
+            let replies = "replies/\(UUID().uuidString.prefix(8))"
+            let client = try MQTTClient(configuration: MQTTClientConfiguration(
+                host: "127.0.0.1", port: stack.broker.port, clientID: "requester-\(UUID().uuidString.prefix(8))",
+                spoolDirectory: stack.broker.directory.file("requester-spool")))
+            try client.subscribe("\(stack.base)/bridge/response/scan/stop", qos: .atMostOnce)
+            try client.subscribe("\(replies)/#", qos: .atMostOnce)
+            let runner = Task { try await client.run() }
+            let requester = Requester(client: client, runner: runner, base: stack.base, replies: replies)
+            // A retained message on the reply topics comes back once the subscriptions are in place.
+            try await MosquittoClients.publish(port: stack.broker.port, topic: requester.readyTopic, message: "ready",
+                                               extraArguments: ["-r"])
+            var iterator = requester.answers.makeAsyncIterator()
+            let guardTask = requester.closeAfter(.seconds(30))
+            let first = await iterator.next()
+            guardTask.cancel()
+            try #require(first?.topic == requester.readyTopic, "the requester's subscriptions never took effect")
+            return requester
+        }
+
+        /// Sends `count` requests, every other one with a Response Topic and Correlation Data, and returns once
+        /// each has been answered.
+        func send(_ count: Int) async throws {
+            var sent = 0
+            var answered = 0
+            var withCorrelation = 0
+            // A failure guard only: the wait ends with the last answer. Closing ends the stream below.
+            let guardTask = closeAfter(.seconds(120))
+            defer { guardTask.cancel() }
+            var iterator = answers.makeAsyncIterator()
+            while answered < count {
+                while sent < count, sent - answered < RequestMemoryEndToEndTests.window {
+                    var properties = MQTTProperties()
+                    if sent % 2 == 1 {
+                        properties.responseTopic = replyTopic
+                        properties.correlationData = Array("request-\(sent)".utf8)
+                    }
+                    client.publish(OutgoingMessage(topic: requestTopic, text: RequestMemoryEndToEndTests.requestPayload(sent),
+                                                   properties: properties))
+                    sent += 1
+                }
+                guard let answer = await iterator.next() else { break }
+                if answer.topic == readyTopic { continue }
+                answered += 1
+                if answer.properties.correlationData?.starts(with: Array("request-".utf8)) == true { withCorrelation += 1 }
+            }
+            try #require(answered == count, "\(answered) of \(count) requests answered")
+            #expect(withCorrelation == count / 2, "\(withCorrelation) answers carried their request's correlation data")
+        }
+
+        private func closeAfter(_ timeout: Duration) -> Task<Void, Never> {
+            Task { [client] in
+                guard (try? await Task.sleep(for: timeout)) != nil else { return }
+                await client.close(timeout: .milliseconds(100))
+            }
+        }
+
+        func stop() async {
+            await client.close(timeout: .seconds(1))
+            _ = try? await runner.value
+        }
+    }
+}
