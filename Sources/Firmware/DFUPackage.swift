@@ -30,14 +30,18 @@ public enum DFUPackageError: Error, Equatable, Sendable, CustomStringConvertible
     // The file under dfu.dir (DFUPackageFile)
     /// Absolute names, `..` and empty names are refused before the file system is asked.
     case invalidFileName(name: String, reason: String)
-    /// The name resolves (through symlinks) to somewhere outside the DFU directory.
-    case outsideDirectory(String)
     case directoryNotFound(String)
+    /// Nothing the gateway may read is at that name: it does not exist, or it resolves (through symlinks) to
+    /// somewhere outside the DFU directory. One error for both, so a request cannot probe the rest of the disk.
     case fileNotFound(String)
+    /// The name is inside the DFU directory but is not a regular file (a directory, FIFO, socket or device),
+    /// or opening or reading it failed.
     case unreadable(name: String, reason: String)
     /// The `sha256` of the request is not 64 hex digits.
     case invalidChecksum(String)
-    case checksumMismatch(expected: String, actual: String)
+    /// The file's digest is not the requested one. The real digest is not carried: an answer naming it would
+    /// hand out a fingerprint of any file in the directory to whoever may send `request/dfu`.
+    case checksumMismatch(expected: String)
 
     public var message: String {
         switch self {
@@ -63,8 +67,6 @@ public enum DFUPackageError: Error, Equatable, Sendable, CustomStringConvertible
             "The init packet \(file) does not match its image: \(reason)."
         case .invalidFileName(let name, let reason):
             "The firmware file name \"\(name)\" is refused: \(reason)."
-        case .outsideDirectory(let name):
-            "The firmware file \"\(name)\" lies outside the DFU directory."
         case .directoryNotFound(let directory):
             "The DFU directory \(directory) does not exist."
         case .fileNotFound(let name):
@@ -73,8 +75,8 @@ public enum DFUPackageError: Error, Equatable, Sendable, CustomStringConvertible
             "The firmware file \"\(name)\" cannot be read: \(reason)."
         case .invalidChecksum(let given):
             "The sha256 \"\(given)\" is not 64 hexadecimal digits."
-        case .checksumMismatch(let expected, let actual):
-            "The firmware file's SHA-256 is \(actual), not the expected \(expected)."
+        case .checksumMismatch(let expected):
+            "The firmware file's SHA-256 does not match the expected \(expected)."
         }
     }
 

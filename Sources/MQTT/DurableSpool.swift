@@ -46,14 +46,17 @@ final class DurableSpool {
         return cursor.offset < segments[cursor.segment].size || cursor.segment < segments.count - 1
     }
 
+    /// The mode the spool folder had when it was found open to other users and tightened to 0700 (to warn of).
+    private(set) var looseModeTightened: mode_t?
+
     init(directory: String, maximumBytes: Int, segmentBytes: Int? = nil) throws(MQTTError) {
         self.directory = directory
         self.maximumBytes = max(4096, maximumBytes)
         self.segmentBytes = segmentBytes ?? min(4 << 20, max(4096, maximumBytes / 4))
-        do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        do throws(OwnerOnlyDirectoryError) {
+            looseModeTightened = try OwnerOnlyDirectory.prepare(directory)
         } catch {
-            throw .spoolIO("cannot create \(directory): \(error.localizedDescription)")
+            throw .spoolIO("cannot create \(directory): \(error)")
         }
         try recover()
     }
@@ -230,8 +233,9 @@ final class DurableSpool {
             close(writeFD)
         }
         let path = segmentPath(firstSequence)
-        writeFD = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+        writeFD = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard writeFD >= 0 else { throw .spoolIO("cannot create \(path): \(String(cString: strerror(errno)))") }
+        fchmod(writeFD, 0o600)  // a segment left behind with a looser mode is made private too
         segments.append(Segment(firstSequence: firstSequence, lastSequence: firstSequence - 1, size: 0, path: path))
         if cursor.segment >= segments.count { cursor = (segments.count - 1, 0) }
     }
@@ -244,8 +248,9 @@ final class DurableSpool {
     private func writeCommit() {
         var value = committedSequence.littleEndian
         let temporary = commitPath + ".tmp"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else { return }
+        fchmod(fd, 0o600)
         let ok = withUnsafeBytes(of: &value) { writeAll(fd, $0) }
         close(fd)
         if ok, rename(temporary, commitPath) == 0 { dirtyCommit = false }

@@ -105,6 +105,10 @@ final class MosquittoConnection: @unchecked Sendable {
         self.ring = OfflineRing(capacity: configuration.offlineQueueCapacity)
         self.spool = try DurableSpool(directory: configuration.spoolDirectory,
                                       maximumBytes: configuration.spoolMaximumBytes)
+        if let loose = spool.looseModeTightened {
+            logger.warning("the durable spool's folder was open to other users; its mode is now 0700",
+                           metadata: ["directory": "\(configuration.spoolDirectory)", "was": "0\(String(loose, radix: 8))"])
+        }
         if spool.recoveredCorruptions > 0 {
             logger.warning("durable spool had a torn record from an earlier crash; it was cut off",
                            metadata: ["directory": "\(configuration.spoolDirectory)"])

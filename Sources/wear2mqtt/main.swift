@@ -64,12 +64,16 @@ struct Run: AsyncParsableCommand {
         let configuration = try options.loadConfiguration()
         LoggingSetup.bootstrap(format: configuration.gateway.logFormat, level: configuration.gateway.logLevel)
         let logger = Logger(label: "wear2mqtt")
+        // 0700 whatever the umask; a folder left open to others is tightened with a warning (docs/deploy.md).
         do {
-            try FileManager.default.createDirectory(atPath: configuration.gateway.stateDirectory,
-                                                    withIntermediateDirectories: true)
+            if let loose = try OwnerOnlyDirectory.prepare(configuration.gateway.stateDirectory) {
+                logger.warning("gateway.state_dir was open to other users; its mode is now 0700",
+                               metadata: ["directory": "\(configuration.gateway.stateDirectory)",
+                                          "was": "0\(String(loose, radix: 8))"])
+            }
         } catch {
             fail(ExitStatus.configurationError,
-                 "configuration error: gateway.state_dir: cannot create \(configuration.gateway.stateDirectory): \(error.localizedDescription)")
+                 "configuration error: gateway.state_dir: cannot create \(configuration.gateway.stateDirectory): \(error)")
         }
         // The data path's one loop: notification sockets and the broker's socket, so a sample is read, decoded and
         // published on one thread (docs/architecture.md).

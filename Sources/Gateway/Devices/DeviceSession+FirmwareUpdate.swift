@@ -13,15 +13,25 @@ public struct FirmwareUpdateOrder: Sendable {
     public var package: DFUPackage
 
     /// Reads the package `file` names under `section.directory`, checked before anything reaches a device:
-    /// confined to the directory, at most `max_mb`, exactly `sha256`, a readable Nordic DFU zip. Any failure is
-    /// `INVALID_VALUE`.
-    public static func load(file: String, sha256: String, from section: Configuration.DFUSection) throws(CommandError) -> FirmwareUpdateOrder {
-        do {
-            let package = try DFUPackageFile.load(name: file, directory: section.directory, expectedSHA256: sha256,
-                                                  maximumSize: section.maxBytes)
+    /// confined to the directory, a regular file, at most `max_mb`, exactly `sha256`, a readable Nordic DFU zip.
+    /// The file is read on a thread of its own within `FileAccessOffLoop.limit`. Any failure is `INVALID_VALUE`,
+    /// a read past the limit `TIMEOUT`, `BUSY` when earlier reads are still blocked.
+    public static func load(file: String, sha256: String, from section: Configuration.DFUSection) async throws(CommandError) -> FirmwareUpdateOrder {
+        let directory = section.directory, maximumSize = section.maxBytes
+        let loaded = await FileAccessOffLoop.run { () -> Result<DFUPackage, DFUPackageError> in
+            Result { () throws(DFUPackageError) in
+                try DFUPackageFile.load(name: file, directory: directory, expectedSHA256: sha256, maximumSize: maximumSize)
+            }
+        }
+        switch loaded {
+        case .success(.success(let package)):
             return FirmwareUpdateOrder(file: file, sha256: sha256, package: package)
-        } catch {
+        case .success(.failure(let error)):
             throw CommandError(.invalidValue, "file: \(error.message); nothing was sent to the device")
+        case .failure(.timedOut(let limit)):
+            throw CommandError(.timeout, "file: reading it took longer than \(limit); nothing was sent to the device")
+        case .failure(.busy):
+            throw CommandError(.busy, "file: earlier reads of the DFU directory are still blocked; nothing was sent to the device")
         }
     }
 
@@ -96,14 +106,14 @@ extension DeviceSession {
 
     /// Takes up an update scheduled before the gateway restarted. The package is checked again (it may have
     /// changed or gone since); one that fails is dropped with its error in the state.
-    func restoreScheduledUpdate() {
+    func restoreScheduledUpdate() async {
         guard let entry = storage.load(Self.scheduledUpdateEntry) else { return }
         guard let file = entry["file"]?.text, let sha256 = entry["sha256"]?.text else {
             forgetScheduledUpdate()
             return
         }
         do throws(CommandError) {
-            let order = try FirmwareUpdateOrder.load(file: file, sha256: sha256, from: firmwarePackages)
+            let order = try await FirmwareUpdateOrder.load(file: file, sha256: sha256, from: firmwarePackages)
             updateJob = .scheduled(order)
             lifecycle.scheduledUpdateRestored()
             emitUpdate(.state(["update": .object(["state": .text("scheduled"), "file": .text(file)])]))

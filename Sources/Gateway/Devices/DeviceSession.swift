@@ -78,8 +78,11 @@ public actor DeviceSession {
 
     public func start() {
         guard connectionTask == nil else { return }
-        restoreScheduledUpdate()
-        connectionTask = Task { await keepConnected() }
+        // The scheduled update's package is read again off the actor (it is a file access), before connecting.
+        connectionTask = Task {
+            await restoreScheduledUpdate()
+            await keepConnected()
+        }
     }
 
     /// Stops reconnecting and disconnects.

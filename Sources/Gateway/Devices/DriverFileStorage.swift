@@ -3,6 +3,7 @@ import Glibc
 #endif
 import BlueZ
 import Foundation
+import MQTT
 import Wearables
 
 /// The `DriverStorage` of one device: `<state_dir>/drivers/<address without colons>/<name>.json`, in a directory
@@ -31,8 +32,7 @@ enum DriverFileStorage {
                     if unlink(path) != 0 && errno != ENOENT { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
                     return
                 }
-                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
-                                                        attributes: [.posixPermissions: 0o700])
+                try OwnerOnlyDirectory.prepare(directory)
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
                 try AtomicFile.replace(path, with: try encoder.encode(value))

@@ -6,27 +6,47 @@ import Wearables
 /// SHA-256 (what `request/dfu` asks for), its size and, per image, the versions its init packet states. A file that
 /// is not a usable package is listed with the reason, so a user sees why it is not offered.
 ///
-/// It reads each package in full to hash and parse it (at most `dfu.max_mb` each), only when asked.
+/// It reads each package in full to hash and parse it (at most `dfu.max_mb` each), only when asked, with the
+/// checks of `request/dfu` (`DFUPackageFile.contents`): a FIFO or device named `*.zip` is listed as not a regular
+/// file, never opened for reading. Requests use `listOffLoop`, which reads on a thread of its own with a time limit.
 public enum FirmwareCatalog {
     public static func list(_ section: Configuration.DFUSection) -> [DeviceValue] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: section.directory)) ?? []
         return names.filter { $0.lowercased().hasSuffix(".zip") }.sorted().map { entry(name: $0, section: section) }
     }
 
+    /// `list` off the data path, for `bridge/request/firmware/list`: `TIMEOUT` when the directory's file system
+    /// does not answer within `FileAccessOffLoop.limit`, `BUSY` while earlier reads are still blocked.
+    public static func listOffLoop(_ section: Configuration.DFUSection) async throws(CommandError) -> [DeviceValue] {
+        switch await FileAccessOffLoop.run({ list(section) }) {
+        case .success(let entries): return entries
+        case .failure(.timedOut(let limit)): throw CommandError(.timeout, "reading the DFU directory took longer than \(limit)")
+        case .failure(.busy): throw CommandError(.busy, "earlier reads of the DFU directory are still blocked")
+        }
+    }
+
+    /// Every usable package with an application image, as offers, read off the data path; nil when the
+    /// directory did not answer in time (the caller keeps what it had).
+    public static func offersOffLoop(_ section: Configuration.DFUSection) async -> [FirmwareOffer]? {
+        try? await FileAccessOffLoop.run({ offers(section) }).get()
+    }
+
     static func entry(name: String, section: Configuration.DFUSection) -> DeviceValue {
-        let path = (section.directory as NSString).appendingPathComponent(name)
         var object: [String: DeviceValue] = ["file": .text(name)]
-        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
-        object["bytes"] = .integer(Int64(size))
-        guard size <= section.maxBytes else {
-            object["error"] = .text("larger than dfu.max_mb (\(section.maxMegabytes) MiB)")
+        let bytes: [UInt8]
+        do {
+            bytes = try DFUPackageFile.contents(name: name, directory: section.directory, maximumSize: section.maxBytes)
+        } catch {
+            if case .tooLarge(let size, _) = error {
+                object["bytes"] = .integer(Int64(size))
+                object["error"] = .text("larger than dfu.max_mb (\(section.maxMegabytes) MiB)")
+            } else {
+                object["bytes"] = .integer(0)
+                object["error"] = .text(error.message)
+            }
             return .object(object)
         }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            object["error"] = .text("cannot be read")
-            return .object(object)
-        }
-        let bytes = [UInt8](data)
+        object["bytes"] = .integer(Int64(bytes.count))
         object["sha256"] = .text(DFUPackageFile.sha256(of: bytes))
         do {
             let package = try DFUPackage(data: bytes, maximumSize: section.maxBytes)

@@ -1,4 +1,5 @@
 import Foundation
+import MQTT
 import Wearables
 
 /// Every device's `FitnessSummary`, what of them is yet to publish, and their file
@@ -66,8 +67,7 @@ struct FitnessSummaries: Sendable {
     mutating func save() throws {
         guard unsaved, let path else { return }
         unsaved = false
-        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o700])
+        try OwnerOnlyDirectory.prepare((path as NSString).deletingLastPathComponent)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         try AtomicFile.replace(path, with: try encoder.encode(summaries))

@@ -205,11 +205,25 @@ public final class GatewayCore: Sendable {
         sink.publish(OutgoingMessage(retainedJSON: BridgeState.online.message(topics: topics)))
         if let homeAssistant {
             sink.publish(homeAssistant.bridge())
-            firmwareOffers.withLock { $0 = FirmwareCatalog.offers(configuration.dfu) }
+            refreshFirmwareOffers()
         }
         publishBridgeInfo()
         publishDeviceList(forceDiscovery: true)
         for message in outputs.withLock({ $0.retainedDeviceMessages }) { sink.publish(message) }
+    }
+
+    /// Reads `dfu.dir` again off the data path (this runs on the MQTT loop's connect callback, and a package file
+    /// may block); when the offers changed, the device list and its discovery follow.
+    private func refreshFirmwareOffers() {
+        let section = configuration.dfu
+        Task { [weak self] in
+            guard let offers = await FirmwareCatalog.offersOffLoop(section), let self else { return }
+            let changed = self.firmwareOffers.withLock { current in
+                defer { current = offers }
+                return current != offers
+            }
+            if changed { self.publishDeviceList(forceDiscovery: true) }
+        }
     }
 
     /// Home Assistant said `online` on its status topic (it started, or its MQTT integration reloaded): after a
@@ -218,7 +232,7 @@ public final class GatewayCore: Sendable {
     func homeAssistantCameOnline(_ homeAssistant: HomeAssistantPublisher) async {
         try? await Task.sleep(for: .milliseconds(Int.random(in: 500...2500)))
         sink.publish(homeAssistant.bridge())
-        firmwareOffers.withLock { $0 = FirmwareCatalog.offers(configuration.dfu) }
+        if let offers = await FirmwareCatalog.offersOffLoop(configuration.dfu) { firmwareOffers.withLock { $0 = offers } }
         if let (central, manager) = attached.withLock({ $0 }) { await publishDeviceList(manager, central, forceDiscovery: true) }
         for message in outputs.withLock({ $0.retainedDeviceMessages }) { sink.publish(message) }
         for message in homeAssistant.lastValues() { sink.publish(message) }

@@ -92,7 +92,7 @@ public struct RequestRouter: Sendable {
         let value: DeviceValue
         switch (route, command) {
         case (.gateway, .named("dfu", let arguments)):
-            value = try await manager.updateFirmware(try firmwareOrder(arguments), id: id)
+            value = try await manager.updateFirmware(try await firmwareOrder(arguments), id: id)
         case (.gateway, _):
             value = try await manager.cancelFirmwareUpdate(id: id)
         case (.session, _), (.driver, _):
@@ -103,22 +103,24 @@ public struct RequestRouter: Sendable {
     }
 
     /// The package `request/dfu` names, checked before anything reaches the device (`FirmwareUpdateOrder.load`).
-    private func firmwareOrder(_ arguments: [String: DeviceValue]) throws(CommandError) -> FirmwareUpdateOrder {
+    private func firmwareOrder(_ arguments: [String: DeviceValue]) async throws(CommandError) -> FirmwareUpdateOrder {
         guard let file = arguments["file"]?.text, let sha256 = arguments["sha256"]?.text else {
             throw CommandError(.invalidPayload, "dfu needs file and sha256")
         }
-        return try FirmwareUpdateOrder.load(file: file, sha256: sha256, from: firmware)
+        return try await FirmwareUpdateOrder.load(file: file, sha256: sha256, from: firmware)
     }
 
     // MARK: Bridge requests
 
-    private func firmwareList() -> [String: DeviceValue] { ["packages": .list(FirmwareCatalog.list(firmware))] }
+    private func firmwareList() async throws(CommandError) -> [String: DeviceValue] {
+        ["packages": .list(try await FirmwareCatalog.listOffLoop(firmware))]
+    }
 
     private func bridgeRequest(_ name: String, _ arguments: [String: DeviceValue]) async throws(CommandError) -> [String: DeviceValue] {
         let request = try BridgeRequest(name: name, arguments: arguments)
         // These do not need the Bluetooth stack (options only when they name no device).
         switch request {
-        case .listFirmware: return firmwareList()
+        case .listFirmware: return try await firmwareList()
         case .healthCheck: return await health().object
         case .options(let change) where change.devices.isEmpty: return try await options(change)
         default: break
@@ -126,7 +128,7 @@ public struct RequestRouter: Sendable {
         let manager = try requireManager()
         switch request {
         case .listFirmware:
-            return firmwareList()
+            return try await firmwareList()
         case .healthCheck:
             return await health().object
         case .options(let change):
