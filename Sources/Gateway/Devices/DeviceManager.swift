@@ -56,6 +56,8 @@ public actor DeviceManager {
     /// Configured devices without `driver:` waiting to be seen advertising, by address: managed already, so
     /// `device/add` refuses their address as it refuses a connected one.
     private var awaitingDriver: [String: ManagedDevice] = [:]
+    /// The waits of `awaitingDriver`, by address; `stopAll` ends them.
+    private var detections: [String: Task<Void, Never>] = [:]
     private var scan: (lease: DiscoveryCoordinator.Lease, task: Task<Void, Never>, found: [String: [String: DeviceValue]])?
     private var pairings: [String: PairingFlow] = [:]
     private var signalStrength = SignalStrengthReports()
@@ -138,7 +140,7 @@ public actor DeviceManager {
     /// is away), then manages it with the driver its advertisement matches best, or `standard`.
     private func detectDriver(of device: ManagedDevice) {
         guard let address = BluetoothAddress(device.address) else { return }
-        Task {
+        detections[device.address] = Task {
             while !Task.isCancelled {
                 if let seen = bluez.model.device(address: address) {
                     detected(device, driver: registry.bestMatch(for: seen)?.name ?? StandardGATTDriver.name)
@@ -166,6 +168,7 @@ public actor DeviceManager {
         var device = device
         device.driver = driver
         awaitingDriver[device.address] = nil
+        detections[device.address] = nil
         if device.name == nil { device.id = DeviceIdentifier.defaultID(driver: driver, address: device.address) }
         guard devices[device.id] == nil else {
             logger.error("a configured device's id is taken", metadata: ["id": "\(device.id)", "address": "\(device.address)"])
@@ -180,6 +183,8 @@ public actor DeviceManager {
     /// Stops every session and disconnects its device, waiting at most `timeout` for the disconnections.
     public func stopAll(timeout: Duration) async {
         signalWatch?.cancel()
+        for detection in detections.values { detection.cancel() }
+        detections = [:]
         let stopping = Array(sessions.values)
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
