@@ -84,6 +84,17 @@ struct SimulatedWearablesTests {
         let reply = try #require(await replies.next())
         #expect(reply.properties.correlationData == [7, 7, 7])
         #expect(reply.text.hasPrefix(#"{"status":"ok""#))
+
+        // A Response Topic on the gateway's own bridge/state is refused: the answer is INVALID_VALUE on the
+        // contract's tag/response/find, bridge/state keeps the gateway's own payload, and the tag does not ring.
+        client.publish(OutgoingMessage(topic: "\(stack.base)/tag/request/find", text: #"{"level":"high","transaction":"spoof"}"#,
+                                       qos: .atLeastOnce,
+                                       properties: MQTTProperties(responseTopic: "\(stack.base)/bridge/state", correlationData: [8])))
+        let refusal = await stack.response("tag/response/find", transaction: "spoof")
+        #expect((refusal?["error"] as? [String: Any])?["code"] as? String == "INVALID_VALUE")
+        #expect(!stack.payloads("bridge/state").contains { $0.contains("spoof") })
+        #expect(stack.payloads("bridge/state").last.flatMap(stack.json)?["state"] as? String == "online")
+        #expect(try await stack.control.received(Self.tag, characteristic: "2a06") == [])
         await client.close()
         try await running.value
         await stack.stop()

@@ -326,11 +326,22 @@ struct ConfigurationTests {
 
     // MARK: Devices
 
-    @Test("a device name must be one topic segment and not \"bridge\"", arguments: ["bridge", "left wrist", "a/b", "a+"])
-    func badDeviceName(name: String) {
+    @Test("a device name follows the id rules of MQTT: one topic level of at most 64 bytes, no reserved word in any case",
+          arguments: [
+        ("bridge", #""bridge" is reserved for the gateway's own topics (bridge, get, request, response, set, in any case)"#),
+        ("Bridge", #""Bridge" is reserved for the gateway's own topics (bridge, get, request, response, set, in any case)"#),
+        ("REQUEST", #""REQUEST" is reserved for the gateway's own topics (bridge, get, request, response, set, in any case)"#),
+        ("left wrist", #"may only contain A-Z, a-z, 0-9, _ and -, got "left wrist""#),
+        ("a/b", #"may only contain A-Z, a-z, 0-9, _ and -, got "a/b""#),
+        ("a+", #"may only contain A-Z, a-z, 0-9, _ and -, got "a+""#),
+        ("..", #"may only contain A-Z, a-z, 0-9, _ and -, got "..""#),
+        (String(repeating: "w", count: 65), "must be at most 64 characters, got 65"),
+    ])
+    func badDeviceName(name: String, message: String) {
         let error = configurationError("devices:\n  - address: AA:BB:CC:DD:EE:FF\n    name: \"\(name)\"\n")
         #expect(error?.keyPath == "devices[0].name")
         #expect(error?.line == 3)
+        #expect(error?.message == message)
     }
 
     @Test("a device's configure is kept as the request payload it stands for, nested values and all")

@@ -5,7 +5,8 @@ extension Configuration {
     public struct DeviceEntry: Sendable, Equatable, Codable, ConfigurationSection {
         /// Bluetooth address, upper case.
         public var address: String
-        /// Friendly name used as the device id in topics; one topic segment, not `bridge`.
+        /// Friendly name used as the device id in topics; the rules of ``DeviceIdentifier`` (one topic level, at most
+        /// 64 bytes, no reserved word).
         public var name: String?
         /// Driver to use instead of detecting one from advertised services; one topic segment.
         public var driver: String?
@@ -50,13 +51,8 @@ extension Configuration {
             }
             self.address = address
             name = try container.decodeIfPresent(String.self, forKey: .name)
-            if let name {
-                if let problem = ConfigurationRules.segmentProblem(name) {
-                    throw container.invalid(.name, problem)
-                }
-                if name == "bridge" {
-                    throw container.invalid(.name, "\"bridge\" is reserved for the gateway's own topics")
-                }
+            if let name, let problem = DeviceIdentifier.problem(name) {
+                throw container.invalid(.name, problem)
             }
             driver = try container.decodeIfPresent(String.self, forKey: .driver)
             if let driver, let problem = ConfigurationRules.segmentProblem(driver) {

@@ -19,30 +19,49 @@ public struct ContractRequest: Sendable, Equatable {
     public var replyTo: ResponseDestination
     /// The request's `transaction`, any JSON value; `nil` when absent or unreadable. Echoed in the response.
     public var transaction: DeviceValue?
-    /// The payload object without `transaction`; an empty payload counts as `{}`. A failure is always
-    /// `INVALID_PAYLOAD`.
+    /// The payload object without `transaction`; an empty payload counts as `{}`. A failure is the request's
+    /// answer, and the request is not executed: `INVALID_PAYLOAD` for the payload, `INVALID_VALUE` for a refused
+    /// Response Topic (``ResponseTopicRule``), `DEVICE_NOT_FOUND` or `UNKNOWN_COMMAND` for a refused request topic
+    /// (``RequestTopicRule``).
     public var arguments: Result<[String: DeviceValue], CommandError>
 
     /// Reads a message from one of ``TopicLayout/requestSubscriptions``; `nil` when the topic names no request.
-    public init?(_ message: IncomingMessage, layout: TopicLayout, limits: JSONLimits = .requests) {
+    public init?(_ message: IncomingMessage, layout: TopicLayout, responseTopics: ResponseTopicRule? = nil,
+                 limits: JSONLimits = .requests) {
         let target: Target
         switch layout.classify(message.topic) {
         case .notOurs: return nil
         case .bridgeRequest(let name): target = .bridge(name: name)
         case .deviceRequest(let id, let command): target = .device(id: id, command: command)
         }
-        self.init(target: target, payload: message.payload, properties: message.properties, layout: layout, limits: limits)
+        self.init(target: target, payload: message.payload, properties: message.properties, layout: layout,
+                  responseTopics: responseTopics, limits: limits)
     }
 
+    /// `responseTopics` defaults to the rule for `layout` with no prefix outside it.
     public init(target: Target, payload: [UInt8], properties: MQTTProperties = MQTTProperties(),
-                layout: TopicLayout, limits: JSONLimits = .requests) {
+                layout: TopicLayout, responseTopics: ResponseTopicRule? = nil, limits: JSONLimits = .requests) {
         self.target = target
-        replyTo = ResponseDestination(target: target, properties: properties, layout: layout)
+        replyTo = ResponseDestination(topic: RequestTopicRule.defaultResponseTopic(target, layout: layout),
+                                      correlationData: properties.correlationData)
         transaction = nil
-        guard !payload.isEmpty else {
-            arguments = .success([:])
-            return
+        arguments = .success([:])
+        // The payload is read even for a refused request, so its transaction is echoed.
+        if !payload.isEmpty { readPayload(payload, limits: limits) }
+        if let refused = RequestTopicRule.problem(target) {
+            arguments = .failure(refused)
         }
+        if let requested = properties.responseTopic {
+            let rule = responseTopics ?? ResponseTopicRule(layout: layout)
+            if let problem = rule.problem(requested, for: target) {
+                arguments = .failure(CommandError(.invalidValue, problem + "; the request was not executed"))
+            } else {
+                replyTo.topic = requested
+            }
+        }
+    }
+
+    private mutating func readPayload(_ payload: [UInt8], limits: JSONLimits) {
         let value: DeviceValue
         do throws(JSONParsingError) {
             value = try JSONParser.parse(payload, limits: limits)
@@ -88,10 +107,8 @@ public struct ContractRequest: Sendable, Equatable {
 }
 
 /// Where a response is published: the request's MQTT 5 Response Topic with its Correlation Data when it
-/// has one, else the contract's `…/response/<name>`.
-///
-/// A Response Topic that is not a valid topic to publish to (empty, or with `+` or `#`) is ignored in
-/// favour of the contract's topic; the correlation data still goes along.
+/// has one that ``ResponseTopicRule`` accepts, else the contract's `…/response/<name>` (with the correlation data
+/// too, so a refusal can still be matched to its request).
 public struct ResponseDestination: Sendable, Equatable {
     public var topic: String
     public var correlationData: [UInt8]?
@@ -99,18 +116,6 @@ public struct ResponseDestination: Sendable, Equatable {
     public init(topic: String, correlationData: [UInt8]? = nil) {
         self.topic = topic
         self.correlationData = correlationData
-    }
-
-    init(target: ContractRequest.Target, properties: MQTTProperties, layout: TopicLayout) {
-        if let requested = properties.responseTopic, TopicValidation.isValidPublishTopic(requested) {
-            topic = requested
-        } else {
-            switch target {
-            case .bridge(let name): topic = layout.bridgeResponse(name)
-            case .device(let id, let command): topic = layout.deviceResponse(id, command: command)
-            }
-        }
-        correlationData = properties.correlationData
     }
 
     /// Responses are QoS 1 and not retained: an answer is for the one who asked, once.

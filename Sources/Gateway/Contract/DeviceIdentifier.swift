@@ -2,25 +2,35 @@ import Wearables
 
 /// The rules for device ids, the topic segment `<id>` of every device topic.
 ///
-/// The same rules as the configuration file's (``ConfigurationRules``), so a name accepted over MQTT is
-/// accepted at the next start and the other way round.
+/// The same rules for `device/add`, `device/rename` and config.yaml's `devices[].name`, so a name accepted over
+/// MQTT is accepted at the next start and the other way round: 1 to 64 bytes of `[A-Za-z0-9_-]` (no wildcard,
+/// `/`, `.`, space, control or formatting character can reach a topic level), and none of the ``reserved`` words
+/// in any case.
 public enum DeviceIdentifier {
-    /// Ids that would collide with the gateway's own topics.
-    public static let reserved: Set<String> = ["bridge"]
+    /// A topic level stays readable, and a 17-character address fits with room for a driver name.
+    public static let maxLength = 64
 
-    /// `[A-Za-z0-9_-]+` and not reserved.
-    public static func isValid(_ id: String) -> Bool {
-        ConfigurationRules.isTopicSegment(id) && !reserved.contains(id)
+    /// Lower case; compared case-insensitively. `bridge` is the gateway's own level under the base; the others
+    /// are the levels that route a request (`<base>/<id>/request/…`, `/set`, `/get`) and its answer, so no request
+    /// topic reads two ways (`<base>/set/set`); a case variant such as `Bridge` would pass for the gateway's own
+    /// on a case-insensitive screen or ACL.
+    public static let reserved: Set<String> = ["bridge", "request", "response", "set", "get"]
+
+    /// Passes ``problem(_:)``.
+    public static func isValid(_ id: String) -> Bool { problem(id) == nil }
+
+    /// Why `id` cannot be a device id, or `nil`; the sentence reads after the field's name ("name …").
+    public static func problem(_ id: String) -> String? {
+        if let problem = ConfigurationRules.segmentProblem(id, maxLength: maxLength) { return problem }
+        if reserved.contains(id.lowercased()) {
+            return "\"\(id)\" is reserved for the gateway's own topics (\(reserved.sorted().joined(separator: ", ")), in any case)"
+        }
+        return nil
     }
 
     /// Checks a name a user chose (`device/add`, `device/rename`); `field` names it in the error.
     public static func validate(_ name: String, field: String = "name") throws(CommandError) {
-        if reserved.contains(name) {
-            throw CommandError(.invalidValue, "\(field) \"\(name)\" is reserved for the gateway's own topics")
-        }
-        if let problem = ConfigurationRules.segmentProblem(name) {
-            throw CommandError(.invalidValue, "\(field) \(problem)")
-        }
+        if let problem = problem(name) { throw CommandError(.invalidValue, "\(field) \(problem)") }
     }
 
     /// The id of a device without a friendly name: `<driver>_<address without colons, lower case>`, e.g.

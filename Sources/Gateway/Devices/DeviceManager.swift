@@ -53,6 +53,11 @@ public actor DeviceManager {
     public let discovery: DiscoveryCoordinator
     private var devices: [String: ManagedDevice] = [:]
     private var sessions: [String: DeviceSession] = [:]
+    /// Configured devices without `driver:` waiting to be seen advertising, by address: managed already, so
+    /// `device/add` refuses their address as it refuses a connected one.
+    private var awaitingDriver: [String: ManagedDevice] = [:]
+    /// The waits of `awaitingDriver`, by address; `stopAll` ends them.
+    private var detections: [String: Task<Void, Never>] = [:]
     private var scan: (lease: DiscoveryCoordinator.Lease, task: Task<Void, Never>, found: [String: [String: DeviceValue]])?
     private var pairings: [String: PairingFlow] = [:]
     private var signalStrength = SignalStrengthReports()
@@ -89,6 +94,7 @@ public actor DeviceManager {
         for device in configured {
             if device.needsDriverDetection, !stored.contains(where: { $0.address == device.address }) {
                 undetected.append(device)
+                awaitingDriver[device.address] = device
             } else {
                 all[device.id.isEmpty ? device.address : device.id] = device
             }
@@ -138,7 +144,7 @@ public actor DeviceManager {
     /// is away), then manages it with the driver its advertisement matches best, or `standard`.
     private func detectDriver(of device: ManagedDevice) {
         guard let address = BluetoothAddress(device.address) else { return }
-        Task {
+        detections[device.address] = Task {
             while !Task.isCancelled {
                 if let seen = bluez.model.device(address: address) {
                     detected(device, driver: registry.bestMatch(for: seen)?.name ?? StandardGATTDriver.name)
@@ -165,6 +171,8 @@ public actor DeviceManager {
     private func detected(_ device: ManagedDevice, driver: String) {
         var device = device
         device.driver = driver
+        awaitingDriver[device.address] = nil
+        detections[device.address] = nil
         if device.name == nil { device.id = DeviceIdentifier.defaultID(driver: driver, address: device.address) }
         guard devices[device.id] == nil else {
             logger.error("a configured device's id is taken", metadata: ["id": "\(device.id)", "address": "\(device.address)"])
@@ -179,6 +187,8 @@ public actor DeviceManager {
     /// Stops every session and disconnects its device, waiting at most `timeout` for the disconnections.
     public func stopAll(timeout: Duration) async {
         signalWatch?.cancel()
+        for detection in detections.values { detection.cancel() }
+        detections = [:]
         let stopping = Array(sessions.values)
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
@@ -198,7 +208,14 @@ public actor DeviceManager {
 
     public func connectionState(id: String) async -> ConnectionState { await sessions[id]?.state ?? .disconnected }
 
+    /// The one place a device becomes managed, so the rule "one managed entry per address" holds here: two sessions
+    /// on one address would fight over its notifications ("Notify acquired") and leave both in InProgress.
     private func startSession(_ device: ManagedDevice) {
+        if let other = devices.values.first(where: { $0.address == device.address && $0.id != device.id }) {
+            logger.error("not managing a second entry for an address", metadata: [
+                "id": "\(device.id)", "address": "\(device.address)", "managed_as": "\(other.id)"])
+            return
+        }
         guard let address = BluetoothAddress(device.address),
               let driverType = registry.driver(named: device.driver) else {
             logger.error("cannot manage device", metadata: ["id": "\(device.id)", "driver": "\(device.driver)"])
@@ -224,6 +241,13 @@ public actor DeviceManager {
             logger: logger, storage: storage, firmwarePackages: firmwarePackages, durableRecords: durableRecords)
         sessions[id] = session
         Task { await session.start() }
+    }
+
+    /// Starts a session on the device's current entry after a wait for the old one to stop, unless a request that
+    /// ran during the wait already started one, or removed or renamed the device: one session per device, always.
+    private func startSessionIfIdle(_ id: String) {
+        guard sessions[id] == nil, let device = devices[id] else { return }
+        startSession(device)
     }
 
     private func persist() {
@@ -291,6 +315,10 @@ public actor DeviceManager {
     /// Adding a device already managed is `INVALID_VALUE`, with the vendor's "already connected" code when its
     /// driver has one (the ActiGraph SDK's 10).
     private func refuseManaged(_ address: BluetoothAddress) throws(CommandError) {
+        if awaitingDriver[address.rawValue] != nil {
+            throw CommandError(.invalidValue, "address: \(address) is already managed: config.yaml lists it, and it waits to be seen "
+                               + "advertising to choose its driver")
+        }
         guard let existing = devices.values.first(where: { $0.address == address.rawValue }) else { return }
         let code = registry.driver(named: existing.driver)?.existingConnectionVendorCode
         throw CommandError(.invalidValue, "address: \(address) is already managed as \(existing.id)", vendorCode: code)
@@ -312,14 +340,18 @@ public actor DeviceManager {
         output(.bridgeEvent(type: "device_removed", data: ["id": .text(id), "address": .text(device.address)]))
     }
 
+    /// A rename to the device's own id changes nothing and keeps it connected. The new id is taken before the
+    /// old session is stopped, so a request arriving meanwhile sees one entry for the address, under the new id.
     public func rename(id: String, to name: String) async throws(CommandError) {
         guard var device = devices[id] else { throw notFound(id) }
-        guard devices[name] == nil || name == id else { throw .invalidValue(field: "name", "\(name) is already the id of another device") }
-        await sessions.removeValue(forKey: id)?.stop()
+        if name == id { return }
+        guard devices[name] == nil else { throw .invalidValue(field: "name", "\(name) is already the id of another device") }
         devices[id] = nil
         device.id = name
         device.name = name
-        startSession(device)
+        devices[name] = device
+        if let running = sessions.removeValue(forKey: id) { await running.stop() }
+        startSessionIfIdle(name)
         persist()
         output(.deviceRetired(id: id))
         output(.deviceListChanged)
@@ -328,8 +360,9 @@ public actor DeviceManager {
     public func setOptions(id: String, options: DeviceOptions) async throws(CommandError) {
         guard var device = devices[id] else { throw notFound(id) }
         device.options = options
-        await sessions.removeValue(forKey: id)?.stop()
-        startSession(device)
+        devices[id] = device
+        if let running = sessions.removeValue(forKey: id) { await running.stop() }
+        startSessionIfIdle(id)
         persist()
         output(.deviceListChanged)
     }

@@ -67,6 +67,13 @@ public final class GatewayCore: Sendable {
 
     var messages: ContractMessages { outputs.withLock { $0.messages } }
 
+    /// Where MQTT 5 requests may have their answers published: not on the base, nor on Home Assistant's discovery
+    /// prefix and status topic while the gateway publishes discovery there.
+    var responseTopics: ResponseTopicRule {
+        let homeAssistant = configuration.homeassistant
+        return ResponseTopicRule(layout: topics, ownedPrefixes: homeAssistant.enabled ? [homeAssistant.discoveryPrefix, homeAssistant.statusTopic] : [])
+    }
+
     public var manager: DeviceManager? { attached.withLock { $0?.manager } }
 
     public var central: (any BluetoothCentral)? { attached.withLock { $0?.central } }
@@ -191,7 +198,7 @@ public final class GatewayCore: Sendable {
             await homeAssistantCameOnline(homeAssistant)
             return
         }
-        guard let request = ContractRequest(message, layout: topics) else { return }
+        guard let request = ContractRequest(message, layout: topics, responseTopics: responseTopics) else { return }
         let started = ContinuousClock.now
         let answer = await router.answer(request)
         metrics?.recordCommand(request, ok: answer.payload.starts(with: Self.okPrefix), duration: .now - started)

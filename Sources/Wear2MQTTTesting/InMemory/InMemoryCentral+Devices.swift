@@ -66,6 +66,12 @@ extension InMemoryCentral {
         state.withLock { $0.latency[InMemoryObjects.devicePath(address)] = latency }
     }
 
+    /// A disconnection of `address` completes `latency` later (BlueZ waits for the link to close), so requests that
+    /// stop a device's session overlap with those arriving meanwhile; nil: at once.
+    public func setDisconnectLatency(_ address: BlueZ.BluetoothAddress, _ latency: Duration?) {
+        state.withLock { $0.disconnectLatency[InMemoryObjects.devicePath(address)] = latency }
+    }
+
     /// The next write to `address` fails with `error` and does not reach the device, as when the peripheral
     /// answers with an ATT error (`BlueZError.failed(name: "org.bluez.Error.Failed", message: "Operation failed
     /// with ATT error: 0x81")`).

@@ -37,6 +37,7 @@ public final class InMemoryCentral: BluetoothCentral {
         var connects: [BlueZ.BluetoothAddress: Int] = [:]
         var writes: [(BlueZ.BluetoothAddress, String, [UInt8])] = []
         var latency: [ObjectPath: Duration] = [:]
+        var disconnectLatency: [ObjectPath: Duration] = [:]
         var failNextWrite: [ObjectPath: BlueZError] = [:]
         var radios: [Task<Void, Never>] = []
     }
@@ -138,6 +139,7 @@ public final class InMemoryCentral: BluetoothCentral {
 
     public func disconnect(_ device: ObjectPath, timeout: Duration) async throws(BlueZError) {
         guard state.withLock({ $0.hosted[device] != nil }) else { throw .notFound("no device \(device)") }
+        if let latency = state.withLock({ $0.disconnectLatency[device] }) { try? await Task.sleep(for: latency) }
         await endConnection(device)
     }
 

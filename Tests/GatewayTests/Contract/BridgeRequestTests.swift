@@ -82,7 +82,11 @@ struct BridgeRequestTests {
         (#"{"address":"A4C138F00B1E"}"#, #"address must be a Bluetooth address like AA:BB:CC:DD:EE:FF, got "A4C138F00B1E""#),
         (#"{"address":42}"#, "address must be a string, got 42"),
         (#"{"address":"A4:C1:38:F0:0B:1E","driver":"heart rate"}"#, #"driver may only contain A-Z, a-z, 0-9, _ and -, got "heart rate""#),
-        (#"{"address":"A4:C1:38:F0:0B:1E","name":"bridge"}"#, #"name "bridge" is reserved for the gateway's own topics"#),
+        (#"{"address":"A4:C1:38:F0:0B:1E","name":"bridge"}"#, #"name "bridge" is reserved for the gateway's own topics (bridge, get, request, response, set, in any case)"#),
+        (#"{"address":"A4:C1:38:F0:0B:1E","name":"BRIDGE"}"#, #"name "BRIDGE" is reserved for the gateway's own topics (bridge, get, request, response, set, in any case)"#),
+        (#"{"serial":"TAS1D12345678","name":"request"}"#, #"name "request" is reserved for the gateway's own topics (bridge, get, request, response, set, in any case)"#),
+        (#"{"address":"A4:C1:38:F0:0B:1E","name":"\#(String(repeating: "n", count: 65))"}"#, "name must be at most 64 characters, got 65"),
+        (#"{"address":"A4:C1:38:F0:0B:1E","name":"../.."}"#, #"name may only contain A-Z, a-z, 0-9, _ and -, got "../..""#),
         (#"{"address":"A4:C1:38:F0:0B:1E","name":"my/band"}"#, #"name may only contain A-Z, a-z, 0-9, _ and -, got "my/band""#),
         (#"{"address":"A4:C1:38:F0:0B:1E","adress":"x"}"#,
          #"unknown field "adress" for device/add, which accepts address, serial, driver and name"#),
@@ -102,6 +106,12 @@ struct BridgeRequestTests {
         #expect(bridgeError("device/rename", #"{"id":"strap"}"#) == CommandError(.invalidValue, "name is required: the device's new id"))
         #expect(bridgeError("device/rename", #"{"id":"strap","name":"chest strap"}"#)
             == CommandError(.invalidValue, #"name may only contain A-Z, a-z, 0-9, _ and -, got "chest strap""#))
+        #expect(bridgeError("device/rename", #"{"id":"strap","name":"Bridge"}"#)
+            == CommandError(.invalidValue, #"name "Bridge" is reserved for the gateway's own topics (bridge, get, request, response, set, in any case)"#))
+        #expect(bridgeError("device/rename", #"{"id":"strap","name":"\#(String(repeating: "x", count: 10_000))"}"#)
+            == CommandError(.invalidValue, "name must be at most 64 characters, got 10000"))
+        #expect(bridgeError("device/rename", #"{"id":"strap","name":"\u202Egat"}"#)?.message.hasPrefix("name may only contain") == true)
+        #expect(bridgeError("device/rename", #"{"id":"strap","name":" strap"}"#)?.message.hasPrefix("name may only contain") == true)
     }
 
     @Test("device/pair/confirm takes the code as a string of digits, keeping leading zeros")

@@ -85,11 +85,12 @@ struct ContractRequestTests {
         #expect(!response.retain)
     }
 
-    @Test("MQTT 5: a Response Topic with a wildcard is ignored for the contract's topic; correlation data stays")
+    @Test("MQTT 5: a Response Topic with a wildcard is refused: INVALID_VALUE on the contract's topic; correlation data stays")
     func invalidResponseTopic() throws {
         let properties = MQTTProperties(responseTopic: "client/+/replies", correlationData: [1])
         let request = try #require(contractRequest("wear2mqtt/tag/request/find", "{}", properties: properties))
         #expect(request.replyTo == ResponseDestination(topic: "wear2mqtt/tag/response/find", correlationData: [1]))
+        #expect(request.arguments.commandFailure?.code == .invalidValue)
     }
 
     @Test("errors also go to the Response Topic")

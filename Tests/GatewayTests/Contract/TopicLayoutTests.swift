@@ -81,9 +81,13 @@ struct DeviceIdentifierTests {
         #expect(DeviceIdentifier.defaultID(driver: "odd driver/x", address: "AA:BB:CC:DD:EE:FF") == "odd_driver_x_aabbccddeeff")
     }
 
-    @Test("valid ids use [A-Za-z0-9_-] and are not bridge", arguments: [
+    @Test("valid ids are 1 to 64 bytes of [A-Za-z0-9_-] and no reserved word in any case", arguments: [
         ("left_wrist", true), ("Polar-H10", true), ("a", true), ("bridge", false), ("", false), ("two words", false),
-        ("a/b", false), ("a+", false), ("#", false), ("é", false), ("Bridge", true),
+        ("a/b", false), ("a+", false), ("#", false), ("é", false), ("Bridge", false), ("BRIDGE", false),
+        ("request", false), ("Response", false), ("set", false), ("GET", false), ("requests", true), ("bridge2", true),
+        (String(repeating: "a", count: 64), true), (String(repeating: "a", count: 65), false),
+        (String(repeating: "a", count: 10_000), false), ("..", false), ("../..", false), (" tag", false), ("tag ", false),
+        ("\u{202E}gat", false), ("tag\u{200B}", false), ("tag\u{0}", false), ("tag\n", false), ("+", false),
     ])
     func validity(id: String, valid: Bool) {
         #expect(DeviceIdentifier.isValid(id) == valid)
@@ -91,8 +95,14 @@ struct DeviceIdentifierTests {
 
     @Test("a bad name is refused with INVALID_VALUE naming the field and the rule")
     func validation() {
-        #expect(throws: CommandError(.invalidValue, "name \"bridge\" is reserved for the gateway's own topics")) {
+        #expect(throws: CommandError(.invalidValue, "name \"bridge\" is reserved for the gateway's own topics (bridge, get, request, response, set, in any case)")) {
             try DeviceIdentifier.validate("bridge")
+        }
+        #expect(throws: CommandError(.invalidValue, "name \"Request\" is reserved for the gateway's own topics (bridge, get, request, response, set, in any case)")) {
+            try DeviceIdentifier.validate("Request")
+        }
+        #expect(throws: CommandError(.invalidValue, "name must be at most 64 characters, got 10000")) {
+            try DeviceIdentifier.validate(String(repeating: "x", count: 10_000))
         }
         #expect(throws: CommandError(.invalidValue, "name may only contain A-Z, a-z, 0-9, _ and -, got \"my band\"")) {
             try DeviceIdentifier.validate("my band")
