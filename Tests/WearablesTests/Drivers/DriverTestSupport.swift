@@ -16,8 +16,10 @@ extension DriverHarness {
         recorder.events(named: "subscription_failed").contains { $0["characteristic"]?.text == characteristic }
     }
 
-    /// Waits until at least `count` more samples of `sensor` than now have arrived.
-    func samplesFlow(_ sensor: SensorKind, count: Int = 5, timeout: Duration = .seconds(10)) async -> Bool {
+    /// Waits until at least `count` more samples of `sensor` than now have arrived. The deadline only guards against
+    /// a hang: in a full parallel run on 2 cores, CPU-bound suites (fuzzing) can hold both of the pool's threads for
+    /// seconds, and the simulated device's timers wait with everything else.
+    func samplesFlow(_ sensor: SensorKind, count: Int = 5, timeout: Duration = .seconds(60)) async -> Bool {
         let before = recorder.samples(sensor).count
         return await eventually(timeout: timeout) { self.recorder.samples(sensor).count >= before + count }
     }
