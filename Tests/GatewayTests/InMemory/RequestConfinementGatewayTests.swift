@@ -8,7 +8,7 @@ import Wearables
 /// Issue 24 through a whole gateway in memory: a request cannot make the gateway publish on its own topics, a
 /// hostile request topic is not echoed, a rename to the same name keeps the device connected, and one address is
 /// managed by one entry only.
-@Suite("Gateway in memory: confined answers and one entry per address", .serialized, .timeLimit(.minutes(1)))
+@Suite("Gateway in memory: confined answers and one entry per address")
 struct RequestConfinementGatewayTests {
     static let strap = GatewayContractTests.strap
     static let finder = GatewayContractTests.finder
