@@ -57,16 +57,19 @@ public struct HealthReport: Sendable, Equatable {
         public var queued: Int
         /// Non-durable messages dropped (oldest first) while the broker was away, since start.
         public var dropped: UInt64
+        /// Incoming messages (requests) dropped because they came faster than the gateway took them, since start.
+        public var incomingDropped: UInt64
         /// Durable messages on disk awaiting the broker's acknowledgement.
         public var spoolPending: Int
         public var spoolBytes: Int
         public var published: UInt64
 
-        public init(connected: Bool = false, queued: Int = 0, dropped: UInt64 = 0, spoolPending: Int = 0,
-                    spoolBytes: Int = 0, published: UInt64 = 0) {
+        public init(connected: Bool = false, queued: Int = 0, dropped: UInt64 = 0, incomingDropped: UInt64 = 0,
+                    spoolPending: Int = 0, spoolBytes: Int = 0, published: UInt64 = 0) {
             self.connected = connected
             self.queued = queued
             self.dropped = dropped
+            self.incomingDropped = incomingDropped
             self.spoolPending = spoolPending
             self.spoolBytes = spoolBytes
             self.published = published
@@ -74,7 +77,7 @@ public struct HealthReport: Sendable, Equatable {
 
         public init(_ statistics: MQTTClientStatistics) {
             self.init(connected: statistics.connected, queued: statistics.offlineQueued, dropped: statistics.offlineDropped,
-                      spoolPending: statistics.spoolPending, spoolBytes: statistics.spoolBytes,
+                      incomingDropped: statistics.incomingDropped, spoolPending: statistics.spoolPending, spoolBytes: statistics.spoolBytes,
                       published: statistics.published)
         }
     }
@@ -160,6 +163,7 @@ public enum BridgePayload {
         writer.field("connected", report.mqtt.connected)
         writer.field("queued", report.mqtt.queued)
         writer.field("dropped", Int64(clamping: report.mqtt.dropped))
+        writer.field("incoming_dropped", Int64(clamping: report.mqtt.incomingDropped))
         writer.field("spool_pending", report.mqtt.spoolPending)
         writer.field("spool_bytes", report.mqtt.spoolBytes)
         writer.field("published", Int64(clamping: report.mqtt.published))

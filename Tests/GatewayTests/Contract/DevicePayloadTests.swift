@@ -133,6 +133,7 @@ struct BridgePayloadTests {
         statistics.offlineQueued = 3
         statistics.offlineDropped = 17
         statistics.spoolPending = 2
+        statistics.incomingDropped = 4
         statistics.spoolBytes = 512
         statistics.published = 9000
         let report = HealthReport(
@@ -140,7 +141,7 @@ struct BridgePayloadTests {
             devices: ["tag": .init(messagesPerSecond: 0, connected: false), "band": .init(messagesPerSecond: 52.5, connected: true, queuedCommands: 1)])
         #expect(text(BridgePayload.health(report)) == """
             {"uptime_s":3600,"rss_bytes":12582912,\
-            "mqtt":{"connected":true,"queued":3,"dropped":17,"spool_pending":2,"spool_bytes":512,"published":9000},\
+            "mqtt":{"connected":true,"queued":3,"dropped":17,"incoming_dropped":4,"spool_pending":2,"spool_bytes":512,"published":9000},\
             "devices":{"band":{"messages_per_s":52.5,"connected":true,"queued_commands":1},\
             "tag":{"messages_per_s":0.0,"connected":false,"queued_commands":0}}}
             """)

@@ -13,6 +13,7 @@ struct GatewayMetricsTests {
         mqtt.connections = 3
         mqtt.published = published
         mqtt.offlineDropped = 2
+        mqtt.incomingDropped = 6
         mqtt.spoolBytes = 4096
         mqtt.spoolPending = 5
         return MetricsSnapshot(mqtt: mqtt, devices: devices.map {
@@ -33,6 +34,7 @@ struct GatewayMetricsTests {
         for line in [
             #"wear2mqtt_samples_published_total{device="strap",sensor="heart_rate"} 7"#,
             "wear2mqtt_mqtt_messages_published_total 10", "wear2mqtt_mqtt_messages_dropped_total 2",
+            "wear2mqtt_mqtt_incoming_dropped_total 6",
             "wear2mqtt_mqtt_reconnects_total 2", "wear2mqtt_mqtt_connected 1.0",
             "wear2mqtt_spool_bytes 4096.0", "wear2mqtt_spool_pending_records 5.0",
             "wear2mqtt_devices_managed 1.0", "wear2mqtt_devices_connected 1.0",
