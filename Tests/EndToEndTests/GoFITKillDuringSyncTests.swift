@@ -5,7 +5,7 @@ import Wear2MQTTTesting
 /// Issue 24: the gateway killed (SIGKILL) in the middle of a GoFIT sync. The guarantee (docs/mqtt-api.md,
 /// "Delivery guarantees"): every record arrives at least once, and a record sent twice carries the same `id` and the
 /// same bytes, so a consumer deduplicates by `id`; the interrupted `sync` request is not answered.
-@Suite(.timeLimit(.minutes(5)))
+@Suite
 struct GoFITKillDuringSyncTests {
     static let kinds = ["steps", "sleep", "heart_rate", "spo2", "activity"]
 

@@ -5,7 +5,7 @@ import Wear2MQTTTesting
 /// Issue 24: the state folder and `spool/` followed the process umask (world-writable under umask 000). The gateway
 /// runs here under `umask 000`, set by a shell that then execs it, so the umask of the test process (shared by the
 /// tests running beside this one) is never changed.
-@Suite(.timeLimit(.minutes(2)))
+@Suite
 struct StatePermissionsEndToEndTests {
     let base = "e2e/\(UUID().uuidString.prefix(8))"
 

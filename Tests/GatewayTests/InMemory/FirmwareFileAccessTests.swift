@@ -9,7 +9,7 @@ import Wearables
 /// Issue 24: what `request/dfu` and `bridge/request/firmware/list` may do to the file system and tell about it. A
 /// FIFO in `dfu.dir` once froze the whole gateway (its open waits for a writer); a mismatch answer named the
 /// file's real SHA-256; errors told whether a path outside `dfu.dir` existed.
-@Suite("Gateway in memory: file access of firmware requests", .timeLimit(.minutes(1)))
+@Suite("Gateway in memory: file access of firmware requests")
 struct FirmwareFileAccessTests {
     static let strap = "C0:FF:EE:00:00:01"
     static let package = DFUPackageBuilder.application(firmware: [UInt8](repeating: 0x5A, count: 4096), firmwareVersion: 20200)
