@@ -132,7 +132,6 @@ let package = Package(
                 "BlueZ",
                 "Wearables",
                 "Firmware",
-                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -1,4 +1,4 @@
-import Crypto
+import Firmware
 import Foundation
 
 /// Remembers, in the state directory, that the broker once accepted this gateway's credentials, so that a later
@@ -17,8 +17,8 @@ public struct AcceptedCredentials: Sendable {
         let mqtt = configuration.mqtt
         let fields = ["wear2mqtt credentials v1", mqtt.host, String(mqtt.port), mqtt.username ?? "",
                       mqtt.password?.reveal() ?? ""]
-        fingerprint = SHA256.hash(data: Array(fields.joined(separator: "\u{0}").utf8))
-            .map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
+        // The SHA-256 in hex that firmware files are checked with; here over the four fields.
+        fingerprint = DFUPackageFile.sha256(of: Array(fields.joined(separator: "\u{0}").utf8))
     }
 
     /// Whether the broker accepted exactly these credentials before.

@@ -23,8 +23,8 @@ final class DurableRecordTracker: Sendable {
 
     private let state = Mutex(State())
 
-    /// A record was queued; answers its number.
-    func queued() -> UInt64 { state.withLock { $0.queued += 1; return $0.queued } }
+    /// A record was queued (its number is the new count).
+    func queued() { state.withLock { $0.queued += 1 } }
 
     var queuedCount: UInt64 { state.withLock { $0.queued } }
 

@@ -165,7 +165,7 @@ public final class GatewayCore: Sendable {
             switch action {
             case .publish(let message): sink.publish(message)
             case .publishDurable(let message):
-                _ = durableRecords.queued()
+                durableRecords.queued()
                 recordQueue.yield(message)
             case .publishDeviceList: publishDeviceList()
             }
