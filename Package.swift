@@ -187,6 +187,15 @@ let package = Package(
             ],
             exclude: ["python"]
         ),
+        /// libFuzzer targets over every codec, the JSON and request parsers and the configuration loader
+        /// (docs/reliability.md, `Tests/fuzz/run`); never linked into `wear2mqtt`.
+        .target(
+            name: "FuzzTargets",
+            dependencies: ["Wearables", "Firmware", "MQTT", "Gateway"]
+        ),
+        /// The fuzz targets as one libFuzzer binary (built with `--sanitize fuzzer -DFUZZING`), or, built plainly,
+        /// a replayer of saved inputs.
+        .executableTarget(name: "wear2mqtt-fuzz", dependencies: ["FuzzTargets"]),
         /// The module import rules of docs/architecture.md, checked against the sources (no dependencies).
         .testTarget(name: "ArchitectureTests"),
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop"]),
@@ -201,6 +210,7 @@ let package = Package(
             dependencies: ["Simulator", "DBus", "Wearables", "Firmware", "SimulatedWearables", "wear2mqtt-sim", "Wear2MQTTTesting"],
             exclude: ["bleak_interop.py"]
         ),
+        .testTarget(name: "FuzzTargetsTests", dependencies: ["FuzzTargets", "wear2mqtt-fuzz", "Wear2MQTTTesting"]),
         .testTarget(name: "GatewayTests", dependencies: ["Gateway", "BlueZ", "Wearables", "Firmware", "SimulatedWearables", "Wear2MQTTTesting"]),
         .testTarget(
             name: "EndToEndTests",

@@ -171,7 +171,7 @@ final class DurableSpool {
             var offset = 0
             var last = first - 1
             while offset < bytes.count {
-                guard let record = Self.wholeRecord(in: bytes, at: offset) else {
+                guard let record = SpoolRecordCodec.wholeRecord(in: bytes, at: offset) else {
                     // A torn or corrupt tail: a crash hit the middle of a write. Keep what is whole.
                     recoveredCorruptions += 1
                     truncate(path, off_t(offset))
@@ -195,14 +195,6 @@ final class DurableSpool {
             guard writeFD >= 0 else { throw .spoolIO("cannot open \(last.path): \(String(cString: strerror(errno)))") }
         }
         if !foundCursor { cursor = (max(0, segments.count - 1), segments.last?.size ?? 0) }
-    }
-
-    private static func wholeRecord(in bytes: [UInt8], at offset: Int) -> (value: SpooledRecord, size: Int)? {
-        guard let length = try? SpoolRecordCodec.bodyLength(header: bytes[offset...]) else { return nil }
-        let size = SpoolRecordCodec.headerSize + length
-        guard size <= bytes.count - offset,
-              let record = try? SpoolRecordCodec.decode(bytes[offset..<(offset + size)]) else { return nil }
-        return (record, size)
     }
 
     /// Deletes segments whose every record was acknowledged. When the whole spool is acknowledged and the

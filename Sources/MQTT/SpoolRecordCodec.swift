@@ -8,22 +8,22 @@
 ///              user properties u16 count + (name, value) string pairs
 ///
 /// Pure: bytes in, values out; a malformed body is a typed error, never a crash.
-struct SpooledRecord: Equatable, Sendable {
-    var sequence: UInt64
-    var enqueuedAtMilliseconds: UInt64
-    var message: OutgoingMessage
+package struct SpooledRecord: Equatable, Sendable {
+    package var sequence: UInt64
+    package var enqueuedAtMilliseconds: UInt64
+    package var message: OutgoingMessage
 }
 
-enum SpoolRecordCodec {
-    static let headerSize = 8
+package enum SpoolRecordCodec {
+    package static let headerSize = 8
 
-    enum DecodeError: Error, Equatable {
+    package enum DecodeError: Error, Equatable {
         case truncated
         case checksumMismatch
         case malformed(String)
     }
 
-    static func encode(_ record: SpooledRecord) -> [UInt8] {
+    package static func encode(_ record: SpooledRecord) -> [UInt8] {
         var body: [UInt8] = []
         body.reserveCapacity(40 + record.message.topic.utf8.count + record.message.payload.count)
         body.appendLittleEndian(record.sequence)
@@ -63,13 +63,22 @@ enum SpoolRecordCodec {
 
     /// Reads the record header at the start of `bytes`: the body length, or `truncated` when fewer than eight
     /// bytes are there.
-    static func bodyLength(header bytes: ArraySlice<UInt8>) throws(DecodeError) -> Int {
+    package static func bodyLength(header bytes: ArraySlice<UInt8>) throws(DecodeError) -> Int {
         var reader = ByteReader(bytes)
         return Int(try reader.read(UInt32.self))
     }
 
+    /// The record that starts at `offset` of a segment file and its size, nil when what is there is not a
+    /// whole record (a torn tail after a crash, or corruption): recovery keeps the segment up to that offset.
+    package static func wholeRecord(in bytes: [UInt8], at offset: Int) -> (value: SpooledRecord, size: Int)? {
+        guard let length = try? bodyLength(header: bytes[offset...]) else { return nil }
+        let size = headerSize + length
+        guard size <= bytes.count - offset, let record = try? decode(bytes[offset..<(offset + size)]) else { return nil }
+        return (record, size)
+    }
+
     /// Decodes one whole record (header and body).
-    static func decode(_ bytes: ArraySlice<UInt8>) throws(DecodeError) -> SpooledRecord {
+    package static func decode(_ bytes: ArraySlice<UInt8>) throws(DecodeError) -> SpooledRecord {
         var reader = ByteReader(bytes)
         let length = Int(try reader.read(UInt32.self))
         let checksum = try reader.read(UInt32.self)

@@ -29,13 +29,15 @@ struct ModuleImportTests {
         "wear2mqtt-sim": ["Simulator", "SimulatedWearables", "Wearables", "Firmware", "DBus", "ArgumentParser"],
         "Wear2MQTTTesting": ["MQTT", "DBus", "BlueZ", "Wearables", "Firmware", "SimulatedWearables", "Simulator", "Gateway",
                              "Testing"],
+        "FuzzTargets": ["Wearables", "Firmware", "MQTT", "Gateway"],
+        "wear2mqtt-fuzz": ["FuzzTargets"],
         "wear2mqtt-bench": ["Gateway", "Simulator", "BlueZ", "MQTT", "CMosquitto", "DBus", "EventLoop", "Wearables", "SimulatedWearables",
                             "Wear2MQTTTesting", "ArgumentParser", "Histogram"],
     ]
 
     /// The modules that make up the daemon: none of them may import what only tests, the simulator and the bench use.
     static let product = ["CDBus", "CMosquitto", "CEpoll", "EventLoop", "DBus", "BlueZ", "MQTT", "Wearables", "Firmware", "Gateway", "MetricsExporter", "wear2mqtt"]
-    static let neverInTheProduct: Set<String> = ["SimulatedWearables", "Simulator", "Wear2MQTTTesting", "Testing"]
+    static let neverInTheProduct: Set<String> = ["SimulatedWearables", "Simulator", "Wear2MQTTTesting", "Testing", "FuzzTargets"]
 
     static let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Sources")
