@@ -188,6 +188,7 @@ public struct DFUPackage: Sendable, Equatable {
     /// inflating, so no more than `maximumSize` bytes are ever held.
     public init(data: Data, maximumSize: Int) throws(DFUPackageError) {
         guard data.count <= maximumSize else { throw .tooLarge(bytes: data.count, limit: maximumSize) }
+        guard ZIPEndRecord.isReadable(in: data) else { throw .notAZip }
         let archive: Archive
         do {
             archive = try Archive(data: data, accessMode: .read)
