@@ -12,6 +12,8 @@ public enum DFUPackageError: Error, Equatable, Sendable, CustomStringConvertible
 
     // The zip (DFUPackage)
     case notAZip
+    /// A zip whose layout the package reader does not take (ZIP64, data descriptors, offsets past the end).
+    case unsupportedZip(String)
     /// The package file or data is larger than the configured limit.
     case tooLarge(bytes: Int, limit: Int)
     /// The zip's entries would expand to more than the limit (a zip bomb, or just too much firmware).
@@ -49,6 +51,8 @@ public enum DFUPackageError: Error, Equatable, Sendable, CustomStringConvertible
             "The init packet is malformed: \(reason)."
         case .notAZip:
             "The firmware package is not a zip file."
+        case .unsupportedZip(let reason):
+            "The firmware package is a zip this gateway does not read: \(reason); package it again with nrfutil."
         case .tooLarge(let bytes, let limit):
             "The firmware package is \(bytes) bytes, more than the limit of \(limit) bytes."
         case .expandsTooLarge(let bytes, let limit):
@@ -188,7 +192,11 @@ public struct DFUPackage: Sendable, Equatable {
     /// inflating, so no more than `maximumSize` bytes are ever held.
     public init(data: Data, maximumSize: Int) throws(DFUPackageError) {
         guard data.count <= maximumSize else { throw .tooLarge(bytes: data.count, limit: maximumSize) }
-        guard ZIPEndRecord.isReadable(in: data) else { throw .notAZip }
+        switch ZIPLayout.check(data) {
+        case .notAZip?: throw .notAZip
+        case .unsupported(let reason)?: throw .unsupportedZip(reason)
+        case nil: break
+        }
         let archive: Archive
         do {
             archive = try Archive(data: data, accessMode: .read)

@@ -89,9 +89,13 @@ package enum SpoolRecordCodec {
         let sequence = try fields.read(UInt64.self)
         let enqueuedAt = try fields.read(UInt64.self)
         guard let qos = QoS(rawValue: Int(try fields.read(UInt8.self))) else { throw .malformed("qos") }
-        let retain = (try fields.read(UInt8.self)) & 1 == 1
+        // Bits this version does not write mean a record it cannot read as written: refused, not half-read.
+        let flags = try fields.read(UInt8.self)
+        guard flags <= 1 else { throw .malformed("flags") }
+        let retain = flags == 1
         let topic = try fields.readShortString()
         let presence = try fields.read(UInt8.self)
+        guard presence < 32 else { throw .malformed("property presence") }
         var properties = MQTTProperties()
         if presence & 1 != 0 { properties.responseTopic = try fields.readShortString() }
         if presence & 2 != 0 { properties.correlationData = Array(try fields.readShortBytes()) }

@@ -541,7 +541,7 @@ struct DFUPackageTests {
     @Test("every error has a sentence for a person")
     func messages() {
         let errors: [DFUPackageError] = [
-            .malformedInitPacket("x"), .notAZip, .tooLarge(bytes: 2, limit: 1), .expandsTooLarge(bytes: 2, limit: 1),
+            .malformedInitPacket("x"), .notAZip, .unsupportedZip("ZIP64"), .tooLarge(bytes: 2, limit: 1), .expandsTooLarge(bytes: 2, limit: 1),
             .corruptEntry(name: "a", reason: "b"), .missingManifest, .invalidManifest("x"), .missingFile("a"),
             .emptyFile("a"), .initPacketMismatch(file: "a", reason: "b"), .invalidFileName(name: "a", reason: "b"),
             .directoryNotFound("a"), .fileNotFound("a"), .unreadable(name: "a", reason: "b"),
