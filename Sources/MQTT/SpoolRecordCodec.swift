@@ -103,6 +103,7 @@ package enum SpoolRecordCodec {
         if presence & 8 != 0 { properties.messageExpiryInterval = try fields.read(UInt32.self) }
         if presence & 16 != 0 {
             let count = Int(try fields.read(UInt16.self))
+            guard count > 0 else { throw .malformed("user properties") }
             for _ in 0..<count {
                 properties.userProperties.append((try fields.readShortString(), try fields.readShortString()))
             }

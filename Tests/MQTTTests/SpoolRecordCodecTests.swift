@@ -54,6 +54,20 @@ import Testing
         }
     }
 
+    /// The fuzzer's second find (spool-crash-af77…): user properties marked present with a count of 0 read as
+    /// none, and were written back unmarked.
+    @Test func userPropertiesMarkedPresentButNoneAreRefused() {
+        let bare = SpooledRecord(sequence: 1, enqueuedAtMilliseconds: 2,
+                                 message: OutgoingMessage(topic: "t", payload: [], qos: .atMostOnce, retain: false))
+        var body = Array(SpoolRecordCodec.encode(bare).dropFirst(8))
+        let presence = 18 + 2 + 1
+        body[presence] = 16
+        body.insert(contentsOf: [0, 0], at: presence + 1)
+        #expect(throws: SpoolRecordCodec.DecodeError.malformed("user properties")) {
+            try SpoolRecordCodec.decode(Self.framed(body)[...])
+        }
+    }
+
     @Test func aFlippedBitFailsTheChecksum() {
         var bytes = SpoolRecordCodec.encode(record)
         bytes[bytes.count - 3] ^= 0x10
