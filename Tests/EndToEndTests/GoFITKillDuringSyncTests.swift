@@ -9,15 +9,21 @@ import Wear2MQTTTesting
 struct GoFITKillDuringSyncTests {
     static let kinds = ["steps", "sleep", "heart_rate", "spo2", "activity"]
 
+    /// Pairs the unpaired band with the code it shows, as a user would.
+    static func pair(_ stack: Stack) async throws {
+        #expect(await eventually(timeout: .seconds(45)) { stack.last("band")?["pairing"] as? String == "required" })
+        try await stack.request("bridge/request/device/pair", #"{"id":"band","transaction":"p1"}"#)
+        #expect(await stack.response("bridge/response/device/pair", transaction: "p1") != nil)
+        let code = try #require(try await stack.control.inspect(GoFITEndToEndTests.band)["pairing_code"])
+        try await stack.request("bridge/request/device/pair/confirm", #"{"id":"band","code":"\#(code)","transaction":"c1"}"#)
+        let confirmed = await stack.response("bridge/response/device/pair/confirm", transaction: "c1")
+        try #require(confirmed?["status"] as? String == "ok", "pairing failed: \(String(describing: confirmed))")
+    }
+
     @Test func killedMidSyncNothingLostAndEveryRepeatCarriesTheSameID() async throws {
         try await Stack.with(scenarioDevices: GoFITEndToEndTests.scenario(),
                              configuredDevices: GoFITEndToEndTests.configuredDevices) { stack in
-            #expect(await eventually(timeout: .seconds(45)) { stack.last("band")?["pairing"] as? String == "required" })
-            try await stack.request("bridge/request/device/pair", #"{"id":"band","transaction":"p1"}"#)
-            #expect(await stack.response("bridge/response/device/pair", transaction: "p1") != nil)
-            let code = try #require(try await stack.control.inspect(GoFITEndToEndTests.band)["pairing_code"])
-            try await stack.request("bridge/request/device/pair/confirm", #"{"id":"band","code":"\#(code)","transaction":"c1"}"#)
-            #expect(await stack.response("bridge/response/device/pair/confirm", transaction: "c1")?["status"] as? String == "ok")
+            try await Self.pair(stack)
             let total = try #require(Int(try await stack.control.inspect(GoFITEndToEndTests.band)["history_records"] ?? ""))
             try #require(total > 1000)
 
