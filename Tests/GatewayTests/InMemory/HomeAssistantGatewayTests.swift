@@ -30,6 +30,7 @@ struct HomeAssistantGatewayTests {
 
     @Test("the bridge and the strap are discovered, retained; heart rate appears once it streams, fed calmly")
     func bridgeAndStrapAreDiscovered() async throws {
+        let begun = ContinuousClock.now
         let gateway = try await Self.started("homeassistant:\n  state_interval_s: 1")
         defer { Task { await gateway.stop() } }
         #expect(discovery(gateway, Self.bridgeConfig)?["cmps"]?["scan"] != nil)
@@ -44,7 +45,9 @@ struct HomeAssistantGatewayTests {
         try await Task.sleep(for: .seconds(3))
         let samples = gateway.sink.messages(on: "test/strap/sensor/heart_rate").count
         let calm = gateway.sink.messages(on: "test/strap/ha/heart_rate").count
-        #expect(samples >= 10 && calm >= 2 && calm <= 5, "\(samples) samples, \(calm) entity states")
+        // At most one a second since the test began (on a loaded machine the 3 s wait runs long, and samples slow).
+        let seconds = Int((ContinuousClock.now - begun).components.seconds)
+        #expect(samples >= 10 && calm >= 2 && calm <= seconds + 1, "\(samples) samples, \(calm) entity states in \(seconds) s")
         #expect(gateway.sink.messages(on: "test/strap/ha/heart_rate").allSatisfy { Double(String(decoding: $0.payload, as: UTF8.self)) != nil })
         // The same document is not published twice.
         let documents = gateway.sink.messages(on: Self.strapConfig)
