@@ -53,6 +53,7 @@ struct GoFITKillDuringSyncTests {
                 byID[id, default: []].insert(payload)
             }
             #expect(byID.count == total, "every record of the band's history, by id")
+            print("figure: gateway SIGKILL mid GoFIT sync: \(byID.count) of \(total) records by id, \(records().count - byID.count) published twice (same id and bytes)")
             let differing = byID.filter { $0.value.count > 1 }
             #expect(differing.isEmpty, "a repeated id with other bytes: \(differing.prefix(3))")
             #expect(stack.payloads("band/response/sync").compactMap(stack.json).allSatisfy { $0["transaction"] as? String != "s1" },
