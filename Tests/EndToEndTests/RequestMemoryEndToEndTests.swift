@@ -137,20 +137,29 @@ struct RequestMemoryEndToEndTests {
             #expect(withCorrelation == count / 2, "\(withCorrelation) answers carried their request's correlation data")
         }
 
-        /// Sends the `count` requests `request(i)` makes, at most `window` unanswered at a time, and returns once
-        /// each has been answered, with how many answers carried correlation data starting "request-".
-        func send(_ count: Int, _ request: (Int) -> OutgoingMessage) async throws -> Int {
+        /// Sends the `count` requests `request(i)` makes, at most `window` unanswered at a time and, with
+        /// `perSecond`, no faster than that, and returns once each has been answered, with how many answers carried
+        /// correlation data starting "request-".
+        func send(_ count: Int, perSecond: Double? = nil, _ request: (Int) -> OutgoingMessage) async throws -> Int {
             var sent = 0
             var answered = 0
             var withCorrelation = 0
             // A failure guard only: the wait ends with the last answer. Closing ends the stream below.
-            let guardTask = closeAfter(.seconds(120))
+            let guardTask = closeAfter(.seconds(max(120, perSecond.map { Int(Double(count) / $0) * 3 } ?? 0)))
             defer { guardTask.cancel() }
             var iterator = answers.makeAsyncIterator()
+            let started = ContinuousClock.now
             while answered < count {
-                while sent < count, sent - answered < RequestMemoryEndToEndTests.window {
+                let elapsed = ContinuousClock.now - started
+                let allowed = perSecond.map { Int((Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18) * $0) + 1 } ?? count
+                while sent < count, sent < allowed, sent - answered < RequestMemoryEndToEndTests.window {
                     client.publish(request(sent))
                     sent += 1
+                }
+                if sent == answered {
+                    // Everything sent is answered and the pace holds the next one back: the pace's tick.
+                    try await Task.sleep(for: .milliseconds(5))
+                    continue
                 }
                 guard let answer = await iterator.next() else { break }
                 if answer.topic == readyTopic { continue }
