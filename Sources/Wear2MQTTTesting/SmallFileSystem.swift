@@ -46,12 +46,14 @@ public struct SmallFileSystem: Sendable {
     /// Gives the space back.
     public func free() { unlink(path + "/" + Self.filler) }
 
+    /// Unmounts; if something still holds a file there, detaches it lazily (`umount -l`) so no mount is left behind.
     public func unmount() async {
         guard let log = try? TemporaryDirectory(prefix: "umount") else { return }
         defer { log.remove() }
-        if let child = try? ChildProcess(executable: "/bin/umount", arguments: [path],
-                                         outputPath: log.file("out"), errorPath: log.file("err")) {
-            await child.waitForExit(timeout: .seconds(30))
+        for arguments in [[path], ["-l", path]] {
+            guard let child = try? ChildProcess(executable: "/bin/umount", arguments: arguments,
+                                                outputPath: log.file("out"), errorPath: log.file("err")) else { return }
+            if await child.waitForExit(timeout: .seconds(30)) == 0 { return }
         }
     }
 }
