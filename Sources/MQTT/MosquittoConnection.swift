@@ -436,6 +436,7 @@ final class MosquittoConnection: @unchecked Sendable {
                 completion(.success(()))
             } catch {
                 logger.error("durable message not stored", metadata: ["topic": "\(message.topic)", "error": "\(error)"])
+                statistics.withLock { $0.spoolFailures += 1 }
                 completion(.failure(error))
             }
         case .subscribe(let filter, let qos):

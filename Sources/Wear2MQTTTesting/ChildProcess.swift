@@ -1,32 +1,76 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Foundation
+import Synchronization
 #if canImport(Testing)
 import Testing
 #endif
 
 /// A process a test started, with its output captured to files, stopped by pid in `terminate` / `kill`.
 /// Waiting polls with `Task.sleep` so no cooperative thread is blocked.
+///
+/// Started with `posix_spawn`, not Foundation's `Process`: on Linux `Process.run()` reads `/proc/self/fd` with a
+/// 256-byte copy of each directory entry that can run off the end of glibc's buffer and crash the whole test
+/// process (swift-corelibs-foundation PR #5472, seen here as a SIGSEGV in `Process.run` with many suites
+/// spawning at once). The child's status is reaped here with `waitpid(pid, WNOHANG)`, for this pid only.
 public final class ChildProcess: @unchecked Sendable {
-    // @unchecked: Foundation.Process is not Sendable; this wrapper only reads its pid and status.
-    public let process: Process
+    // @unchecked: the only mutable state, the reaped exit status, is behind a Mutex.
+    public let pid: Int32
     public let outputPath: String
     public let errorPath: String
+    private let exitStatus = Mutex<Int32?>(nil)
 
     public init(executable: String, arguments: [String], environment: [String: String]? = nil,
                 outputPath: String, errorPath: String) throws {
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        if let environment { process.environment = environment }
-        _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
-        _ = FileManager.default.createFile(atPath: errorPath, contents: nil)
-        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errorPath))
-        process.standardInput = FileHandle.nullDevice
         self.outputPath = outputPath
         self.errorPath = errorPath
-        try process.run()
+        pid = try Self.spawn(executable: executable, arguments: arguments, environment: environment,
+                             outputPath: outputPath, errorPath: errorPath)
         Self.recordStart(executable)
     }
+
+    /// Spawns with stdin from /dev/null, stdout and stderr to the files (truncated), every other descriptor closed
+    /// and every signal at its default (an ignored SIGPIPE would otherwise be inherited).
+    private static func spawn(executable: String, arguments: [String], environment: [String: String]?,
+                              outputPath: String, errorPath: String) throws -> Int32 {
+        var actions = posix_spawn_file_actions_t()
+        _ = posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        _ = posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        _ = posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        _ = posix_spawn_file_actions_addopen(&actions, 2, errorPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        guard let closeFrom = closeFromAction else { throw TestSetupError("posix_spawn_file_actions_addclosefrom_np is missing (glibc 2.34+)") }
+        _ = closeFrom(&actions, 3)
+        var attributes = posix_spawnattr_t()
+        _ = posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var defaults = sigset_t()
+        sigfillset(&defaults)
+        var none = sigset_t()
+        sigemptyset(&none)
+        _ = posix_spawnattr_setsigdefault(&attributes, &defaults)
+        _ = posix_spawnattr_setsigmask(&attributes, &none)
+        _ = posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        let variables = (environment ?? ProcessInfo.processInfo.environment).map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { variables.forEach { free($0) } }
+        var pid: pid_t = 0
+        let result = posix_spawn(&pid, executable, &actions, &attributes, argv, variables)
+        guard result == 0 else {
+            throw TestSetupError("cannot start \(executable): \(String(cString: strerror(result)))")
+        }
+        return pid
+    }
+
+    private typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+    /// glibc has it since 2.34, but its header hides it from Swift's Glibc module.
+    private static let closeFromAction: CloseFrom? = {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else { return nil }
+        return unsafeBitCast(symbol, to: CloseFrom.self)
+    }()
 
     /// With `WEAR2MQTT_PROCESS_LOG` set to a file, appends the running test's id and the executable for every
     /// process started: how `docs/architecture.md` counts the tests that start processes.
@@ -44,8 +88,25 @@ public final class ChildProcess: @unchecked Sendable {
         close(fd)
     }
 
-    public var pid: Int32 { process.processIdentifier }
-    public var isRunning: Bool { process.isRunning }
+    /// The exit code, or the signal that ended it; nil while it runs. Reaps the child when it has ended.
+    private func reap() -> Int32? {
+        exitStatus.withLock { cached in
+            if let cached { return cached }
+            var status: Int32 = 0
+            let reaped = waitpid(pid, &status, WNOHANG)
+            if reaped == -1 && errno == ECHILD {
+                // Someone else reaped it (it is not running, its status is lost): say so rather than wait for ever.
+                cached = -1
+                return cached
+            }
+            guard reaped == pid else { return nil }
+            let signal = status & 0x7f
+            cached = signal == 0 ? (status >> 8) & 0xff : signal
+            return cached
+        }
+    }
+
+    public var isRunning: Bool { reap() == nil }
     public var output: String { (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "" }
     public var errorOutput: String { (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? "" }
 
@@ -53,22 +114,14 @@ public final class ChildProcess: @unchecked Sendable {
     @discardableResult
     public func waitForExit(timeout: Duration = .seconds(10)) async -> Int32? {
         let deadline = ContinuousClock.now + timeout
-        var zombieSince: ContinuousClock.Instant?
-        while process.isRunning {
+        while true {
+            if let status = reap() { return status }
             if ContinuousClock.now >= deadline { return nil }
-            // Foundation learns of an exit from SIGCHLD, which the kernel coalesces; with many children ending at
-            // once on a loaded machine it can miss one and report it running for ever. A zombie has exited: after
-            // a grace second its status comes from /proc, without reaping it behind Foundation's back.
-            if let status = Self.zombieExitStatus(pid) {
-                if let since = zombieSince, ContinuousClock.now - since > .seconds(1) { return status }
-                zombieSince = zombieSince ?? .now
-            }
             try? await Task.sleep(for: .milliseconds(20))
         }
-        return process.terminationStatus
     }
 
-    /// The exit code (or terminating signal) of `pid` if it is a zombie, from `/proc/<pid>/stat`'s state and its
+    /// The exit code (or terminating signal) of any `pid` if it is a zombie (a child another API started), from `/proc/<pid>/stat`'s state and its
     /// last field, `exit_code` (Linux 3.5+, in waitpid's encoding).
     public static func zombieExitStatus(_ pid: Int32) -> Int32? {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
@@ -82,7 +135,7 @@ public final class ChildProcess: @unchecked Sendable {
     }
 
     public func signal(_ signal: Int32) {
-        if process.isRunning { Foundation.kill(pid, signal) }
+        if isRunning { Foundation.kill(pid, signal) }
     }
 
     /// SIGTERM, then SIGKILL if it has not gone within `grace`.
@@ -95,7 +148,10 @@ public final class ChildProcess: @unchecked Sendable {
     }
 
     deinit {
-        if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
+        if isRunning {
+            Foundation.kill(pid, SIGKILL)  // reaped if it is gone already, else left a zombie: never a blocking wait
+            _ = reap()
+        }
     }
 }
 

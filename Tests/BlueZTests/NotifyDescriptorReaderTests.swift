@@ -44,7 +44,6 @@ struct NotifyDescriptorReaderTests {
         let reader = try NotifyDescriptorReader(loop: nil)
         let (ours, theirs) = socketPair()
         defer { close(theirs) }
-        for index in 0..<10 { send(theirs, [UInt8(index)]) }
         let received = Mutex<[[UInt8]]>([])
         let delivery = Mutex<NotifyDescriptorReader.Delivery?>(nil)
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
@@ -56,6 +55,9 @@ struct NotifyDescriptorReaderTests {
                 }
             }, ended: {})
             delivery.withLock { $0 = started }
+            // Sent once the delivery is known to the handler: sent before, the loop could read the whole batch
+            // before `started` was stored (seen with the full suite on two loaded cores), and cancel nothing.
+            for index in 0..<10 { send(theirs, [UInt8(index)]) }
         }
         #expect(received.withLock { $0 } == [[0], [1], [2]])
     }

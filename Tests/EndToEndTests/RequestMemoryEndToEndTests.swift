@@ -100,13 +100,15 @@ struct RequestMemoryEndToEndTests {
             answers = client.messages
         }
 
-        static func start(_ stack: Stack) async throws -> Requester {
+        /// `answerFilters` are more topics answers come on (such as `<base>/bridge/response/#`).
+        static func start(_ stack: Stack, answerFilters: [String] = []) async throws -> Requester {
             let replies = "replies/\(UUID().uuidString.prefix(8))"
             let client = try MQTTClient(configuration: MQTTClientConfiguration(
                 host: "127.0.0.1", port: stack.broker.port, clientID: "requester-\(UUID().uuidString.prefix(8))",
                 spoolDirectory: stack.broker.directory.file("requester-spool")))
             try client.subscribe("\(stack.base)/bridge/response/scan/stop", qos: .atMostOnce)
             try client.subscribe("\(replies)/#", qos: .atMostOnce)
+            for filter in answerFilters { try client.subscribe(filter, qos: .atMostOnce) }
             let runner = Task { try await client.run() }
             let requester = Requester(client: client, runner: runner, base: stack.base, replies: replies)
             // A retained message on the reply topics comes back once the subscriptions are in place.
@@ -123,23 +125,41 @@ struct RequestMemoryEndToEndTests {
         /// Sends `count` requests, every other one with a Response Topic and Correlation Data, and returns once
         /// each has been answered.
         func send(_ count: Int) async throws {
+            let withCorrelation = try await send(count) { [requestTopic, replyTopic] index in
+                var properties = MQTTProperties()
+                if index % 2 == 1 {
+                    properties.responseTopic = replyTopic
+                    properties.correlationData = Array("request-\(index)".utf8)
+                }
+                return OutgoingMessage(topic: requestTopic, text: RequestMemoryEndToEndTests.requestPayload(index),
+                                       properties: properties)
+            }
+            #expect(withCorrelation == count / 2, "\(withCorrelation) answers carried their request's correlation data")
+        }
+
+        /// Sends the `count` requests `request(i)` makes, at most `window` unanswered at a time and, with
+        /// `perSecond`, no faster than that, and returns once each has been answered, with how many answers carried
+        /// correlation data starting "request-".
+        func send(_ count: Int, perSecond: Double? = nil, _ request: (Int) -> OutgoingMessage) async throws -> Int {
             var sent = 0
             var answered = 0
             var withCorrelation = 0
             // A failure guard only: the wait ends with the last answer. Closing ends the stream below.
-            let guardTask = closeAfter(.seconds(120))
+            let guardTask = closeAfter(.seconds(max(120, perSecond.map { Int(Double(count) / $0) * 3 } ?? 0)))
             defer { guardTask.cancel() }
             var iterator = answers.makeAsyncIterator()
+            let started = ContinuousClock.now
             while answered < count {
-                while sent < count, sent - answered < RequestMemoryEndToEndTests.window {
-                    var properties = MQTTProperties()
-                    if sent % 2 == 1 {
-                        properties.responseTopic = replyTopic
-                        properties.correlationData = Array("request-\(sent)".utf8)
-                    }
-                    client.publish(OutgoingMessage(topic: requestTopic, text: RequestMemoryEndToEndTests.requestPayload(sent),
-                                                   properties: properties))
+                let elapsed = ContinuousClock.now - started
+                let allowed = perSecond.map { Int((Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18) * $0) + 1 } ?? count
+                while sent < count, sent < allowed, sent - answered < RequestMemoryEndToEndTests.window {
+                    client.publish(request(sent))
                     sent += 1
+                }
+                if sent == answered {
+                    // Everything sent is answered and the pace holds the next one back: the pace's tick.
+                    try await Task.sleep(for: .milliseconds(5))
+                    continue
                 }
                 guard let answer = await iterator.next() else { break }
                 if answer.topic == readyTopic { continue }
@@ -147,7 +167,7 @@ struct RequestMemoryEndToEndTests {
                 if answer.properties.correlationData?.starts(with: Array("request-".utf8)) == true { withCorrelation += 1 }
             }
             try #require(answered == count, "\(answered) of \(count) requests answered")
-            #expect(withCorrelation == count / 2, "\(withCorrelation) answers carried their request's correlation data")
+            return withCorrelation
         }
 
         private func closeAfter(_ timeout: Duration) -> Task<Void, Never> {

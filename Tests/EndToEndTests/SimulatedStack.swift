@@ -11,8 +11,9 @@ import Wear2MQTTTesting
 struct Stack {
     let broker: MosquittoBroker
     let daemon: DBusDaemon
-    let simulator: ChildProcess
+    private(set) var simulator: ChildProcess
     private(set) var gateway: GatewayProcess
+    let simulatorArguments: [String]
     let configPath: String
     let control: SimulatorControlClient
     let witness: ChildProcess
@@ -21,35 +22,40 @@ struct Stack {
     /// Starts everything: `scenarioDevices` is the `devices:` list of the simulator's scenario, `configuredDevices`
     /// the `devices:` list of the gateway's configuration (nil: none), both as YAML list items.
     /// `gatewayExtra` is more top-level YAML for the gateway's configuration (an `allow:` section).
-    static func start(scenarioDevices: String, configuredDevices: String?, gatewayExtra: String = "") async throws -> Stack {
+    /// `stateDirectory` replaces the gateway's state folder (a small file system of the test's own); with
+    /// `brokerPersistence` the broker keeps sessions and subscriptions across a kill (saved every second);
+    /// `adapterLines` go into the scenario's `adapter:` section (such as `max_connections: 10`).
+    static func start(scenarioDevices: String, configuredDevices: String?, gatewayExtra: String = "",
+                      stateDirectory: String? = nil, brokerPersistence: Bool = false,
+                      adapterLines: [String] = []) async throws -> Stack {
         let base = "sim/\(UUID().uuidString.prefix(8))"
-        let broker = try MosquittoBroker()
+        let broker = try MosquittoBroker(persistence: brokerPersistence)
         try await broker.start()
         let daemon = try await DBusDaemon()
         let scenario = try daemon.directory.write("scenario.yaml", """
         seed: 11
         adapter:
           address: "00:1A:7D:DA:71:13"
-        devices:
+        \(adapterLines.map { "  " + $0 + "\n" }.joined())devices:
         \(scenarioDevices)
         """)
         let simulatorPath = URL(fileURLWithPath: GatewayProcess.executablePath).deletingLastPathComponent()
             .appendingPathComponent("wear2mqtt-sim").path
-        let simulator = try ChildProcess(executable: simulatorPath,
-                                         arguments: ["run", "--bus", daemon.address, "--scenario", scenario],
+        let simulatorArguments = [simulatorPath, "run", "--bus", daemon.address, "--scenario", scenario]
+        let simulator = try ChildProcess(executable: simulatorPath, arguments: Array(simulatorArguments.dropFirst()),
                                          outputPath: daemon.directory.file("sim.out"), errorPath: daemon.directory.file("sim.err"))
         let control = SimulatorControlClient(bus: try BusConnection(.address(daemon.address)))
         let witness = try MosquittoClients.subscriber(port: broker.port, topics: ["\(base)/#"], arguments: ["-V", "5"],
                                                       directory: broker.directory, name: "witness")
         let config = try broker.directory.write("gateway.yaml", GatewayProcess.configuration(
-            port: broker.port, stateDirectory: broker.directory.file("state"), baseTopic: base,
+            port: broker.port, stateDirectory: stateDirectory ?? broker.directory.file("state"), baseTopic: base,
             extra: """
             bluez:
               bus: \(daemon.address)
             """ + (configuredDevices.map { "\ndevices:\n" + $0 } ?? "") + (gatewayExtra.isEmpty ? "" : "\n" + gatewayExtra)))
         let gateway = try GatewayProcess.start(arguments: ["run", "--config", config], in: broker.directory)
-        return Stack(broker: broker, daemon: daemon, simulator: simulator, gateway: gateway, configPath: config,
-                     control: control, witness: witness, base: base)
+        return Stack(broker: broker, daemon: daemon, simulator: simulator, gateway: gateway,
+                     simulatorArguments: simulatorArguments, configPath: config, control: control, witness: witness, base: base)
     }
 
     /// Every message the witness saw on `topic`, payloads only, in order.
@@ -91,9 +97,11 @@ struct Stack {
     /// Starts the stack, runs `body` and stops every process by pid afterwards — also when `body` throws (a
     /// failed `#require`), which a `defer` could not await.
     static func with(scenarioDevices: String, configuredDevices: String?, gatewayExtra: String = "",
+                     stateDirectory: String? = nil, brokerPersistence: Bool = false, adapterLines: [String] = [],
                      _ body: (inout Stack) async throws -> Void) async throws {
         var stack = try await start(scenarioDevices: scenarioDevices, configuredDevices: configuredDevices,
-                                    gatewayExtra: gatewayExtra)
+                                    gatewayExtra: gatewayExtra, stateDirectory: stateDirectory,
+                                    brokerPersistence: brokerPersistence, adapterLines: adapterLines)
         do {
             try await body(&stack)
         } catch {
@@ -114,6 +122,21 @@ struct Stack {
         gateway.child.signal(SIGKILL)
         _ = await gateway.child.waitForExit(timeout: .seconds(30))
         gateway = try GatewayProcess.start(arguments: ["run", "--config", configPath], in: broker.directory, name: "gateway-killed")
+    }
+
+    /// Kills the simulator (the process owning `org.bluez`) with SIGKILL and starts it again with the same scenario:
+    /// bluetoothd crashing and systemd restarting it.
+    mutating func killAndRestartSimulator() async throws {
+        simulator.signal(SIGKILL)
+        _ = await simulator.waitForExit(timeout: .seconds(30))
+        simulator = try ChildProcess(executable: simulatorArguments[0], arguments: Array(simulatorArguments.dropFirst()),
+                                     outputPath: daemon.directory.file("sim-2.out"), errorPath: daemon.directory.file("sim-2.err"))
+    }
+
+    /// Every message `witness` saw on `topic` under the base, payloads only, in order.
+    func payloads(_ topic: String, seenBy witness: ChildProcess) -> [String] {
+        let prefix = "\(base)/\(topic) "
+        return witness.output.split(separator: "\n").filter { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) }
     }
 
     func stop() async {

@@ -131,7 +131,8 @@ struct SimulatorHarness {
         let path = Self.devicePath(address)
         if try await managedObjects()[path] == nil { try await discover(address) }
         try await call(path, "org.bluez.Device1", "Connect")
-        _ = try await signals.next(within: .seconds(5)) { $0.changes(path, "org.bluez.Device1")?["ServicesResolved"] == true }
+        // A hang guard, not a time limit: with the whole suite on two cores a connection took over 5 s.
+        _ = try await signals.next(within: .seconds(30)) { $0.changes(path, "org.bluez.Device1")?["ServicesResolved"] == true }
     }
 }
 
@@ -171,7 +172,7 @@ final class SignalRecorder: Sendable {
     }
 
     /// Waits for a signal recorded after this call's start point (`mark`), or fails the test.
-    func next(after mark: Int? = nil, within timeout: Duration = .seconds(5), _ predicate: (BusSignal) -> Bool) async throws -> BusSignal {
+    func next(after mark: Int? = nil, within timeout: Duration = .seconds(30), _ predicate: (BusSignal) -> Bool) async throws -> BusSignal {
         guard let found = await first(from: mark ?? 0, within: timeout, predicate) else {
             throw HarnessError("no matching signal within \(timeout); got \(all.count) signals")
         }

@@ -62,22 +62,26 @@ public struct HealthReport: Sendable, Equatable {
         /// Durable messages on disk awaiting the broker's acknowledgement.
         public var spoolPending: Int
         public var spoolBytes: Int
+        /// Durable messages the spool could not store (full, or a full disk), since start.
+        public var spoolFailures: UInt64
         public var published: UInt64
 
         public init(connected: Bool = false, queued: Int = 0, dropped: UInt64 = 0, incomingDropped: UInt64 = 0,
-                    spoolPending: Int = 0, spoolBytes: Int = 0, published: UInt64 = 0) {
+                    spoolPending: Int = 0, spoolBytes: Int = 0, spoolFailures: UInt64 = 0, published: UInt64 = 0) {
             self.connected = connected
             self.queued = queued
             self.dropped = dropped
             self.incomingDropped = incomingDropped
             self.spoolPending = spoolPending
             self.spoolBytes = spoolBytes
+            self.spoolFailures = spoolFailures
             self.published = published
         }
 
         public init(_ statistics: MQTTClientStatistics) {
             self.init(connected: statistics.connected, queued: statistics.offlineQueued, dropped: statistics.offlineDropped,
                       incomingDropped: statistics.incomingDropped, spoolPending: statistics.spoolPending, spoolBytes: statistics.spoolBytes,
+                      spoolFailures: statistics.spoolFailures,
                       published: statistics.published)
         }
     }
@@ -166,6 +170,7 @@ public enum BridgePayload {
         writer.field("incoming_dropped", Int64(clamping: report.mqtt.incomingDropped))
         writer.field("spool_pending", report.mqtt.spoolPending)
         writer.field("spool_bytes", report.mqtt.spoolBytes)
+        writer.field("spool_failures", Int64(clamping: report.mqtt.spoolFailures))
         writer.field("published", Int64(clamping: report.mqtt.published))
         writer.endObject()
         writer.key("devices")

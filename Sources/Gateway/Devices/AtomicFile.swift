@@ -11,18 +11,43 @@ enum AtomicFile {
     static func replace(_ path: String, with data: Data) throws {
         let temporary = path + ".tmp"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        guard fd >= 0 else { throw FileWriteError(code: errno) }
         guard fchmod(fd, 0o600) == 0 else {
             let code = errno
             close(fd)
-            throw POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)
+            throw FileWriteError(code: code)
         }
-        let written = data.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        let synced = fsync(fd) == 0
+        // The first failure's errno is what the caller reports: ENOSPC on a full disk, not a vague EIO.
+        var failure = data.withUnsafeBytes { writeAll(fd, $0) }
+        if failure == 0, fsync(fd) != 0 { failure = errno }
         close(fd)
-        guard written == data.count, synced, rename(temporary, path) == 0 else {
+        if failure == 0, rename(temporary, path) != 0 { failure = errno }
+        guard failure == 0 else {
             unlink(temporary)
-            throw POSIXError(.EIO)
+            throw FileWriteError(code: failure)
         }
     }
+
+    /// Writes all of `buffer`; 0, or the errno of the write that failed (a short write is retried, so a disk that
+    /// fills up midway reports ENOSPC).
+    private static func writeAll(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) -> Int32 {
+        var done = 0
+        while done < buffer.count {
+            let result = write(fd, buffer.baseAddress! + done, buffer.count - done)
+            if result < 0 {
+                if errno == EINTR { continue }
+                return errno
+            }
+            done += result
+        }
+        return 0
+    }
+}
+
+/// A state file that could not be written, in the system's words ("No space left on device"); no path, so an
+/// answer quoting it tells a requester nothing of the gateway's folders (the log names the path).
+struct FileWriteError: Error, CustomStringConvertible {
+    let code: Int32
+
+    var description: String { String(cString: strerror(code)) }
 }

@@ -144,6 +144,12 @@ public struct DeviceLifecycle: Sendable, Equatable {
     /// The application agreed to reboot into its bootloader.
     public mutating func enteredBootloader() { inBootloader = true }
 
+    /// The gateway was restarted (or killed) while an update held the device in its bootloader, as the state
+    /// folder remembers: the next update goes to the bootloader directly, as it would have before the restart.
+    public mutating func bootloaderRestored() {
+        if connection != .connected { inBootloader = true }
+    }
+
     /// The update let the device go: installed (the application comes back with the new image) or not
     /// (cancelled, refused, given up: the device may still be in its bootloader). The session may reconnect; the
     /// update is still under way until `updateEnded` (it waits for the application to report its firmware).

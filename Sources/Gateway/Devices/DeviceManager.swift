@@ -258,6 +258,19 @@ public actor DeviceManager {
         }
     }
 
+    /// Saves `list` as the device list before a request changes it, so that what was answered ok survives a
+    /// restart: a full or unwritable state folder refuses the change instead (logged, and `INTERNAL` naming the
+    /// cause, such as "No space left on device").
+    private func saveBeforeChanging(_ list: [String: ManagedDevice]) throws(CommandError) {
+        do {
+            try store.save(Array(list.values))
+        } catch {
+            let cause = "\(error)"
+            logger.error("cannot save the device list; the change is refused", metadata: ["path": "\(store.path)", "error": "\(cause)"])
+            throw CommandError(.internalError, "the device list cannot be saved in the state folder (\(cause)); nothing was changed")
+        }
+    }
+
     // MARK: Bridge requests
 
     /// `device/add`: manage a device by address, with a driver chosen from its advertisement if not given (`standard`
@@ -290,8 +303,10 @@ public actor DeviceManager {
         let id = name ?? "\(driver)_\(address.compactLowercase)"
         guard devices[id] == nil else { throw .invalidValue(field: "name", "\(id) is already the id of another device") }
         let device = ManagedDevice(id: id, address: address.rawValue, driver: driver, name: name)
+        var list = devices
+        list[id] = device
+        try saveBeforeChanging(list)
         startSession(device)
-        persist()
         output(.deviceListChanged)
         output(.bridgeEvent(type: "device_added", data: ["id": .text(id), "address": .text(address.rawValue), "driver": .text(driver)]))
         return device
@@ -325,6 +340,10 @@ public actor DeviceManager {
     }
 
     public func remove(id: String) async throws(CommandError) {
+        guard devices[id] != nil else { throw notFound(id) }
+        var list = devices
+        list[id] = nil
+        try saveBeforeChanging(list)
         guard let device = devices.removeValue(forKey: id) else { throw notFound(id) }
         signalStrength.forget(id)
         await sessions.removeValue(forKey: id)?.stop()
@@ -334,7 +353,6 @@ public actor DeviceManager {
         if let address = BluetoothAddress(device.address) {
             DriverFileStorage.forget(stateDirectory: store.stateDirectory, address: address)
         }
-        persist()
         output(.deviceRetired(id: id))
         output(.deviceListChanged)
         output(.bridgeEvent(type: "device_removed", data: ["id": .text(id), "address": .text(device.address)]))
@@ -346,13 +364,15 @@ public actor DeviceManager {
         guard var device = devices[id] else { throw notFound(id) }
         if name == id { return }
         guard devices[name] == nil else { throw .invalidValue(field: "name", "\(name) is already the id of another device") }
-        devices[id] = nil
         device.id = name
         device.name = name
-        devices[name] = device
+        var list = devices
+        list[id] = nil
+        list[name] = device
+        try saveBeforeChanging(list)
+        devices = list
         if let running = sessions.removeValue(forKey: id) { await running.stop() }
         startSessionIfIdle(name)
-        persist()
         output(.deviceRetired(id: id))
         output(.deviceListChanged)
     }
@@ -360,10 +380,12 @@ public actor DeviceManager {
     public func setOptions(id: String, options: DeviceOptions) async throws(CommandError) {
         guard var device = devices[id] else { throw notFound(id) }
         device.options = options
-        devices[id] = device
+        var list = devices
+        list[id] = device
+        try saveBeforeChanging(list)
+        devices = list
         if let running = sessions.removeValue(forKey: id) { await running.stop() }
         startSessionIfIdle(id)
-        persist()
         output(.deviceListChanged)
     }
 

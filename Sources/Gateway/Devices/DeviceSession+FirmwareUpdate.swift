@@ -127,6 +127,30 @@ extension DeviceSession {
         }
     }
 
+    /// The `DriverStorage` entry saying an update left the device in its bootloader (`{}`), so that a gateway
+    /// killed mid-update sends the next update there instead of waiting for an application that is not on the air.
+    static let bootloaderEntry = "firmware_bootloader"
+
+    func restoreBootloader() {
+        guard storage.load(Self.bootloaderEntry) != nil else { return }
+        lifecycle.bootloaderRestored()
+        logger.info("the device was left in its bootloader by an update before the restart; the next update goes there",
+                    metadata: ["device": "\(device.id)"])
+    }
+
+    /// Best effort: the flag only spares a wait, so a state folder that cannot take it is logged, not fatal.
+    func rememberBootloader(_ inBootloader: Bool) {
+        do throws(CommandError) {
+            if inBootloader {
+                try storage.save(Self.bootloaderEntry, [:])
+            } else if storage.load(Self.bootloaderEntry) != nil {
+                try storage.remove(Self.bootloaderEntry)
+            }
+        } catch {
+            logger.warning("cannot record whether the device is in its bootloader", metadata: ["device": "\(device.id)", "error": "\(error)"])
+        }
+    }
+
     func forgetScheduledUpdate() {
         do throws(CommandError) { try storage.remove(Self.scheduledUpdateEntry) } catch {
             logger.warning("cannot forget the scheduled firmware update", metadata: ["device": "\(device.id)", "error": "\(error)"])
@@ -152,6 +176,7 @@ extension DeviceSession {
         let result: Result<DeviceValue, CommandError>
         do throws(CommandError) {
             try await install(images, meter: meter)
+            rememberBootloader(false)
             apply(lifecycle.updateReleasesDevice(installed: true))
             let firmware = await firmwareAfterUpdate()
             let seconds = Self.seconds(ContinuousClock.now - started)
@@ -210,6 +235,7 @@ extension DeviceSession {
             } else {
                 try await NordicDFUTransfer.enterBootloader(mode, link: applicationLink)
                 lifecycle.enteredBootloader()
+                rememberBootloader(true)
                 await waitForDisconnection(applicationLink, upTo: .seconds(10))
                 candidates = bootloaderCandidates
             }

@@ -81,6 +81,7 @@ public actor DeviceSession {
         // The scheduled update's package is read again off the actor (it is a file access), before connecting.
         connectionTask = Task {
             await restoreScheduledUpdate()
+            restoreBootloader()
             await keepConnected()
         }
     }
@@ -159,6 +160,7 @@ public actor DeviceSession {
         apply(lifecycle.connecting())
         do {
             try await bluez.connect(path, timeout: .seconds(20))
+            rememberBootloader(false)
             return apply(lifecycle.connected())
         } catch {
             logger.info("connection attempt failed", metadata: ["device": "\(device.id)", "error": "\(error)"])

@@ -29,7 +29,7 @@ enum DriverFileStorage {
             save: { name, value in
                 let path = "\(directory)/\(name).json"
                 guard let value else {
-                    if unlink(path) != 0 && errno != ENOENT { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+                    if unlink(path) != 0 && errno != ENOENT { throw FileWriteError(code: errno) }
                     return
                 }
                 try OwnerOnlyDirectory.prepare(directory)

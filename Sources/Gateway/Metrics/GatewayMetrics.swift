@@ -23,6 +23,7 @@ public final class GatewayMetrics: Sendable {
         var published: UInt64 = 0
         var dropped: UInt64 = 0
         var incomingDropped: UInt64 = 0
+        var spoolFailures: UInt64 = 0
         var connections: UInt64 = 0
         var cpuSeconds: Double = 0
         var dbusErrors: [String: (counter: Counter, exported: UInt64)] = [:]
@@ -36,6 +37,7 @@ public final class GatewayMetrics: Sendable {
     private let published: Counter
     private let dropped: Counter
     private let incomingDropped: Counter
+    private let spoolFailures: Counter
     private let reconnects: Counter
     private let connected: Gauge
     private let spoolBytes: Gauge
@@ -56,6 +58,7 @@ public final class GatewayMetrics: Sendable {
         published = registry.makeCounter(descriptor: .named("wear2mqtt_mqtt_messages_published_total", "Messages handed to the MQTT client"))
         dropped = registry.makeCounter(descriptor: .named("wear2mqtt_mqtt_messages_dropped_total", "Messages dropped from the offline ring while the broker was away"))
         incomingDropped = registry.makeCounter(descriptor: .named("wear2mqtt_mqtt_incoming_dropped_total", "Incoming messages (requests) dropped because the gateway's buffer was full"))
+        spoolFailures = registry.makeCounter(descriptor: .named("wear2mqtt_spool_write_failures_total", "Durable messages the spool could not store (full, or a full disk)"))
         reconnects = registry.makeCounter(descriptor: .named("wear2mqtt_mqtt_reconnects_total", "Connections to the broker after the first"))
         connected = registry.makeGauge(descriptor: .named("wear2mqtt_mqtt_connected", "1 while the broker is connected"))
         spoolBytes = registry.makeGauge(descriptor: .named("wear2mqtt_spool_bytes", "Bytes in the durable spool"))
@@ -89,6 +92,7 @@ public final class GatewayMetrics: Sendable {
             Self.grow(published, from: &series.published, to: snapshot.mqtt.published)
             Self.grow(dropped, from: &series.dropped, to: snapshot.mqtt.offlineDropped)
             Self.grow(incomingDropped, from: &series.incomingDropped, to: snapshot.mqtt.incomingDropped)
+            Self.grow(spoolFailures, from: &series.spoolFailures, to: snapshot.mqtt.spoolFailures)
             // The first connection is not a reconnect.
             Self.grow(reconnects, from: &series.connections, to: max(series.connections, snapshot.mqtt.connections &- 1))
             if let cpu = snapshot.cpuSeconds, cpu > series.cpuSeconds {

@@ -42,7 +42,7 @@ struct BoseGatewayTests {
         try gateway.addDevice("bose_frames", address: Self.silentFrames, options: ["confirm_configuration": .bool(false)])
         await gateway.start()
         defer { Task { await gateway.stop() } }
-        #expect(await eventually(timeout: .seconds(20)) {
+        #expect(await eventually(timeout: .seconds(60)) {
             gateway.last("frames")?["capabilities"] != nil && gateway.last("silent")?["capabilities"] != nil
         })
         let good = await gateway.request("frames/request/configure", #"{"sensors":{"accelerometer":{"period_ms":40}}}"#)
@@ -95,7 +95,7 @@ struct BoseGatewayTests {
         let answer = try #require(await gateway.request("bridge/request/device/add", #"{"address":"\#(Self.frames)"}"#))
         #expect(answer["data"]?["driver"]?.text == "bose", "\(answer)")
         #expect(answer["data"]?["id"]?.text == "bose_b05e00000001")
-        #expect(await eventually(timeout: .seconds(20)) { gateway.last("bose_b05e00000001")?["capabilities"] != nil })
+        #expect(await eventually(timeout: .seconds(60)) { gateway.last("bose_b05e00000001")?["capabilities"] != nil })
     }
 
     @Test("devices[].configure applies on connect, and a request replacing it outlives a restart of the gateway")
@@ -111,7 +111,7 @@ struct BoseGatewayTests {
         try gateway.addDevice("bose_frames", address: Self.frames)
         await gateway.start()
         // The configuration file's sensors stream with no request at all.
-        #expect(await eventually(timeout: .seconds(20)) { gateway.all("frames/sensor/accelerometer").count >= 20 })
+        #expect(await eventually(timeout: .seconds(60)) { gateway.all("frames/sensor/accelerometer").count >= 20 })
         #expect(await eventually { sensor(gateway.last("frames"), "accelerometer") == (true, 40) })
         #expect(gateway.last("frames")?["gestures"]?["double_tap"]?.flag == true)
 
@@ -125,11 +125,11 @@ struct BoseGatewayTests {
         // writes the requested configuration again (from state_dir/devices.json).
         let restarted = try await gateway.restarted()
         defer { Task { await restarted.stop() } }
-        #expect(await eventually(timeout: .seconds(20)) { configurationWrites(restarted).count > writesBefore })
+        #expect(await eventually(timeout: .seconds(60)) { configurationWrites(restarted).count > writesBefore })
         let last = configurationWrites(restarted).last ?? []
         let entries = stride(from: 0, to: last.count - 2, by: 3).map { (last[$0], Int(last[$0 + 1]) << 8 | Int(last[$0 + 2])) }
         let periods = Dictionary(entries, uniquingKeysWith: { $1 })
         #expect(periods[0] == 0 && periods[1] == 80, "accelerometer off, gyroscope at 80 ms: \(last)")
-        #expect(await eventually(timeout: .seconds(20)) { restarted.all("frames/sensor/gyroscope").count >= 20 })
+        #expect(await eventually(timeout: .seconds(60)) { restarted.all("frames/sensor/gyroscope").count >= 20 })
     }
 }

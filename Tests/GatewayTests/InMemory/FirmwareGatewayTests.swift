@@ -40,7 +40,7 @@ struct FirmwareGatewayTests {
         """)
         try gateway.addDevice("gofit_care_xc", address: band, options: options.merging(["history_days": .int(0)]) { $1 })
         await gateway.start()
-        #expect(await eventually(timeout: .seconds(20)) { gateway.last("band")?["connection"]?.text == "connected" })
+        #expect(await eventually(timeout: .seconds(60)) { gateway.last("band")?["connection"]?.text == "connected" })
         return (gateway, folder)
     }
 
@@ -126,7 +126,7 @@ struct FirmwareGatewayTests {
         let progress = Self.progressSeen(gateway)
         #expect(progress.contains { $0 >= 35 && $0 < 100 }, "progress seen: \(progress)")
         #expect(progress == progress.sorted(), "progress never goes back across the drop: \(progress)")
-        #expect(await eventually(timeout: .seconds(20)) { gateway.last("band")?["firmware"]?.text == "2.2.0" })
+        #expect(await eventually(timeout: .seconds(60)) { gateway.last("band")?["firmware"]?.text == "2.2.0" })
     }
 
     @Test("a rejected object ends in DFU_FAILED with the bootloader's code; the next request goes to the waiting bootloader")
@@ -142,7 +142,7 @@ struct FirmwareGatewayTests {
 
         let retried = try #require(await Self.dfu(gateway))
         #expect(retried["data"]?["firmware"]?.text == "2.2.0", "\(retried)")
-        #expect(await eventually(timeout: .seconds(20)) {
+        #expect(await eventually(timeout: .seconds(60)) {
             gateway.last("band")?["firmware"]?.text == "2.2.0" && Self.update(gateway)?["error"] == nil
         })
     }
@@ -163,7 +163,7 @@ struct FirmwareGatewayTests {
         defer { Task { await restarted.stop() } }
         #expect(await gateway.central.inspect(Self.address)["dfu_bytes_received"] == "0", "nothing ran while the band was away")
         await gateway.central.setInRange(Self.address, true)
-        #expect(await eventually(timeout: .seconds(20)) {
+        #expect(await eventually(timeout: .seconds(60)) {
             Self.update(restarted)?["state"]?.text == "idle" && restarted.last("band")?["firmware"]?.text == "2.2.0"
         })
         #expect(await gateway.central.inspect(Self.address)["dfu_updates"] == "1")
@@ -176,7 +176,7 @@ struct FirmwareGatewayTests {
         // Slow the bootloader's answers so the update is still running when the cancel arrives.
         gateway.central.setLatency(Self.bootloader, .milliseconds(15))
         let running = Task { await Self.dfu(gateway) }
-        #expect(await eventually(timeout: .seconds(20)) { (Self.update(gateway)?["progress"]?.number ?? 0) >= 10 })
+        #expect(await eventually(timeout: .seconds(60)) { (Self.update(gateway)?["progress"]?.number ?? 0) >= 10 })
         let cancelled = await gateway.request("band/request/dfu/cancel")
         #expect(cancelled?["data"]?["was"]?.text == "updating", "\(String(describing: cancelled))")
         #expect(Self.error(await running.value).code == "DFU_FAILED")
@@ -224,11 +224,11 @@ struct FirmwareGatewayTests {
         defer { Task { await gateway.stop(); folder.remove() } }
         let topic = "homeassistant/device/wear2mqtt_wear2mqtt_c0f170000001/config"
         func update() -> DeviceValue? { gateway.sink.retained(topic).flatMap { GatewayHarness.object($0.payload) }?["cmps"]?["firmware"] }
-        #expect(await eventually(timeout: .seconds(20)) { update()?["payload_install"] != nil })
+        #expect(await eventually(timeout: .seconds(60)) { update()?["payload_install"] != nil })
         let install = try #require(update()?["payload_install"]?.text)
         #expect(install.contains(Self.sha256(Self.package)))
         #expect(await gateway.request("band/request/dfu", install)?["data"]?["firmware"]?.text == "2.2.0")
         // Nothing newer is left to offer: the latest version is what the band runs.
-        #expect(await eventually(timeout: .seconds(20)) { update()?["payload_install"] == nil })
+        #expect(await eventually(timeout: .seconds(60)) { update()?["payload_install"] == nil })
     }
 }

@@ -32,7 +32,7 @@ struct HeartRateVariabilityGatewayTests {
         // under the strap's id, as its session would, ending at the harness's wall clock.
         let gateway = try await Self.started("homeassistant:\n  state_interval_s: 1", strapOptions: ["rr_intervals": .bool(false)])
         defer { Task { await gateway.stop() } }
-        #expect(await eventually(timeout: .seconds(20)) { gateway.last("strap/availability")?["state"]?.text == "online" })
+        #expect(await eventually(timeout: .seconds(60)) { gateway.last("strap/availability")?["state"]?.text == "online" })
         let now: Int64 = 1_750_000_000_000
         var time = now - 49_500
         for index in 0..<60 {
@@ -53,11 +53,11 @@ struct HeartRateVariabilityGatewayTests {
         #expect(hrv["intervals"]?.integer == 60 && hrv["rejected"]?.integer == 0 && hrv["window_s"]?.integer == 60)
         #expect(gateway.sink.messages(on: "test/strap/sensor/hrv").allSatisfy { $0.qos == .atMostOnce && !$0.retain })
         #expect(gateway.sink.messages(on: "test/strap/ha/hrv_rmssd").last.map { String(decoding: $0.payload, as: UTF8.self) } == "50")
-        #expect(await eventually(timeout: .seconds(20)) {
+        #expect(await eventually(timeout: .seconds(60)) {
             gateway.sink.retained(Self.strapConfig).flatMap { GatewayHarness.object($0.payload) }?["cmps"]?["hrv_rmssd"]?["state_topic"]?.text
                 == "test/strap/ha/hrv_rmssd"
         })
-        #expect(await eventually(timeout: .seconds(20)) {
+        #expect(await eventually(timeout: .seconds(60)) {
             gateway.sink.retained("test/bridge/devices").map { String(decoding: $0.payload, as: UTF8.self).contains(#""hrv""#) } == true
         })
     }

@@ -30,21 +30,24 @@ struct HomeAssistantGatewayTests {
 
     @Test("the bridge and the strap are discovered, retained; heart rate appears once it streams, fed calmly")
     func bridgeAndStrapAreDiscovered() async throws {
+        let begun = ContinuousClock.now
         let gateway = try await Self.started("homeassistant:\n  state_interval_s: 1")
         defer { Task { await gateway.stop() } }
         #expect(discovery(gateway, Self.bridgeConfig)?["cmps"]?["scan"] != nil)
-        #expect(await eventually(timeout: .seconds(20)) { discovery(gateway, Self.strapConfig)?["cmps"]?["heart_rate"] != nil })
+        #expect(await eventually(timeout: .seconds(60)) { discovery(gateway, Self.strapConfig)?["cmps"]?["heart_rate"] != nil })
         let strap = try #require(discovery(gateway, Self.strapConfig))
         #expect(strap["dev"]?["via_device"]?.text == "wear2mqtt_wear2mqtt_bridge")
         #expect(strap["cmps"]?["battery"] != nil)
         #expect(strap["cmps"]?["heart_rate"]?["state_topic"]?.text == "test/strap/ha/heart_rate")
         // Its RR intervals, once they come, are the inter-beat interval entity.
-        #expect(await eventually(timeout: .seconds(10)) { discovery(gateway, Self.strapConfig)?["cmps"]?["ibi"]?["unit_of_measurement"]?.text == "ms" })
+        #expect(await eventually(timeout: .seconds(60)) { discovery(gateway, Self.strapConfig)?["cmps"]?["ibi"]?["unit_of_measurement"]?.text == "ms" })
         // Five samples a second on sensor/heart_rate; at most about one a second on ha/heart_rate.
         try await Task.sleep(for: .seconds(3))
         let samples = gateway.sink.messages(on: "test/strap/sensor/heart_rate").count
         let calm = gateway.sink.messages(on: "test/strap/ha/heart_rate").count
-        #expect(samples >= 10 && calm >= 2 && calm <= 5, "\(samples) samples, \(calm) entity states")
+        // At most one a second since the test began (on a loaded machine the 3 s wait runs long, and samples slow).
+        let seconds = Int((ContinuousClock.now - begun).components.seconds)
+        #expect(samples >= 10 && calm >= 2 && calm <= seconds + 1, "\(samples) samples, \(calm) entity states in \(seconds) s")
         #expect(gateway.sink.messages(on: "test/strap/ha/heart_rate").allSatisfy { Double(String(decoding: $0.payload, as: UTF8.self)) != nil })
         // The same document is not published twice.
         let documents = gateway.sink.messages(on: Self.strapConfig)
@@ -55,7 +58,7 @@ struct HomeAssistantGatewayTests {
     func homeAssistantRestart() async throws {
         let gateway = try await Self.started()
         defer { Task { await gateway.stop() } }
-        #expect(await eventually(timeout: .seconds(20)) { !gateway.sink.messages(on: "test/strap/ha/heart_rate").isEmpty })
+        #expect(await eventually(timeout: .seconds(60)) { !gateway.sink.messages(on: "test/strap/ha/heart_rate").isEmpty })
         let before = gateway.sink.messages.count
         await gateway.receive("homeassistant/status", "online")
         let after = gateway.sink.messages.dropFirst(before).map(\.topic)
@@ -69,21 +72,21 @@ struct HomeAssistantGatewayTests {
     func removeAndRename() async throws {
         let gateway = try await Self.started()
         defer { Task { await gateway.stop() } }
-        #expect(await eventually(timeout: .seconds(20)) { discovery(gateway, Self.strapConfig) != nil })
+        #expect(await eventually(timeout: .seconds(60)) { discovery(gateway, Self.strapConfig) != nil })
         #expect(await gateway.request("bridge/request/device/rename", #"{"id":"strap","name":"chest"}"#)?["status"]?.text == "ok")
-        #expect(await eventually(timeout: .seconds(20)) {
+        #expect(await eventually(timeout: .seconds(60)) {
             discovery(gateway, Self.strapConfig)?["availability"]?.list?.contains { $0["topic"]?.text == "test/chest/availability" } == true
         })
         #expect(!gateway.sink.wasCleared(Self.strapConfig), "a rename updates the device in place")
         #expect(await gateway.request("bridge/request/device/remove", #"{"id":"chest"}"#)?["status"]?.text == "ok")
-        #expect(await eventually(timeout: .seconds(20)) { gateway.sink.wasCleared(Self.strapConfig) })
+        #expect(await eventually(timeout: .seconds(60)) { gateway.sink.wasCleared(Self.strapConfig) })
     }
 
     @Test("with homeassistant.enabled false nothing goes to the discovery prefix")
     func disabled() async throws {
         let gateway = try await Self.started("homeassistant:\n  enabled: false")
         defer { Task { await gateway.stop() } }
-        #expect(await eventually(timeout: .seconds(20)) { !gateway.sink.messages(on: "test/strap/sensor/heart_rate").isEmpty })
+        #expect(await eventually(timeout: .seconds(60)) { !gateway.sink.messages(on: "test/strap/sensor/heart_rate").isEmpty })
         #expect(!gateway.sink.messages.contains { $0.topic.hasPrefix("homeassistant/") || $0.topic.contains("/ha/") })
     }
 
@@ -99,15 +102,15 @@ struct HomeAssistantGatewayTests {
         await gateway.start()
         defer { Task { await gateway.stop() } }
         let config = "homeassistant/device/wear2mqtt_wear2mqtt_c0ffee000003/config"
-        #expect(await eventually(timeout: .seconds(20)) {
+        #expect(await eventually(timeout: .seconds(60)) {
             discovery(gateway, config)?["cmps"]?["event_spot_check"]?["p"]?.text == "device_automation"
         })
         #expect(discovery(gateway, config)?["cmps"]?["spo2"] != nil, "known from the service, before any sample")
         // The oximeter indicates a spot check once; wait until the driver listens (PLX Spot-Check Measurement).
         let oximeter = try #require(BluetoothAddress(address))
-        #expect(await eventually(timeout: .seconds(20)) { await gateway.central.isSubscribed("2a5e", on: oximeter) })
+        #expect(await eventually(timeout: .seconds(60)) { await gateway.central.isSubscribed("2a5e", on: oximeter) })
         #expect(await gateway.central.trigger(.spotCheck, on: oximeter))
-        #expect(await eventually(timeout: .seconds(20)) {
+        #expect(await eventually(timeout: .seconds(60)) {
             gateway.all("ox/event").contains { $0["event"]?.text == "spot_check" && $0["spo2"]?.number != nil }
         })
     }

@@ -34,7 +34,7 @@ struct RequestConfinementGatewayTests {
     func refusedResponseTopic() async throws {
         let gateway = try await started()
         defer { Task { await gateway.stop() } }
-        #expect(await eventually(timeout: .seconds(20)) { gateway.last("finder")?["connection"]?.text == "connected" })
+        #expect(await eventually(timeout: .seconds(60)) { gateway.last("finder")?["connection"]?.text == "connected" })
         let address = try #require(BluetoothAddress(Self.finder))
         let writesBefore = gateway.central.writes(to: address).count
         for responseTopic in ["test/bridge/state", "test/finder/availability", "test/finder/request/find", "test/finder",
@@ -54,7 +54,7 @@ struct RequestConfinementGatewayTests {
     func acceptedResponseTopic() async throws {
         let gateway = try await started()
         defer { Task { await gateway.stop() } }
-        #expect(await eventually(timeout: .seconds(20)) { gateway.last("finder")?["connection"]?.text == "connected" })
+        #expect(await eventually(timeout: .seconds(60)) { gateway.last("finder")?["connection"]?.text == "connected" })
         let published = await send(gateway, "test/finder/request/find", #"{"level":"high"}"#, responseTopic: "client/7/inbox")
         let answer = try #require(published.last { $0.topic == "client/7/inbox" })
         #expect(GatewayHarness.object(answer.payload)?["status"]?.text == "ok")
@@ -95,7 +95,7 @@ struct RequestConfinementGatewayTests {
     func renameToItsOwnName() async throws {
         let gateway = try await started()
         defer { Task { await gateway.stop() } }
-        #expect(await eventually(timeout: .seconds(20)) { gateway.last("finder/availability")?["state"]?.text == "online" })
+        #expect(await eventually(timeout: .seconds(60)) { gateway.last("finder/availability")?["state"]?.text == "online" })
         let before = gateway.sink.messages.count
         let answer = await gateway.request("bridge/request/device/rename", #"{"id":"finder","name":"finder"}"#)
         #expect(answer?["status"]?.text == "ok", "\(String(describing: answer))")
@@ -110,7 +110,7 @@ struct RequestConfinementGatewayTests {
     func concurrentRenames() async throws {
         let gateway = try await started()
         defer { Task { await gateway.stop() } }
-        #expect(await eventually(timeout: .seconds(20)) { gateway.last("finder/availability")?["state"]?.text == "online" })
+        #expect(await eventually(timeout: .seconds(60)) { gateway.last("finder/availability")?["state"]?.text == "online" })
         // The second rename arrives while the first waits for the old session's disconnection.
         gateway.central.setDisconnectLatency(try #require(BluetoothAddress(Self.finder)), .milliseconds(300))
         let core = gateway.core

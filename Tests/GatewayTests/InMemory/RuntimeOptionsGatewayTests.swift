@@ -41,7 +41,7 @@ struct RuntimeOptionsGatewayTests {
     func badOptionsChangeNothing() async throws {
         let gateway = try await started()
         defer { Task { await gateway.stop() } }
-        #expect(await eventually(timeout: .seconds(20)) { gateway.last("strap")?["connection"]?.text == "connected" })
+        #expect(await eventually(timeout: .seconds(60)) { gateway.last("strap")?["connection"]?.text == "connected" })
         for (payload, code) in [
             (#"{"options":{"log_level":"loud"}}"#, "INVALID_VALUE"),
             (#"{"options":{"health_interval_s":1}}"#, "INVALID_VALUE"),
@@ -67,12 +67,12 @@ struct RuntimeOptionsGatewayTests {
     func optionsSetDeviceOptions() async throws {
         let gateway = try await started()
         defer { Task { await gateway.stop() } }
-        #expect(await eventually(timeout: .seconds(20)) { gateway.last("strap")?["connection"]?.text == "connected" })
+        #expect(await eventually(timeout: .seconds(60)) { gateway.last("strap")?["connection"]?.text == "connected" })
         let answer = await gateway.request("bridge/request/options", #"{"options":{"devices":{"strap":{"batch_ms":250}}}}"#)
         #expect(answer?["data"]?["devices"]?["strap"]?["batch_ms"]?.integer == 250, "\(String(describing: answer))")
         let strap = await gateway.request("bridge/request/device/options", #"{"id":"strap","options":{}}"#)
         #expect(strap?["data"]?["options"]?["batch_ms"]?.integer == 250)
-        #expect(await eventually(timeout: .seconds(20)) { gateway.last("strap/sensor/heart_rate")?["samples"] != nil },
+        #expect(await eventually(timeout: .seconds(60)) { gateway.last("strap/sensor/heart_rate")?["samples"] != nil },
                 "samples now come in batches")
     }
 
@@ -80,7 +80,7 @@ struct RuntimeOptionsGatewayTests {
     func configuredOptions() async throws {
         let gateway = try await started(options: "\n    options: {batch_ms: 300, notify: start_notify}")
         defer { Task { await gateway.stop() } }
-        #expect(await eventually(timeout: .seconds(20)) { gateway.last("strap")?["connection"]?.text == "connected" })
+        #expect(await eventually(timeout: .seconds(60)) { gateway.last("strap")?["connection"]?.text == "connected" })
         let strap = await gateway.request("bridge/request/device/options", #"{"id":"strap","options":{}}"#)
         #expect(strap?["data"]?["options"]?["batch_ms"]?.integer == 300, "\(String(describing: strap))")
         #expect(strap?["data"]?["options"]?["notify"]?.text == "start_notify")
@@ -90,7 +90,7 @@ struct RuntimeOptionsGatewayTests {
     func healthCheck() async throws {
         let gateway = try await started()
         defer { Task { await gateway.stop() } }
-        #expect(await eventually(timeout: .seconds(20)) { gateway.last("strap")?["connection"]?.text == "connected" })
+        #expect(await eventually(timeout: .seconds(60)) { gateway.last("strap")?["connection"]?.text == "connected" })
         let healthy = await gateway.request("bridge/request/health_check")
         #expect(healthy?["data"]?["healthy"]?.flag == true, "\(String(describing: healthy))")
         #expect(healthy?["data"]?["devices"]?["connected"]?.integer == 1)
@@ -98,7 +98,7 @@ struct RuntimeOptionsGatewayTests {
         #expect(refused?["status"]?.text == "error")
         let address = try #require(BluetoothAddress(Self.strap))
         await gateway.central.setInRange(address, false)
-        #expect(await eventually(timeout: .seconds(20)) {
+        #expect(await eventually(timeout: .seconds(60)) {
             let answer = await gateway.request("bridge/request/health_check")
             return answer?["data"]?["healthy"]?.flag == false
                 && answer?["data"]?["problems"]?.list?.contains(.text("1 of 1 devices are not connected")) == true

@@ -113,6 +113,21 @@ struct DeviceLifecycleTests {
         #expect(lifecycle.updateRequested() == [.startUpdate])
     }
 
+    @Test("a gateway restarted while an update held the device in its bootloader sends the next dfu there at once")
+    func bootloaderRememberedAcrossARestart() {
+        var lifecycle = DeviceLifecycle()
+        #expect(lifecycle.updateRequested() == [.scheduleUpdate], "without the flag: waits for an application that is not there")
+        var restarted = DeviceLifecycle()
+        restarted.bootloaderRestored()
+        #expect(restarted.inBootloader && restarted.canUpdateNow)
+        #expect(restarted.updateRequested() == [.startUpdate])
+        var back = DeviceLifecycle()
+        _ = back.connecting()
+        _ = back.connected()
+        back.bootloaderRestored()
+        #expect(!back.inBootloader, "a connected application is not in its bootloader")
+    }
+
     @Test("the application connecting again means it is no longer in its bootloader")
     func applicationBack() {
         var lifecycle = after { $0.enteredBootloader() }

@@ -15,6 +15,7 @@ struct GatewayMetricsTests {
         mqtt.offlineDropped = 2
         mqtt.incomingDropped = 6
         mqtt.spoolBytes = 4096
+        mqtt.spoolFailures = 7
         mqtt.spoolPending = 5
         return MetricsSnapshot(mqtt: mqtt, devices: devices.map {
             MetricsSnapshot.Device(id: $0, connected: true, rssi: -61, batteryPercent: 77, firmwareUpdateProgress: 0.5,
@@ -36,7 +37,7 @@ struct GatewayMetricsTests {
             "wear2mqtt_mqtt_messages_published_total 10", "wear2mqtt_mqtt_messages_dropped_total 2",
             "wear2mqtt_mqtt_incoming_dropped_total 6",
             "wear2mqtt_mqtt_reconnects_total 2", "wear2mqtt_mqtt_connected 1.0",
-            "wear2mqtt_spool_bytes 4096.0", "wear2mqtt_spool_pending_records 5.0",
+            "wear2mqtt_spool_bytes 4096.0", "wear2mqtt_spool_write_failures_total 7", "wear2mqtt_spool_pending_records 5.0",
             "wear2mqtt_devices_managed 1.0", "wear2mqtt_devices_connected 1.0",
             #"wear2mqtt_device_rssi_dbm{device="strap"} -61.0"#, #"wear2mqtt_device_battery_ratio{device="strap"} 0.77"#,
             #"wear2mqtt_device_firmware_update_progress_ratio{device="strap"} 0.5"#,

@@ -1,0 +1,75 @@
+import Foundation
+import Testing
+import Wear2MQTTTesting
+
+/// Fault matrix (issue 24, docs/reliability.md "Fault matrix"): the broker killed with SIGKILL in the middle of a
+/// GoFIT history sync and started again. The band goes on giving pages while the broker is away; the gateway keeps
+/// their records in its spool and publishes them when the broker is back: every record of the band's history
+/// arrives, at least once, a repeat with the same `id` and bytes (docs/mqtt-api.md, "Delivery guarantees").
+///
+/// Two witnesses: the stack's (a clean session, so it sees what the broker had before the kill) and a persistent
+/// QoS 1 session on a broker that saves its sessions every second, which gets what was published after the restart
+/// even before it has reconnected itself.
+@Suite
+struct FaultBrokerKillDuringSyncTests {
+    @Test func everyRecordArrivesAtLeastOnceWithItsIDAcrossABrokerKill() async throws {
+        try await Stack.with(scenarioDevices: GoFITEndToEndTests.scenario(),
+                             configuredDevices: GoFITEndToEndTests.configuredDevices, brokerPersistence: true) { stack in
+            let durable = try FaultWitness.persistent(stack)
+            defer { durable.signal(SIGKILL) }
+            try await GoFITKillDuringSyncTests.pair(stack)
+            let total = try #require(Int(try await stack.control.inspect(GoFITEndToEndTests.band)["history_records"] ?? ""))
+            try #require(total > 1000)
+            func records() -> [String] {
+                GoFITKillDuringSyncTests.kinds.flatMap {
+                    stack.payloads("band/fitness/\($0)") + stack.payloads("band/fitness/\($0)", seenBy: durable)
+                }
+            }
+            func distinctIDs() -> Set<String> { Set(records().compactMap { stack.json($0)?["id"] as? String }) }
+
+            try await stack.request("band/request/sync", #"{"transaction":"s1"}"#)
+            #expect(await eventually(timeout: .seconds(120)) { records().count >= total / 4 })
+            let pagesAtKill = try await Self.pagesServed(stack)
+            await stack.broker.kill()
+            let killed = ContinuousClock.now
+            // The download goes on without the broker: wait for more pages to be served (into the spool) first.
+            #expect(await eventually(timeout: .seconds(60)) { (try? await Self.pagesServed(stack)) ?? 0 >= pagesAtKill + 5 })
+            let pagesInOutage = (try await Self.pagesServed(stack)) - pagesAtKill
+            try await stack.broker.start()
+            let returned = ContinuousClock.now
+            #expect(await eventually(timeout: .seconds(180)) { distinctIDs().count >= total },
+                    "\(distinctIDs().count) of \(total); gateway log: \(stack.gateway.child.errorOutput.suffix(1500))")
+            let allThere = ContinuousClock.now - returned
+
+            var byID: [String: Set<String>] = [:]
+            for payload in records() {
+                guard let id = stack.json(payload)?["id"] as? String else {
+                    Issue.record("a record without an id: \(payload)")
+                    continue
+                }
+                byID[id, default: []].insert(payload)
+            }
+            #expect(byID.count == total, "every record of the band's history, by id")
+            #expect(byID.filter { $0.value.count > 1 }.isEmpty, "a repeated id with other bytes")
+            let sync = await stack.response("band/response/sync", transaction: "s1", timeout: .seconds(60))
+                ?? stack.payloads("band/response/sync", seenBy: durable).compactMap(stack.json).first { $0["transaction"] as? String == "s1" }
+            #expect(sync?["status"] as? String == "ok", "the sync is answered once the broker is back: \(String(describing: sync))")
+            print("figure: broker SIGKILL mid GoFIT sync: \(byID.count) of \(total) records by id, \(pagesInOutage) pages downloaded into the spool during the \(FaultBluetoothdKillTests.seconds(returned - killed)) s outage, all published \(FaultBluetoothdKillTests.seconds(allThere)) s after the broker returned")
+        }
+    }
+
+    static func pagesServed(_ stack: Stack) async throws -> Int {
+        Int(try await stack.control.inspect(GoFITEndToEndTests.band)["history_pages_served"] ?? "") ?? 0
+    }
+}
+
+/// A second witness of everything under the stack's base topic, on a persistent QoS 1 session (client id of its
+/// own, clean session off): with `brokerPersistence`, what is published while it reconnects waits for it.
+enum FaultWitness {
+    static func persistent(_ stack: Stack) throws -> ChildProcess {
+        let child = try MosquittoClients.subscriber(port: stack.broker.port, topics: ["\(stack.base)/#"],
+                                                    arguments: ["-c", "-q", "1", "-i", "durable-\(UUID().uuidString.prefix(8))"],
+                                                    directory: stack.broker.directory, name: "durable-witness")
+        return child
+    }
+}
