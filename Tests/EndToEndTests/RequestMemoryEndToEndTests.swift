@@ -11,10 +11,19 @@ import Wear2MQTTTesting
 ///
 /// At most `window` requests are unanswered at a time: a gateway flooded faster than it answers drops what
 /// does not fit its incoming buffer (4,096 messages) unanswered, which would leave the count short.
+///
+/// Under a sanitizer (`Sanitizer.current`) the gateway's resident memory also holds the sanitizer's own: the bound
+/// is scaled, never dropped (docs/reliability.md, Sanitizers). ThreadSanitizer's shadow and caches grew it by -5 to
+/// +23 MB over this test: 50 MB there. AddressSanitizer keeps freed blocks in a quarantine of up to 256 MB (its
+/// default `quarantine_size_mb`) to catch a use after free: 5 MB plus that there. The fixed leak added about 420 MB.
 @Suite
 struct RequestMemoryEndToEndTests {
     static let strap = "C0:FF:EE:00:00:24"
-    static let allowedGrowth = 5 * 1024 * 1024
+    static let allowedGrowth: Int = switch Sanitizer.current {
+    case nil: 5 * 1024 * 1024
+    case .thread: 50 * 1024 * 1024
+    case .address: (5 + 256) * 1024 * 1024
+    }
     static let window = 1_000
 
     @Test func aHundredThousandRequestsLeaveTheGatewaysMemoryWhereItWas() async throws {
@@ -32,7 +41,8 @@ struct RequestMemoryEndToEndTests {
             let after = try #require(Self.residentBytes(stack.gateway.child.pid))
             await requester.stop()
             let growth = after - warm
-            print("gateway VmRSS after 10,000 requests: \(warm / 1024) KiB, after 100,000 more: \(after / 1024) KiB")
+            print("gateway VmRSS after 10,000 requests: \(warm / 1024) KiB, after 100,000 more: \(after / 1024) KiB"
+                  + (Sanitizer.current.map { " (under \($0.rawValue))" } ?? ""))
             #expect(growth < Self.allowedGrowth,
                     "resident memory grew by \(growth / 1024) KiB over 100,000 requests (\(warm / 1024) → \(after / 1024) KiB)")
         }
