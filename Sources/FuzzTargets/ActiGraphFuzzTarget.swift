@@ -7,7 +7,7 @@ extension FuzzTarget {
         name: "actigraph",
         summary: "ActiGraph: frames, requests, responses, raw and IMU packets, epochs, settings, status, SDK dates"
     ) { bytes in
-        for frame in vendorFrames(bytes) + reassembled(bytes).flatMap(vendorFrames) {
+        for frame in allVendorFrames(bytes) {
             _ = try? ActiGraphRequest(frame: frame)
             _ = try? ActiGraphResponse(frame: frame)
         }

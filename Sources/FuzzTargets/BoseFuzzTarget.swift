@@ -10,15 +10,9 @@ extension FuzzTarget {
         if let value = try? BoseSensorInformation.decode(bytes), value.ignored.isEmpty {
             expectStable(value, { $0.encode() }, { try BoseSensorInformation.decode($0) }, "BoseSensorInformation")
         }
-        if let value = try? BoseSensorConfiguration.decode(bytes) {
-            expectStable(value, { $0.encode() }, { try BoseSensorConfiguration.decode($0) }, "BoseSensorConfiguration")
-        }
-        if let value = try? BoseGestureInformation.decode(bytes) {
-            expectStable(value, { $0.encode() }, { try BoseGestureInformation.decode($0) }, "BoseGestureInformation")
-        }
-        if let value = try? BoseDeviceInformation.decode(bytes) {
-            expectStable(value, { $0.encode() }, { try BoseDeviceInformation.decode($0) }, "BoseDeviceInformation")
-        }
+        checkRoundTrip(bytes, BoseSensorConfiguration.decode, { $0.encode() }, "BoseSensorConfiguration")
+        checkRoundTrip(bytes, BoseGestureInformation.decode, { $0.encode() }, "BoseGestureInformation")
+        checkRoundTrip(bytes, BoseDeviceInformation.decode, { $0.encode() }, "BoseDeviceInformation")
         if let events = try? BoseGestureEvent.decode(bytes) {
             expectStable(events, { $0.flatMap { $0.encode() } }, { try BoseGestureEvent.decode($0) }, "BoseGestureEvent")
         }

@@ -20,6 +20,11 @@ func vendorFrames(_ bytes: [UInt8]) -> [VendorFrame] {
     return frames
 }
 
+/// The frames a vendor target decodes messages from: the input as a frame, and the frames its segments reassemble to.
+func allVendorFrames(_ bytes: [UInt8]) -> [VendorFrame] {
+    vendorFrames(bytes) + reassembled(bytes).flatMap(vendorFrames)
+}
+
 /// Segments of the input as notifications (the first byte chooses the segment length) through a reassembler:
 /// whatever comes out is one whole frame's bytes, which the frame decoder must take or refuse cleanly.
 func reassembled(_ bytes: [UInt8]) -> [[UInt8]] {

@@ -6,27 +6,13 @@ extension FuzzTarget {
         name: "dfu-protocol",
         summary: "Nordic DFU: Legacy and Secure control point requests, responses, notifications, sizes, version"
     ) { bytes in
-        if let value = try? LegacyDFURequest(decoding: bytes) {
-            expectStable(value, { $0.encoded() }, { try LegacyDFURequest(decoding: $0) }, "LegacyDFURequest")
-        }
-        if let value = try? LegacyDFUImageSizes(decoding: bytes) {
-            expectStable(value, { $0.encoded() }, { try LegacyDFUImageSizes(decoding: $0) }, "LegacyDFUImageSizes")
-        }
-        if let value = try? LegacyDFUNotification(decoding: bytes) {
-            expectStable(value, { $0.encoded() }, { try LegacyDFUNotification(decoding: $0) }, "LegacyDFUNotification")
-        }
-        if let value = try? LegacyDFUInitPacket(decoding: bytes) {
-            expectStable(value, { $0.encoded() }, { try LegacyDFUInitPacket(decoding: $0) }, "LegacyDFUInitPacket")
-        }
-        if let value = try? LegacyDFUVersion(decoding: bytes) {
-            expectStable(value, { $0.encoded() }, { try LegacyDFUVersion(decoding: $0) }, "LegacyDFUVersion")
-        }
-        if let value = try? SecureDFURequest(decoding: bytes) {
-            expectStable(value, { $0.encoded() }, { try SecureDFURequest(decoding: $0) }, "SecureDFURequest")
-        }
-        if let value = try? SecureDFUResponse(decoding: bytes) {
-            expectStable(value, { $0.encoded() }, { try SecureDFUResponse(decoding: $0) }, "SecureDFUResponse")
-        }
+        checkRoundTrip(bytes, LegacyDFURequest.init(decoding:), { $0.encoded() }, "LegacyDFURequest")
+        checkRoundTrip(bytes, LegacyDFUImageSizes.init(decoding:), { $0.encoded() }, "LegacyDFUImageSizes")
+        checkRoundTrip(bytes, LegacyDFUNotification.init(decoding:), { $0.encoded() }, "LegacyDFUNotification")
+        checkRoundTrip(bytes, LegacyDFUInitPacket.init(decoding:), { $0.encoded() }, "LegacyDFUInitPacket")
+        checkRoundTrip(bytes, LegacyDFUVersion.init(decoding:), { $0.encoded() }, "LegacyDFUVersion")
+        checkRoundTrip(bytes, SecureDFURequest.init(decoding:), { $0.encoded() }, "SecureDFURequest")
+        checkRoundTrip(bytes, SecureDFUResponse.init(decoding:), { $0.encoded() }, "SecureDFUResponse")
         _ = SecureDFUButtonless.result(of: bytes)
     }
 

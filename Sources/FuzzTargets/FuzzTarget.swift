@@ -27,6 +27,13 @@ extension FuzzTarget {
     public static func named(_ name: String) -> FuzzTarget? { all.first { $0.name == name } }
 }
 
+/// Decodes `bytes` and, when that works, checks the value comes back from its own encoding.
+func checkRoundTrip<Value: Equatable>(_ bytes: [UInt8], _ decode: ([UInt8]) throws -> Value,
+                                      _ encode: (Value) -> [UInt8], _ what: @autoclosure () -> String) {
+    guard let value = try? decode(bytes) else { return }
+    expectStable(value, encode, decode, what())
+}
+
 /// Traps when a decoded value does not come back from its own encoding: the fuzzer's oracle beyond "no crash".
 func expectStable<Value: Equatable>(_ value: Value, _ encode: (Value) -> [UInt8],
                                     _ decode: ([UInt8]) throws -> Value, _ what: @autoclosure () -> String) {

@@ -7,7 +7,7 @@ extension FuzzTarget {
         name: "gofit",
         summary: "GoFIT: frames, segments, requests, responses, events, pairing, history pages and records, settings"
     ) { bytes in
-        for frame in vendorFrames(bytes) + reassembled(bytes).flatMap(vendorFrames) {
+        for frame in allVendorFrames(bytes) {
             _ = try? GoFITRequest(frame: frame)
             _ = try? GoFITResponse(frame: frame)
             _ = try? GoFITEvent(frame: frame)
@@ -30,25 +30,11 @@ extension FuzzTarget {
 }
 
 private func checkPayloads(_ bytes: [UInt8]) {
-    if let value = try? GoFITPairingStarted(decoding: bytes) {
-        expectStable(value, { $0.encoded() }, { try GoFITPairingStarted(decoding: $0) }, "GoFITPairingStarted")
-    }
-    if let value = try? GoFITPairingKey(decoding: bytes) {
-        expectStable(value, { $0.encoded() }, { try GoFITPairingKey(decoding: $0) }, "GoFITPairingKey")
-    }
-    if let value = try? GoFITChallenge(decoding: bytes) {
-        expectStable(value, { $0.encoded() }, { try GoFITChallenge(decoding: $0) }, "GoFITChallenge")
-    }
-    if let value = try? GoFITIdentity(decoding: bytes) {
-        expectStable(value, { $0.encoded() }, { try GoFITIdentity(decoding: $0) }, "GoFITIdentity")
-    }
-    if let value = try? GoFITHistoryOpened(decoding: bytes) {
-        expectStable(value, { $0.encoded() }, { try GoFITHistoryOpened(decoding: $0) }, "GoFITHistoryOpened")
-    }
-    if let value = try? GoFITHistoryPage(decoding: bytes) {
-        expectStable(value, { $0.encoded() }, { try GoFITHistoryPage(decoding: $0) }, "GoFITHistoryPage")
-    }
-    if let value = try? GoFITHistoryStatus(decoding: bytes) {
-        expectStable(value, { $0.encoded() }, { try GoFITHistoryStatus(decoding: $0) }, "GoFITHistoryStatus")
-    }
+    checkRoundTrip(bytes, GoFITPairingStarted.init(decoding:), { $0.encoded() }, "GoFITPairingStarted")
+    checkRoundTrip(bytes, GoFITPairingKey.init(decoding:), { $0.encoded() }, "GoFITPairingKey")
+    checkRoundTrip(bytes, GoFITChallenge.init(decoding:), { $0.encoded() }, "GoFITChallenge")
+    checkRoundTrip(bytes, GoFITIdentity.init(decoding:), { $0.encoded() }, "GoFITIdentity")
+    checkRoundTrip(bytes, GoFITHistoryOpened.init(decoding:), { $0.encoded() }, "GoFITHistoryOpened")
+    checkRoundTrip(bytes, GoFITHistoryPage.init(decoding:), { $0.encoded() }, "GoFITHistoryPage")
+    checkRoundTrip(bytes, GoFITHistoryStatus.init(decoding:), { $0.encoded() }, "GoFITHistoryStatus")
 }

@@ -81,11 +81,11 @@ final class DurableSpool {
             && segments[segments.count - 1].size > 0 {
             try startSegment(firstSequence: nextSequence)
         }
-        let written = bytes.withUnsafeBytes { buffer in writeAll(writeFD, buffer) }
-        guard written else {
+        let failure = bytes.withUnsafeBytes { buffer in writeAll(writeFD, buffer) }
+        guard failure == 0 else {
             // Cut a partial write so the next append starts on a record boundary.
             _ = ftruncate(writeFD, off_t(segments[segments.count - 1].size))
-            throw .spoolIO("write to \(segments[segments.count - 1].path) failed: \(String(cString: strerror(errno)))")
+            throw .spoolIO("write to \(segments[segments.count - 1].path) failed: \(String(cString: strerror(failure)))")
         }
         segments[segments.count - 1].size += bytes.count
         segments[segments.count - 1].lastSequence = record.sequence
@@ -243,7 +243,7 @@ final class DurableSpool {
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else { return }
         fchmod(fd, 0o600)
-        let ok = withUnsafeBytes(of: &value) { writeAll(fd, $0) }
+        let ok = withUnsafeBytes(of: &value) { writeAll(fd, $0) } == 0
         close(fd)
         if ok, rename(temporary, commitPath) == 0 { dirtyCommit = false }
     }
@@ -272,17 +272,4 @@ final class DurableSpool {
         guard got == count else { throw .spoolIO("short read in spool at offset \(offset)") }
         return bytes
     }
-}
-
-private func writeAll(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) -> Bool {
-    var done = 0
-    while done < buffer.count {
-        let result = write(fd, buffer.baseAddress! + done, buffer.count - done)
-        if result < 0 {
-            if errno == EINTR { continue }
-            return false
-        }
-        done += result
-    }
-    return true
 }

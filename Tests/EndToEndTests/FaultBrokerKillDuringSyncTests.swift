@@ -41,14 +41,7 @@ struct FaultBrokerKillDuringSyncTests {
                     "\(distinctIDs().count) of \(total); gateway log: \(stack.gateway.child.errorOutput.suffix(1500))")
             let allThere = ContinuousClock.now - returned
 
-            var byID: [String: Set<String>] = [:]
-            for payload in records() {
-                guard let id = stack.json(payload)?["id"] as? String else {
-                    Issue.record("a record without an id: \(payload)")
-                    continue
-                }
-                byID[id, default: []].insert(payload)
-            }
+            let byID = stack.recordsByID(records())
             #expect(byID.count == total, "every record of the band's history, by id")
             #expect(byID.filter { $0.value.count > 1 }.isEmpty, "a repeated id with other bytes")
             let sync = await stack.response("band/response/sync", transaction: "s1", timeout: .seconds(60))

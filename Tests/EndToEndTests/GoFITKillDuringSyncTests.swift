@@ -44,14 +44,7 @@ struct GoFITKillDuringSyncTests {
             func distinctIDs() -> Int { Set(records().compactMap { stack.json($0)?["id"] as? String }).count }
             #expect(await eventually(timeout: .seconds(180)) { distinctIDs() >= total })
 
-            var byID: [String: Set<String>] = [:]
-            for payload in records() {
-                guard let id = stack.json(payload)?["id"] as? String else {
-                    Issue.record("a record without an id: \(payload)")
-                    continue
-                }
-                byID[id, default: []].insert(payload)
-            }
+            let byID = stack.recordsByID(records())
             #expect(byID.count == total, "every record of the band's history, by id")
             print("figure: gateway SIGKILL mid GoFIT sync: \(byID.count) of \(total) records by id, \(records().count - byID.count) published twice (same id and bytes)")
             let differing = byID.filter { $0.value.count > 1 }

@@ -67,6 +67,20 @@ struct Stack {
     /// A retained message removed by an empty payload (mosquitto_sub prints it as "(null)").
     static func isCleared(_ payload: String?) -> Bool { payload == "" || payload == "(null)" }
 
+    /// Durable record payloads grouped by their `id`: one entry per record, every distinct payload a repeat of it
+    /// carried. A payload without an id is recorded as an issue.
+    func recordsByID(_ payloads: [String]) -> [String: Set<String>] {
+        var byID: [String: Set<String>] = [:]
+        for payload in payloads {
+            guard let id = json(payload)?["id"] as? String else {
+                Issue.record("a record without an id: \(payload)")
+                continue
+            }
+            byID[id, default: []].insert(payload)
+        }
+        return byID
+    }
+
     func json(_ text: String) -> [String: Any]? {
         (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any]
     }

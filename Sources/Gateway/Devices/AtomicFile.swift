@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import MQTT
 
 /// Writes a whole file so that a crash leaves the old content or the new, never half of either: a temporary
 /// file beside it, fsync, rename. The file is readable and writable by its owner only whatever the umask: created
@@ -26,21 +27,6 @@ enum AtomicFile {
             unlink(temporary)
             throw FileWriteError(code: failure)
         }
-    }
-
-    /// Writes all of `buffer`; 0, or the errno of the write that failed (a short write is retried, so a disk that
-    /// fills up midway reports ENOSPC).
-    private static func writeAll(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) -> Int32 {
-        var done = 0
-        while done < buffer.count {
-            let result = write(fd, buffer.baseAddress! + done, buffer.count - done)
-            if result < 0 {
-                if errno == EINTR { continue }
-                return errno
-            }
-            done += result
-        }
-        return 0
     }
 }
 
