@@ -53,7 +53,13 @@ public final class BusConnection: Sendable {
         let loop = try ConnectionLoop(
             address: address, logger: logger, loop: eventLoop,
             onMethodCall: { message in registry.dispatch(message) },
-            onDisconnect: { disconnected.finish() })
+            // The loop holds the registry (method calls) and the registry's sender holds the loop: detaching the
+            // sender once libdbus has let go of the loop breaks that cycle, so a closed connection is freed (a
+            // gateway reconnecting to a restarted bluetoothd kept every old connection; LeakSanitizer, issue 24).
+            onDisconnect: {
+                registry.detach()
+                disconnected.finish()
+            })
         self.loop = loop
         objects = registry
         uniqueName = loop.uniqueName

@@ -74,6 +74,10 @@ final class ExportSender: Sendable {
 
     func attach(_ send: @escaping @Sendable (OutgoingBusMessage) -> Void) { attached.withLock { $0 = Attached(send) } }
 
+    /// Drops the send closure, which holds the connection's loop: once the connection has closed, nothing is sent,
+    /// and the loop (holding this registry through its method-call handler) can be freed.
+    func detach() { attached.withLock { $0 = nil } }
+
     func callAsFunction(_ message: OutgoingBusMessage) {
         guard (try? message.body.forEach(MessageCoding.validate)) != nil else { return }
         attached.withLock { $0 }?.send(message)
@@ -177,6 +181,9 @@ public final class ObjectRegistry: Sendable {
     init() {}
 
     func attach(send: @escaping @Sendable (OutgoingBusMessage) -> Void) { sender.attach(send) }
+
+    /// See `ExportSender.detach`; called when the connection has closed.
+    func detach() { sender.detach() }
 
     /// Makes `path` an ObjectManager: GetManagedObjects lists everything below it, and objects added or
     /// removed below it are announced with InterfacesAdded / InterfacesRemoved.

@@ -50,7 +50,8 @@ public final class EventLoop: @unchecked Sendable {
     public let name: String
     private let epoll: Int32
     private let wakeDescriptor: Int32
-    private let queue = Mutex<(tasks: [@Sendable () -> Void], sleeping: Bool)>(([], false))
+    /// `ended`: the loop has run its last iteration; a task submitted after that is dropped, not kept.
+    private let queue = Mutex<(tasks: [@Sendable () -> Void], sleeping: Bool, ended: Bool)>(([], false, false))
     private let threadID = Mutex<pthread_t?>(nil)
     private let stopped = Atomic<Bool>(false)
 
@@ -130,6 +131,7 @@ public final class EventLoop: @unchecked Sendable {
     /// in the same iteration, before the iteration's end hooks, without a wake-up.
     public func execute(_ task: @escaping @Sendable () -> Void) {
         let mustWake = queue.withLock { queue -> Bool in
+            guard !queue.ended else { return false }
             queue.tasks.append(task)
             defer { queue.sleeping = false }
             return queue.sleeping
@@ -229,6 +231,12 @@ public final class EventLoop: @unchecked Sendable {
         handlers = [:]
         iterationHooks = []
         timers = TimerQueue()
+        // Tasks that came too late to run hold whatever they captured (an owner that holds this loop: a cycle).
+        queue.withLock { queue in
+            queue.tasks.removeAll()
+            queue.ended = true
+        }
+        running = []
     }
 
     /// After an iteration that handled ready descriptors: if the previous such iteration began less than two

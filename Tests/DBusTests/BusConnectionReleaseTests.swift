@@ -1,0 +1,29 @@
+import DBus
+import Testing
+import Wear2MQTTTesting
+
+/// A connection that has closed is freed with everything it exported (LeakSanitizer found every `BusConnection`
+/// kept by a cycle: loop → method-call handler → object registry → sender → loop).
+@Suite
+struct BusConnectionReleaseTests {
+    final class Weak<Object: AnyObject>: @unchecked Sendable {
+        weak var object: Object?
+        init(_ object: Object) { self.object = object }
+    }
+
+    @Test("closed, with an exported object, a connection and its registry are freed")
+    func closedConnectionIsFreed() async throws {
+        let daemon = try await DBusDaemon()
+        defer { daemon.directory.remove() }
+        var connection: BusConnection? = try BusConnection(.address(daemon.address))
+        let registry = Weak(try #require(connection).objects)
+        try #require(connection).objects.addObjectManager(at: "/")
+        try #require(connection).objects.export("/thing", interfaces: [(InterfaceDefinition("org.wear2mqtt.Thing1"), [:])])
+        try #require(connection).close()
+        for await _ in try #require(connection).disconnection {}
+        connection = nil
+        // The loop thread lets go of the connection as it ends; a hang guard only.
+        #expect(await eventually(timeout: .seconds(20)) { registry.object == nil }, "the registry outlived its closed connection")
+        await daemon.stop()
+    }
+}
