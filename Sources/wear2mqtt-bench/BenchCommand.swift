@@ -16,13 +16,15 @@ struct BenchRunCommand: AsyncParsableCommand {
         the performance targets (100 × 200 Hz, 25 × 200 Hz, 50 devices); --straps/--rate/--bose are then ignored.
         --profile realistic measures the cost per sample at wearables' own rates (20 sensors at 1, 10, 50 Hz, the 50
         mixed devices, 20 silent ones) for the gateway and the Python peer (bleak + paho-mqtt, python/peer.py).
+        --profile soak runs 50 devices at their own rates through the gateway for an hour (or --seconds), reading its
+        memory and CPU every 10 s: RSS flat within 2 MB after warm-up, nothing lost.
         """)
 
     enum Profile: String, ExpressibleByArgument, CaseIterable {
-        case `default`, targets, realistic
+        case `default`, targets, realistic, soak
     }
 
-    @Option(help: "default; targets (the scenarios of the performance targets); realistic (cost per sample vs the Python peer).")
+    @Option(help: "default; targets (the scenarios of the performance targets); realistic (cost per sample vs the Python peer); soak (50 devices for --seconds, default an hour).")
     var profile: Profile = .default
 
     @Option(help: "The Python that runs the peer of --profile realistic (needs bleak and paho-mqtt).")
@@ -40,8 +42,10 @@ struct BenchRunCommand: AsyncParsableCommand {
     @Option(help: "IMU sensors each Bose device streams at 20 ms (1…7: accelerometer, gyroscope, rotation, …).")
     var boseSensors: Int = 2
 
-    @Option(help: "Length of each measurement window.")
-    var seconds: Double = 10
+    @Option(help: "Length of each measurement window (default 10 s; the soak's an hour).")
+    var seconds: Double?
+
+    private var windowSeconds: Double { seconds ?? (profile == .soak ? SoakProfile.defaultSeconds : 10) }
 
     @Option(help: "Comma-separated batch_ms values for the batching runs.")
     var batchMs: String = "0,100,1000"
@@ -80,7 +84,8 @@ struct BenchRunCommand: AsyncParsableCommand {
         }
         guard (1...5_000).contains(rate) else { throw ValidationError("--rate must be 1…5000 Hz") }
         guard (1...7).contains(boseSensors) else { throw ValidationError("--bose-sensors must be 1…7") }
-        guard seconds >= 1 && seconds <= 600 else { throw ValidationError("--seconds must be 1…600") }
+        let longest = profile == .soak ? 86_400.0 : 600
+        guard windowSeconds >= 1 && windowSeconds <= longest else { throw ValidationError("--seconds must be 1…\(Int(longest))") }
         guard !batchList.isEmpty, batchList.allSatisfy({ (0...10_000).contains($0) }) else {
             throw ValidationError("--batch-ms: comma-separated values 0…10000")
         }
@@ -104,7 +109,7 @@ struct BenchRunCommand: AsyncParsableCommand {
             let peer = plan.contains { $0.carrier == .peer } ? try PythonPeer.locate(python: python) : nil
             let broker = try await BenchBroker(noDelay: !brokerNagle)
             var flood: MosquittoBaselineResult?
-            if !skipBaselines && profile != .realistic {
+            if !skipBaselines && profile != .realistic && profile != .soak {
                 progress("mosquitto baseline: \(floodMessages) messages")
                 flood = try await MosquittoBaseline.run(broker: broker, messages: floodMessages)
             }
@@ -124,7 +129,8 @@ struct BenchRunCommand: AsyncParsableCommand {
                 date: ISO8601DateFormatter().string(from: Date()), machine: .current, mosquitto: flood, runs: results,
                 ratios: Self.ratios(results, flood: flood),
                 targets: profile == .targets ? Self.targets(results)
-                    : profile == .realistic ? RealisticProfile.targets(RealisticProfile.costs(results)) : [],
+                    : profile == .realistic ? RealisticProfile.targets(RealisticProfile.costs(results))
+                    : profile == .soak ? SoakProfile.targets(results) : [],
                 costs: profile == .realistic ? RealisticProfile.costs(results) : nil,
                 totalSeconds: (ContinuousClock.now - started).seconds, loadAverageAtStart: loadAtStart,
                 loadAverageAtEnd: BenchReport.loadAverage, caveats: caveats)
@@ -187,10 +193,10 @@ struct BenchRunCommand: AsyncParsableCommand {
                 for method in methodList {
                     if !skipBaselines {
                         specs.append(RunSpec(purpose: "relay-ratio", carrier: .relay, method: method, batchMilliseconds: 0,
-                                             workload: straps, seconds: seconds))
+                                             workload: straps, seconds: windowSeconds))
                     }
                     specs.append(RunSpec(purpose: "relay-ratio", carrier: .gateway, method: method, batchMilliseconds: 0,
-                                         workload: straps, seconds: seconds))
+                                         workload: straps, seconds: windowSeconds))
                 }
             }
             for batch in batchList {
@@ -198,7 +204,7 @@ struct BenchRunCommand: AsyncParsableCommand {
                     && $0.method == "acquire" }
                 if !duplicate {
                     specs.append(RunSpec(purpose: "batching", carrier: .gateway, method: "acquire", batchMilliseconds: batch,
-                                         workload: custom, seconds: seconds))
+                                         workload: custom, seconds: windowSeconds))
                 }
             }
         case .targets:
@@ -206,30 +212,32 @@ struct BenchRunCommand: AsyncParsableCommand {
             for method in methodList {
                 if !skipBaselines {
                     specs.append(RunSpec(purpose: "throughput", carrier: .relay, method: method, batchMilliseconds: 0,
-                                         workload: throughput, seconds: seconds))
+                                         workload: throughput, seconds: windowSeconds))
                 }
                 specs.append(RunSpec(purpose: "throughput", carrier: .gateway, method: method, batchMilliseconds: 0,
-                                     workload: throughput, seconds: seconds))
+                                     workload: throughput, seconds: windowSeconds))
             }
             let latency = Workload(straps: 25, rateHz: 200, bose: 0, boseSensors: 2)
             for batch in batchList {
                 specs.append(RunSpec(purpose: batch == 0 ? "latency" : "batching", carrier: .gateway, method: "acquire",
-                                     batchMilliseconds: batch, workload: latency, seconds: seconds))
+                                     batchMilliseconds: batch, workload: latency, seconds: windowSeconds))
             }
             // The ceiling: 20 sensors × 2,500 Hz sent in bursts, the gateway (and the relay) held to one core.
             let ceiling = Workload(straps: 20, rateHz: 2_500, bose: 0, boseSensors: 2)
             if !skipBaselines {
                 specs.append(RunSpec(purpose: "ceiling", carrier: .relay, method: "acquire", batchMilliseconds: 0,
-                                     workload: ceiling, seconds: seconds, cpu: RunSpec.oneCore))
+                                     workload: ceiling, seconds: windowSeconds, cpu: RunSpec.oneCore))
             }
             specs.append(RunSpec(purpose: "ceiling", carrier: .gateway, method: "acquire", batchMilliseconds: 0,
-                                 workload: ceiling, seconds: seconds, cpu: RunSpec.oneCore))
+                                 workload: ceiling, seconds: windowSeconds, cpu: RunSpec.oneCore))
             // 50 devices connected: E4-BVP-like heart-rate streams at 64 Hz and Bose glasses at 2 × 50 Hz.
             let memory = Workload(straps: 40, rateHz: 64, bose: 10, boseSensors: 2)
             specs.append(RunSpec(purpose: "rss", carrier: .gateway, method: "acquire", batchMilliseconds: 0,
-                                 workload: memory, seconds: seconds))
+                                 workload: memory, seconds: windowSeconds))
         case .realistic:
-            specs = RealisticProfile.plan(seconds: seconds)
+            specs = RealisticProfile.plan(seconds: windowSeconds)
+        case .soak:
+            specs = SoakProfile.plan(seconds: windowSeconds)
         }
         return specs
     }

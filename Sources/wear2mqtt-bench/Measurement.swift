@@ -27,6 +27,8 @@ struct RunSpec: Sendable {
     var seconds: Double
     /// The one CPU the carrier is held to (`taskset`), or nil to let it use every core.
     var cpu: Int? = nil
+    /// Reads the carrier's memory and CPU this often during the window (`series`), or never.
+    var sampleEvery: Double? = nil
 
     /// The last CPU: the bench and broker are started first and do not care which one they get.
     static var oneCore: Int { max(0, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))) - 1) }
@@ -92,6 +94,8 @@ struct RunResult: Codable, Sendable {
     var anonymousGrowthMiBPerMinute: Double
     /// The carrier's threads over the window: context switches and time on a core (`/proc/<pid>/task/*`).
     var carrierThreads: ThreadActivity?
+    /// The readings of a window with `sampleEvery` (the soak).
+    var series: [WindowPoint]? = nil
     var notes: [String]
 }
 
@@ -197,7 +201,7 @@ struct MeasurementRunner: Sendable {
         cpu.begin(processes)
         let threadsAtStart = ThreadCounters.read(pid: carrier.pid)
         let floor = subscriber.beginWindow(floor: ledger.sentCounters)
-        try await Task.sleep(for: .milliseconds(Int(spec.seconds * 1000)))
+        let series = try await Self.watch(pid: carrier.pid, for: spec.seconds, every: spec.sampleEvery, log: log)
         let ceiling = subscriber.endReceipts(ceiling: ledger.sentCounters)
         let socketDrops = SimulatorCounters.notificationsDroppedOnFullSockets.load(ordering: .relaxed) - dropsAtStart
         let window = (ContinuousClock.now - windowStart).seconds
@@ -252,7 +256,33 @@ struct MeasurementRunner: Sendable {
             rssFileMiB: Double(memory?.residentFileBytes ?? 0) / 1_048_576,
             anonymousGrowthMiBPerMinute: anonymousGrowth,
             carrierThreads: threads,
+            series: series,
             notes: notes)
+    }
+
+    /// Waits out the window; with `interval`, reads the process's memory and CPU every `interval` seconds.
+    static func watch(pid: Int32, for seconds: Double, every interval: Double?, log: (String) -> Void) async throws -> [WindowPoint]? {
+        guard let interval else {
+            try await Task.sleep(for: .milliseconds(Int(seconds * 1000)))
+            return nil
+        }
+        let start = ContinuousClock.now
+        var points: [WindowPoint] = []
+        var previous = (at: start, cpu: ProcessStatistics.read(pid: pid)?.cpuSeconds ?? 0)
+        while (ContinuousClock.now - start).seconds < seconds {
+            let next = start + .milliseconds(Int((Double(points.count + 1) * interval).rounded() * 1000))
+            try await Task.sleep(until: min(next, start + .milliseconds(Int(seconds * 1000))), clock: .continuous)
+            guard let statistics = ProcessStatistics.read(pid: pid) else { break }
+            let now = ContinuousClock.now
+            let cpu = (statistics.cpuSeconds - previous.cpu) / max(0.001, (now - previous.at).seconds) * 100
+            previous = (now, statistics.cpuSeconds)
+            points.append(WindowPoint(seconds: (now - start).seconds, rssMiB: Double(statistics.residentBytes) / 1_048_576,
+                                      anonymousMiB: Double(statistics.residentAnonymousBytes) / 1_048_576, cpuPercent: cpu))
+            if points.count % 30 == 0 {
+                log("    \(Int((now - start).seconds)) s: VmRSS \(ReportTable.format(points.last!.rssMiB, 1)) MiB, CPU \(ReportTable.format(cpu, 1)) %")
+            }
+        }
+        return points
     }
 
     // MARK: The carriers
