@@ -12,7 +12,7 @@ import Synchronization
 public final class MQTTClient: Sendable {
     public let configuration: MQTTClientConfiguration
     /// Messages arriving on our subscriptions. One consumer.
-    public let messages: AsyncStream<IncomingMessage>
+    public let messages: IncomingMessages
 
     private let connection: MosquittoConnection
     private let events: AsyncStream<ConnectionEvent>
@@ -30,12 +30,15 @@ public final class MQTTClient: Sendable {
         self.configuration = configuration
         self.logger = logger
         let (events, eventContinuation) = AsyncStream.makeStream(of: ConnectionEvent.self)
+        // Room for twice the capacity: reading pauses at the capacity (`IncomingFlow`), and what a read already
+        // took in, or what arrives once a pause has lasted half the keepalive, still fits before anything drops.
         let (messages, messageContinuation) = AsyncStream.makeStream(
-            of: IncomingMessage.self, bufferingPolicy: .bufferingOldest(configuration.incomingBufferCapacity))
+            of: IncomingMessage.self, bufferingPolicy: .bufferingOldest(2 * configuration.incomingBufferCapacity))
+        let flow = IncomingFlow(capacity: configuration.incomingBufferCapacity)
         self.events = events
-        self.messages = messages
+        self.messages = IncomingMessages(stream: messages, flow: flow)
         connection = try MosquittoConnection(configuration: configuration, logger: logger, loop: loop,
-                                             events: eventContinuation, incoming: messageContinuation)
+                                             events: eventContinuation, incoming: messageContinuation, flow: flow)
     }
 
     /// Called after every successful connection, the first included, in registration order.

@@ -93,6 +93,10 @@ public struct MQTTClientStatistics: Sendable, Equatable {
     public var spoolBytes = 0
     public var durableRejectedByBroker: UInt64 = 0
     public var incomingDropped: UInt64 = 0
+    /// Times reading paused because the consumer's buffer was full, and pauses ended by the keepalive bound rather
+    /// than by the consumer catching up.
+    public var incomingPauses: UInt64 = 0
+    public var incomingPausesCutShort: UInt64 = 0
     /// Durable messages that could not be stored in the spool (full, or a write error such as a full disk), since
     /// start; each was refused to its publisher, so nothing acknowledged is lost, but records wait on the device.
     public var spoolFailures: UInt64 = 0

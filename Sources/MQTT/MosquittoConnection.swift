@@ -46,6 +46,8 @@ final class MosquittoConnection: @unchecked Sendable {
     private let logger: Logger
     private let events: AsyncStream<ConnectionEvent>.Continuation
     private let incoming: AsyncStream<IncomingMessage>.Continuation
+    /// Received messages the consumer has not taken yet: reading pauses while they fill the buffer.
+    private let flow: IncomingFlow
 
     private let inbox = Mutex<[ConnectionCommand]>([])
     /// The loop that owns the handle (shared with the notification sockets in the daemon).
@@ -76,6 +78,8 @@ final class MosquittoConnection: @unchecked Sendable {
     private var lastSpoolSync = ContinuousClock.now
     /// The socket's registration on the loop, and the interest it was given.
     private var socketRegistration: (registration: EventLoop.Registration, interest: EventLoop.Interest)?
+    /// Since when the socket is not read because the consumer's buffer is full (see `wantsToRead`).
+    private var readingPausedSince: ContinuousClock.Instant?
     private var tick: (id: TimerQueue<() -> Void>.ID, deadline: ContinuousClock.Instant)?
     private var iterationHook: UInt64?
     private var finished = false
@@ -88,7 +92,7 @@ final class MosquittoConnection: @unchecked Sendable {
     /// `loop` nil: the connection runs on a loop of its own, which ends with it.
     init(configuration: MQTTClientConfiguration, logger: Logger, loop: EventLoop?,
          events: AsyncStream<ConnectionEvent>.Continuation,
-         incoming: AsyncStream<IncomingMessage>.Continuation) throws(MQTTError) {
+         incoming: AsyncStream<IncomingMessage>.Continuation, flow: IncomingFlow) throws(MQTTError) {
         _ = mosquittoLibraryReady
         if let loop {
             self.loop = loop
@@ -101,6 +105,7 @@ final class MosquittoConnection: @unchecked Sendable {
         self.logger = logger
         self.events = events
         self.incoming = incoming
+        self.flow = flow
         self.backoff = configuration.reconnect
         self.ring = OfflineRing(capacity: configuration.offlineQueueCapacity)
         self.spool = try DurableSpool(directory: configuration.spoolDirectory,
@@ -307,7 +312,8 @@ final class MosquittoConnection: @unchecked Sendable {
             socketRegistration = nil
         }
         guard socket >= 0 else { return }
-        let interest: EventLoop.Interest = mosquitto_want_write(handle) ? [.readable, .writable] : .readable
+        var interest: EventLoop.Interest = wantsToRead() ? .readable : []
+        if mosquitto_want_write(handle) { interest.insert(.writable) }
         if let current = socketRegistration {
             if current.interest != interest {
                 loop.setInterest(current.registration, interest)
@@ -325,6 +331,26 @@ final class MosquittoConnection: @unchecked Sendable {
             logger.error("cannot watch the MQTT socket", metadata: ["error": "\(error)"])
             abortSocket()
         }
+    }
+
+    /// False while the consumer's buffer is full (until it is half empty again), for at most half the keepalive:
+    /// the broker's PUBACKs and PINGRESPs wait behind the unread requests, and a pause as long as the keepalive
+    /// would cost the connection. After that the socket is read again and what does not fit is dropped and counted.
+    private func wantsToRead() -> Bool {
+        guard let since = readingPausedSince else {
+            guard flow.isFull else { return true }
+            readingPausedSince = .now
+            statistics.withLock { $0.incomingPauses += 1 }
+            return false
+        }
+        if flow.hasRoomAgain {
+            readingPausedSince = nil
+            return true
+        }
+        guard ContinuousClock.now - since >= .seconds(max(1, configuration.keepAliveSeconds / 2)) else { return false }
+        statistics.withLock { $0.incomingPausesCutShort += 1 }
+        readingPausedSince = nil
+        return true
     }
 
     private func dropRegistration() {
@@ -597,6 +623,8 @@ final class MosquittoConnection: @unchecked Sendable {
                                    retain: message.retain, properties: readProperties(properties))
         if case .dropped = incoming.yield(copy) {
             statistics.withLock { $0.incomingDropped += 1 }
+        } else {
+            flow.added()
         }
     }
 

@@ -99,7 +99,7 @@ struct RequestMemoryEndToEndTests {
         let requestTopic: String
         let replyTopic: String
         let readyTopic: String
-        let answers: AsyncStream<IncomingMessage>
+        let answers: IncomingMessages
 
         private init(client: MQTTClient, runner: Task<Void, Error>, base: String, replies: String) {
             self.client = client

@@ -125,16 +125,27 @@ public final class GatewayService: Service, Sendable {
 
     // MARK: MQTT side
 
-    /// Each request in a child task of its own, so a slow one (a scan, a firmware update) holds up no other.
-    /// A discarding group: a plain task group keeps every finished child (its task and result) until `next()`
-    /// collects it, which this loop never does, so each request left about 2.5 KB behind for good (issue 24).
+    /// Each request in a child task of its own, so a slow one (a scan, a firmware update) holds up no other; at
+    /// most `requestsInFlight` at once, so a flood waits in the client's buffer, and then in TCP and at the broker
+    /// (the client stops reading while its buffer is full), instead of becoming thousands of tasks. Finished
+    /// children are collected as the limit is reached: a plain task group keeps each until `next()` takes it
+    /// (before issue 24 this loop never did, and each request left about 2.5 KB behind for good).
     private func serveRequests() async {
-        await withDiscardingTaskGroup { group in
+        await withTaskGroup(of: Void.self) { group in
+            var running = 0
             for await message in client.messages {
+                if running >= Self.requestsInFlight {
+                    await group.next()
+                    running -= 1
+                }
                 group.addTask { await self.core.handle(message) }
+                running += 1
             }
         }
     }
+
+    /// Enough for every device's commands and a scan at once; a flood beyond it waits its turn.
+    static let requestsInFlight = 64
 
     /// Closes sample batches on time and publishes `bridge/health` (every `gateway.health_interval_s`, or what
     /// `bridge/request/options` set since).
