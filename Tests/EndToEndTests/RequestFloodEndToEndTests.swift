@@ -14,14 +14,7 @@ struct RequestFloodEndToEndTests {
     static let requests = 20_000
 
     @Test func twentyThousandRequestsSentAsFastAsMosquittoPubCanAreAllAnswered() async throws {
-        try await Stack.with(scenarioDevices: """
-          - kind: heart_rate_strap
-            address: \(RequestMemoryEndToEndTests.strap)
-            advertising_interval: 1s
-        """, configuredDevices: nil) { stack in
-            try await RequestMemoryEndToEndTests.waitUntilTheAdapterAnswers(stack)
-            try await RequestMemoryEndToEndTests.quieten(stack)
-            let requester = try await RequestMemoryEndToEndTests.Requester.start(stack)
+        try await RequestMemoryEndToEndTests.withQuietGateway { stack, requester in
             let folder = try TemporaryDirectory(prefix: "wear2mqtt-flood")
             defer { folder.remove() }
             let started = ContinuousClock.now

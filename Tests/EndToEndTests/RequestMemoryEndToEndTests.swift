@@ -26,7 +26,8 @@ struct RequestMemoryEndToEndTests {
     }
     static let window = 1_000
 
-    @Test func aHundredThousandRequestsLeaveTheGatewaysMemoryWhereItWas() async throws {
+    /// A gateway with one strap it does not manage, its adapter answering, quietened, and a requester ready.
+    static func withQuietGateway(_ body: (Stack, Requester) async throws -> Void) async throws {
         try await Stack.with(scenarioDevices: """
           - kind: heart_rate_strap
             address: \(Self.strap)
@@ -34,7 +35,12 @@ struct RequestMemoryEndToEndTests {
         """, configuredDevices: nil) { stack in
             try await Self.waitUntilTheAdapterAnswers(stack)
             try await Self.quieten(stack)
-            let requester = try await Requester.start(stack)
+            try await body(stack, try await Requester.start(stack))
+        }
+    }
+
+    @Test func aHundredThousandRequestsLeaveTheGatewaysMemoryWhereItWas() async throws {
+        try await Self.withQuietGateway { stack, requester in
             try await requester.send(10_000)
             let warm = try #require(Self.residentBytes(stack.gateway.child.pid))
             try await requester.send(100_000)
