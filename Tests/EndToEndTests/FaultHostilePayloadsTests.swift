@@ -63,9 +63,9 @@ struct FaultHostilePayloadsTests {
             func samples() -> Int { counter.output.utf8.reduce(0) { $1 == UInt8(ascii: "\n") ? $0 + 1 : $0 } }
             try #require(await eventually(timeout: .seconds(30)) { samples() > 0 })
 
-            // The rate before: a 10 s measuring window (a measurement, not a wait for something to happen).
+            // The rate before: the time the next 500 samples take (about 10 s at 50/s); the wait ends with them.
             let beforeStart = (ContinuousClock.now, samples())
-            try await Task.sleep(for: .seconds(10))
+            try #require(await eventually(timeout: .seconds(60), interval: .milliseconds(20)) { samples() >= beforeStart.1 + 500 })
             let before = Self.rate(from: beforeStart, to: (ContinuousClock.now, samples()))
 
             let requester = try await RequestMemoryEndToEndTests.Requester.start(stack, 

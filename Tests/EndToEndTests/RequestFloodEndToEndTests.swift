@@ -24,10 +24,7 @@ struct RequestFloodEndToEndTests {
                                 + "-t '\(stack.base)/bridge/request/scan/stop' -l"],
                 outputPath: folder.file("out"), errorPath: folder.file("err"))
             // A hang guard only: the count below ends with the last answer.
-            let guardTask = Task { [client = requester.client] in
-                guard (try? await Task.sleep(for: .seconds(240))) != nil else { return }
-                await client.close(timeout: .milliseconds(100))
-            }
+            let guardTask = requester.closeAfter(.seconds(240))
             var answered = 0
             for await answer in requester.answers where answer.topic == "\(stack.base)/bridge/response/scan/stop" {
                 answered += 1

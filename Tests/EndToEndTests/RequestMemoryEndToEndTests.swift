@@ -186,7 +186,8 @@ struct RequestMemoryEndToEndTests {
             return withCorrelation
         }
 
-        private func closeAfter(_ timeout: Duration) -> Task<Void, Never> {
+        /// A hang guard: closes the client (ending `answers`) if the test is still waiting after `timeout`.
+        func closeAfter(_ timeout: Duration) -> Task<Void, Never> {
             Task { [client] in
                 guard (try? await Task.sleep(for: timeout)) != nil else { return }
                 await client.close(timeout: .milliseconds(100))
