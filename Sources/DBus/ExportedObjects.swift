@@ -182,8 +182,15 @@ public final class ObjectRegistry: Sendable {
 
     func attach(send: @escaping @Sendable (OutgoingBusMessage) -> Void) { sender.attach(send) }
 
-    /// See `ExportSender.detach`; called when the connection has closed.
-    func detach() { sender.detach() }
+    /// Called when the connection has closed: drops the sender (see `ExportSender.detach`) and every exported
+    /// object, whose handlers a closed connection can never call again. An exporter's handlers usually hold the
+    /// exporter, which holds the connection, which holds this registry: without this, a closed connection and its
+    /// exporter (an in-process simulator) kept each other alive (LeakSanitizer, issue 24).
+    func detach() {
+        sender.detach()
+        objects.withLock { $0 = [:] }
+        managers.withLock { $0 = [] }
+    }
 
     /// Makes `path` an ObjectManager: GetManagedObjects lists everything below it, and objects added or
     /// removed below it are announced with InterfacesAdded / InterfacesRemoved.

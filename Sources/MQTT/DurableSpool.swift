@@ -153,7 +153,7 @@ final class DurableSpool {
     private var commitPath: String { directory + "/committed" }
 
     private func recover() throws(MQTTError) {
-        if let data = FileManager.default.contents(atPath: commitPath), data.count == 8 {
+        if let data = readWholeFile(atPath: commitPath), data.count == 8 {
             committedSequence = data.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self)) }
         }
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
@@ -164,10 +164,9 @@ final class DurableSpool {
         var foundCursor = false
         for first in firstSequences {
             let path = segmentPath(first)
-            guard let data = FileManager.default.contents(atPath: path) else {
+            guard let bytes = readWholeFile(atPath: path) else {
                 throw .spoolIO("cannot read \(path)")
             }
-            let bytes = [UInt8](data)
             var offset = 0
             var last = first - 1
             while offset < bytes.count {

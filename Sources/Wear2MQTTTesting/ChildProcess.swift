@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import MQTT
 import Synchronization
 #if canImport(Testing)
 import Testing
@@ -107,8 +108,8 @@ public final class ChildProcess: @unchecked Sendable {
     }
 
     public var isRunning: Bool { reap() == nil }
-    public var output: String { (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "" }
-    public var errorOutput: String { (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? "" }
+    public var output: String { readWholeTextFile(atPath: outputPath) ?? "" }
+    public var errorOutput: String { readWholeTextFile(atPath: errorPath) ?? "" }
 
     /// Waits for the exit and returns the status, or nil if it is still running after `timeout`.
     @discardableResult
@@ -124,7 +125,7 @@ public final class ChildProcess: @unchecked Sendable {
     /// The exit code (or terminating signal) of any `pid` if it is a zombie (a child another API started), from `/proc/<pid>/stat`'s state and its
     /// last field, `exit_code` (Linux 3.5+, in waitpid's encoding).
     public static func zombieExitStatus(_ pid: Int32) -> Int32? {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+        guard let stat = readWholeTextFile(atPath: "/proc/\(pid)/stat"),
               let close = stat.lastIndex(of: ")") else { return nil }
         let fields = stat[stat.index(after: close)...].split(separator: " ")
         guard fields.first == "Z", let raw = fields.last.flatMap({ Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }) else {

@@ -1,4 +1,5 @@
 import Foundation
+import MQTT
 
 /// Nordic DFU packages made by tools nobody here wrote, from small Intel HEX images a test gives: Adafruit's fork of
 /// nrfutil 0.5 (`adafruit-nrfutil dfu genpkg`: Legacy DFU packages, `sd_size` / `bl_size` in the manifest entry,
@@ -132,7 +133,7 @@ public enum NordicPackageTools {
         if case .failure(let error) = started {
             throw ToolError(description: "\(missing) (\(executable) did not start: \(error))")
         }
-        let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+        let text = readWholeTextFile(atPath: output) ?? ""
         // /usr/bin/env answers 127 for a command it cannot find.
         if process.terminationStatus == 127 { throw ToolError(description: "\(missing)\n\(text)") }
         guard process.terminationStatus == 0 else {
@@ -142,6 +143,7 @@ public enum NordicPackageTools {
     }
 
     private static func read(_ path: String) throws -> [UInt8] {
-        Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+        guard let bytes = readWholeFile(atPath: path) else { throw CocoaError(.fileReadUnknown, userInfo: [NSFilePathErrorKey: path]) }
+        return bytes
     }
 }

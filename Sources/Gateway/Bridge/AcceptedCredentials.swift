@@ -1,5 +1,6 @@
 import Firmware
 import Foundation
+import MQTT
 
 /// Remembers, in the state directory, that the broker once accepted this gateway's credentials, so that a later
 /// refusal — a broker restarted with its password file half written, an authentication backend that is down —
@@ -23,7 +24,7 @@ public struct AcceptedCredentials: Sendable {
 
     /// Whether the broker accepted exactly these credentials before.
     public var wereAcceptedBefore: Bool {
-        (try? String(contentsOfFile: path, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) == fingerprint
+        readWholeTextFile(atPath: path)?.trimmingCharacters(in: .whitespacesAndNewlines) == fingerprint
     }
 
     /// Records a successful connection (once per change: nothing is written when the file already says so).

@@ -1,4 +1,5 @@
 import Foundation
+import MQTT
 import Wearables
 
 /// A device the gateway manages: from the configuration or added over MQTT.
@@ -71,8 +72,8 @@ public struct DeviceStore: Sendable {
     }
 
     public func load() throws -> [ManagedDevice] {
-        guard let data = FileManager.default.contents(atPath: path) else { return [] }
-        return try JSONDecoder().decode([ManagedDevice].self, from: data)
+        guard let bytes = readWholeFile(atPath: path) else { return [] }
+        return try JSONDecoder().decode([ManagedDevice].self, from: Data(bytes))
     }
 
     public func save(_ devices: [ManagedDevice]) throws {

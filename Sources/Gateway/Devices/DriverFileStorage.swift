@@ -23,8 +23,8 @@ enum DriverFileStorage {
         let directory = directory(stateDirectory: stateDirectory, address: address)
         return DriverStorage(
             load: { name in
-                guard let data = FileManager.default.contents(atPath: "\(directory)/\(name).json") else { return nil }
-                return try? JSONDecoder().decode([String: DeviceValue].self, from: data)
+                guard let bytes = readWholeFile(atPath: "\(directory)/\(name).json") else { return nil }
+                return try? JSONDecoder().decode([String: DeviceValue].self, from: Data(bytes))
             },
             save: { name, value in
                 let path = "\(directory)/\(name).json"

@@ -17,7 +17,7 @@ struct FitnessSummaries: Sendable {
     init(stateDirectory: String?, timeZone: TimeZone = .current) {
         self.timeZone = timeZone
         path = stateDirectory.map { $0 + "/fitness-summaries.json" }
-        let data = path.flatMap { FileManager.default.contents(atPath: $0) }
+        let data = path.flatMap { readWholeFile(atPath: $0) }.map { Data($0) }
         // An unreadable file loses only today's summaries, which the next sync rebuilds: not worth refusing to start.
         summaries = data.flatMap { try? JSONDecoder().decode([String: FitnessSummary].self, from: $0) } ?? [:]
     }

@@ -1,10 +1,11 @@
 import Foundation
+import MQTT
 
 /// The process's CPU time, from /proc/self/stat (Linux), for `process_cpu_seconds_total`.
 enum ProcessStatistics {
     /// User plus system time in seconds; nil where /proc is not there.
     static var cpuSeconds: Double? {
-        guard let text = try? String(contentsOfFile: "/proc/self/stat", encoding: .utf8),
+        guard let text = readWholeTextFile(atPath: "/proc/self/stat"),
               let end = text.lastIndex(of: ")") else { return nil }
         // After the command name (which may contain spaces, hence the last ")"): state is field 3, utime 14, stime 15.
         let fields = text[text.index(after: end)...].split(separator: " ")

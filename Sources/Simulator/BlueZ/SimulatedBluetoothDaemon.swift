@@ -142,6 +142,12 @@ actor SimulatedBluetoothDaemon {
             device.pairing = nil
         }
         sockets.stop()
+        // The devices and the interface definitions hold handlers that hold this daemon: a daemon shut down is
+        // done with them, and keeping them would keep it (a scenario that failed to set up leaked whole, issue 24).
+        devices = [:]
+        pathToAddress = [:]
+        characteristicDefinition = nil
+        descriptorDefinition = nil
     }
 
     // MARK: Lookup

@@ -2,7 +2,11 @@
 ///
 /// It has JSON's shape so the gateway can map it one to one, but it is not JSON: drivers never see text,
 /// and the gateway alone decides how it is written on MQTT.
-public indirect enum DeviceValue: Sendable, Equatable, Hashable {
+///
+/// Not `indirect`: lists and objects already keep their elements in heap buffers, and a boxed case would cost an
+/// allocation per value and store the box's address with the case's tag in its spare bits, which LeakSanitizer
+/// cannot follow (docs/reliability.md, Sanitizers).
+public enum DeviceValue: Sendable, Equatable, Hashable {
     case null
     case flag(Bool)
     case integer(Int64)
