@@ -42,6 +42,10 @@ final class NotifyDescriptorReader: @unchecked Sendable {
     private static let slotSize = 1024
     private var buffer = [UInt8](repeating: 0, count: slots * slotSize)
     private var lengths = [Int32](repeating: 0, count: slots)
+    /// The value handed to a handler, refilled for each datagram: a handler that only decodes it leaves its buffer
+    /// to be reused, so a notification costs no allocation; one that keeps it (a stream) keeps its own copy, since
+    /// refilling a shared buffer copies it first.
+    private var datagram: [UInt8] = []
 
     /// `loop` nil: a loop of its own, started with the first socket.
     init(loop: EventLoop?) throws(EventLoop.Failure) {
@@ -118,7 +122,9 @@ final class NotifyDescriptorReader: @unchecked Sendable {
             if count > 0 {
                 for index in 0..<Int(count) {
                     let start = index * Self.slotSize
-                    reader.handler(Array(buffer[start..<start + Int(lengths[index])]))
+                    datagram.removeAll(keepingCapacity: true)
+                    datagram.append(contentsOf: buffer[start..<start + Int(lengths[index])])
+                    reader.handler(datagram)
                     if reader.registration == nil { return }  // the handler cancelled it
                 }
                 if count == Self.slots { continue }

@@ -16,7 +16,7 @@ struct DeviceOutputMapperTests {
             bpm: bpm, contact: true, energyExpendedKJ: nil, rrIntervalsMilliseconds: [])))))
     }
 
-    func published(_ actions: [DeviceOutputMapper.Action]) -> [OutgoingMessage] {
+    func published(_ actions: some Sequence<DeviceOutputMapper.Action>) -> [OutgoingMessage] {
         actions.compactMap { if case .publish(let message) = $0 { message } else { nil } }
     }
 

@@ -29,6 +29,14 @@ public struct ContractMessages: Sendable {
         message(topic, SamplePayload.single(sample), qos: qos, retain: retain)
     }
 
+    /// The same, written with `writer` (reset first), whose buffer the message shares: the sample path keeps one
+    /// writer, so a payload costs no allocation once the previous message has been published.
+    public func sample(_ sample: SensorSample, topic: String, qos: QoS, retain: Bool, writer: inout JSONWriter) -> OutgoingMessage {
+        writer.reset()
+        writer.sample(sample)
+        return message(topic, writer.bytes, qos: qos, retain: retain)
+    }
+
     public func samples(_ publication: SamplePublication, qos: QoS = .atMostOnce, retain: Bool = false) -> OutgoingMessage {
         message(topics.sensor(publication.device, publication.sensor), publication.payload, qos: qos, retain: retain)
     }

@@ -26,6 +26,8 @@ public struct DeviceOutputMapper: Sendable {
     /// `<base>/<id>/sensor/<name>` by device and sensor, built once: a topic string per sample is an allocation.
     private var sensorTopics: [String: [SensorKind: String]] = [:]
     private var sensorsSeen: [String: Set<String>] = [:]
+    /// The JSON of unbatched samples, one buffer reused from sample to sample (`ContractMessages.sample(…writer:)`).
+    private var sampleWriter = JSONWriter(capacity: 256)
     private var messageCounts: [String: Int] = [:]
     /// Samples by device and sensor since the gateway started, for `wear2mqtt_samples_published_total`: counted
     /// here, where each sample passes anyway, and read only when metrics are scraped.
@@ -40,12 +42,12 @@ public struct DeviceOutputMapper: Sendable {
 
     /// What one report from the device side becomes. `now` orders sample batches; `unixMilliseconds` is the wall
     /// time for `last_seen`.
-    public mutating func map(_ output: ManagerOutput, now: ContinuousClock.Instant, unixMilliseconds: Int64) -> [Action] {
+    public mutating func map(_ output: ManagerOutput, now: ContinuousClock.Instant, unixMilliseconds: Int64) -> Actions {
         switch output {
         case .device(let id, .event(let event)):
             return map(event, from: id, now: now, unixMilliseconds: unixMilliseconds)
         case .device(let id, .connection(let connection)):
-            var actions: [Action] = []
+            var actions = Actions()
             let online = connection == .connected
             if let document = update(id, { $0.setConnection(connection.rawValue) }) {
                 actions.append(.publish(messages.state(id, document)))
@@ -71,7 +73,7 @@ public struct DeviceOutputMapper: Sendable {
             sensorsSeen[id] = nil
             sampleCounts[id] = nil
             variability.forget(id)
-            return messages.removal(id).map(Action.publish)
+            return Actions(messages.removal(id).map(Action.publish))
         case .bridgeEvent(let type, let data):
             guard let kind = BridgeEvent.Kind(rawValue: type) else { return [] }
             return [.publish(messages.bridgeEvent(BridgeEvent(kind, data: data)))]
@@ -79,7 +81,7 @@ public struct DeviceOutputMapper: Sendable {
     }
 
     private mutating func map(_ event: WearableEvent, from id: String, now: ContinuousClock.Instant,
-                              unixMilliseconds: Int64) -> [Action] {
+                              unixMilliseconds: Int64) -> Actions {
         switch event {
         case .sample(let sample):
             // The hot path: one batcher step, the device's options, its message count.
@@ -91,13 +93,15 @@ public struct DeviceOutputMapper: Sendable {
                 count(id, 1)
                 let delivery = sampleDelivery(id)
                 let message = messages.sample(sample, topic: sensorTopic(id, sample.sensor), qos: delivery.qos,
-                                              retain: delivery.retain)
+                                              retain: delivery.retain, writer: &sampleWriter)
                 return firstOfItsKind ? [.publish(message), .publishDeviceList] : [.publish(message)]
             }
             let publications = batcher.add(sample, device: id, at: now)
             count(id, publications.count)
             // A sensor seen for the first time is a new capability in bridge/devices (and Home Assistant).
-            return publications.map { .publish(sampleMessage($0)) } + (firstOfItsKind ? [.publishDeviceList] : [])
+            var actions = Actions(publications.map { .publish(sampleMessage($0)) })
+            if firstOfItsKind { actions.append(.publishDeviceList) }
+            return actions
         case .gesture(let name, let timestamp):
             count(id)
             return [.publish(messages.gesture(id, name: name, timestamp: timestamp))]
@@ -107,7 +111,7 @@ public struct DeviceOutputMapper: Sendable {
         case .record(let record):
             return [.publishDurable(messages.record(id, record))]
         case .state, .progress:
-            var actions: [Action] = []
+            var actions = Actions()
             if let document = update(id, { document in
                 let changed = document.apply(event)
                 return document.setLastSeen(unixMilliseconds) || changed

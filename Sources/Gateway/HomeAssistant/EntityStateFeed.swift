@@ -35,24 +35,31 @@ public struct EntityStateFeed: Sendable {
         self.interval = interval
     }
 
-    /// The entity keys and values a sample feeds, and how each is aggregated.
-    static func values(of sample: SensorSample) -> [(key: String, value: Double, aggregate: Aggregate)] {
+    /// Calls `body` with each entity key and value a sample feeds, and how it is aggregated. A visit, not an array:
+    /// this runs for every sample, and an array per sample was an allocation each (issue 21).
+    static func forEachValue(of sample: SensorSample, _ body: (_ key: String, _ value: Double, _ aggregate: Aggregate) -> Void) {
         switch sample.reading {
         case .heartRate(let bpm, _, _, let rr):
             // A chest strap's RR intervals are its inter-beat intervals: the same entity as the E4's.
-            [("heart_rate", Double(bpm), .mean)] + rr.map { ("ibi", $0, .mean) }
-        case .eda(let microsiemens): [("eda", microsiemens, .mean)]
-        case .ibi(let seconds): [("ibi", seconds * 1000, .mean)]
-        case .celsius(let celsius): [(sample.sensor == .skinTemperature ? "skin_temperature" : "temperature", celsius, .latest)]
-        case .spo2(let percent, let pulse): [("spo2", percent, .latest)] + (pulse.map { [("pulse_rate", $0, .latest)] } ?? [])
-        case .running(let speed, let cadence, _, _, _): [("running_speed", speed, .mean), ("running_cadence", Double(cadence), .mean)]
+            body("heart_rate", Double(bpm), .mean)
+            for interval in rr { body("ibi", interval, .mean) }
+        case .eda(let microsiemens): body("eda", microsiemens, .mean)
+        case .ibi(let seconds): body("ibi", seconds * 1000, .mean)
+        case .celsius(let celsius): body(sample.sensor == .skinTemperature ? "skin_temperature" : "temperature", celsius, .latest)
+        case .spo2(let percent, let pulse):
+            body("spo2", percent, .latest)
+            if let pulse { body("pulse_rate", pulse, .latest) }
+        case .running(let speed, let cadence, _, _, _):
+            body("running_speed", speed, .mean)
+            body("running_cadence", Double(cadence), .mean)
         case .cycling(_, _, let speed, let cadence):
-            (speed.map { [("cycling_speed", $0, .mean)] } ?? []) + (cadence.map { [("cycling_cadence", $0, .mean)] } ?? [])
+            if let speed { body("cycling_speed", speed, .mean) }
+            if let cadence { body("cycling_cadence", cadence, .mean) }
         case .heartRateVariability(let variability):
-            [("hrv_rmssd", variability.measures?.rmssdMilliseconds ?? .nan, .latestOrUnknown),
-             ("hrv_sdnn", variability.measures?.sdnnMilliseconds ?? .nan, .latestOrUnknown),
-             ("hrv_mean_hr", variability.measures?.meanHeartRateBPM ?? .nan, .latestOrUnknown)]
-        case .vector, .quaternion, .uncalibratedVector, .bvp: []
+            body("hrv_rmssd", variability.measures?.rmssdMilliseconds ?? .nan, .latestOrUnknown)
+            body("hrv_sdnn", variability.measures?.sdnnMilliseconds ?? .nan, .latestOrUnknown)
+            body("hrv_mean_hr", variability.measures?.meanHeartRateBPM ?? .nan, .latestOrUnknown)
+        case .vector, .quaternion, .uncalibratedVector, .bvp: break
         }
     }
 
@@ -63,12 +70,13 @@ public struct EntityStateFeed: Sendable {
     /// Takes one sample; answers the updates to publish now.
     public mutating func add(_ sample: SensorSample, device: String, at now: ContinuousClock.Instant) -> [Update] {
         var updates: [Update] = []
-        for (key, value, aggregate) in Self.values(of: sample) where value.isFinite || aggregate == .latestOrUnknown {
+        Self.forEachValue(of: sample) { key, value, aggregate in
+            guard value.isFinite || aggregate == .latestOrUnknown else { return }
             guard var entry = pending[device]?[key] else {
                 // The first value of an entity goes out at once; its interval starts now.
                 updates.append(Update(device: device, key: key, value: value))
                 pending[device, default: [:]][key] = Pending(windowStart: now)
-                continue
+                return
             }
             entry.sum += value
             entry.count += 1

@@ -211,7 +211,7 @@ extension DiscoveredWearable {
                   })
     }
 
-    /// The calm entities each sensor stream feeds (`EntityStateFeed.values(of:)`).
+    /// The calm entities each sensor stream feeds (`EntityStateFeed.forEachValue(of:_:)`).
     static let entityKeys: [String: [String]] = [
         "heart_rate": ["heart_rate"], "spo2": ["spo2", "pulse_rate"], "temperature": ["temperature"],
         "skin_temperature": ["skin_temperature"], "eda": ["eda"], "ibi": ["ibi"],

@@ -160,7 +160,7 @@ public final class GatewayCore: Sendable {
         }
     }
 
-    private func perform(_ actions: [DeviceOutputMapper.Action]) {
+    private func perform(_ actions: DeviceOutputMapper.Actions) {
         for action in actions {
             switch action {
             case .publish(let message): sink.publish(message)

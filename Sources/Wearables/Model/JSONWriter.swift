@@ -25,6 +25,13 @@ public struct JSONWriter: Sendable {
         bytes.reserveCapacity(capacity)
     }
 
+    /// Empties the buffer and keeps its storage. A writer its owner keeps writes each payload without allocating
+    /// once the message holding the previous one is gone (until then, the next write copies: value semantics).
+    public mutating func reset() {
+        bytes.removeAll(keepingCapacity: true)
+        needsComma = false
+    }
+
     // MARK: Containers
 
     public mutating func beginObject() {

@@ -1,0 +1,45 @@
+extension DeviceOutputMapper {
+    /// What one report becomes, in order: a collection like `[Action]`, but up to two actions are held inline.
+    ///
+    /// A sample becomes one publication (two the first time a sensor is seen), and the mapper runs for every
+    /// sample; an array there was an allocation per sample (issue 21). Longer lists (a disconnect's flush) spill
+    /// into an array.
+    public struct Actions: RandomAccessCollection, Sendable, Equatable, ExpressibleByArrayLiteral {
+        private var first: Action?
+        private var second: Action?
+        private var spilled: [Action] = []
+
+        public init() {}
+
+        public init(arrayLiteral actions: Action...) { self.init(actions) }
+
+        public init(_ actions: some Sequence<Action>) {
+            for action in actions { append(action) }
+        }
+
+        public mutating func append(_ action: Action) {
+            if first == nil {
+                first = action
+            } else if second == nil {
+                second = action
+            } else {
+                spilled.append(action)
+            }
+        }
+
+        public static func += (actions: inout Actions, more: some Sequence<Action>) {
+            for action in more { actions.append(action) }
+        }
+
+        public var startIndex: Int { 0 }
+        public var endIndex: Int { (first == nil ? 0 : 1) + (second == nil ? 0 : 1) + spilled.count }
+
+        public subscript(position: Int) -> Action {
+            switch position {
+            case 0: first!
+            case 1: second!
+            default: spilled[position - 2]
+            }
+        }
+    }
+}
