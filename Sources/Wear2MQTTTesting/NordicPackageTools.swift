@@ -55,14 +55,17 @@ public enum NordicPackageTools {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// `adafruit-nrfutil dfu genpkg` for the given images (a SoftDevice and bootloader together become `sd_bl.bin`).
+    /// `adafruit-nrfutil dfu genpkg` for the given images (a SoftDevice and bootloader together become `sd_bl.bin`);
+    /// `deviceType` is `--dev-type` (InfiniTime's build passes 0x0052).
     public static func adafruitPackage(application: [UInt8]? = nil, applicationVersion: UInt32? = nil,
-                                       softDevice: [UInt8]? = nil, bootloader: [UInt8]? = nil) async throws -> [UInt8] {
+                                       softDevice: [UInt8]? = nil, bootloader: [UInt8]? = nil,
+                                       deviceType: UInt16? = nil) async throws -> [UInt8] {
         let folder = try TemporaryDirectory(prefix: "wear2mqtt-adafruit-nrfutil")
         defer { folder.remove() }
         var arguments = ["adafruit-nrfutil", "dfu", "genpkg"]
         arguments += try hexArguments(folder, application: application, softDevice: softDevice, bootloader: bootloader)
         if let applicationVersion { arguments += ["--application-version", String(applicationVersion)] }
+        if let deviceType { arguments += ["--dev-type", "0x" + String(deviceType, radix: 16)] }
         try await run("/usr/bin/env", arguments + [folder.file("package.zip")], in: folder,
                 missing: "adafruit-nrfutil is not installed: \(adafruitInstall)")
         return try read(folder.file("package.zip"))

@@ -18,6 +18,7 @@ public enum GATTUUID {
 
     public enum Characteristic {
         public static let alertLevel: UInt16 = 0x2A06
+        public static let localTimeInformation: UInt16 = 0x2A0F
         public static let batteryLevel: UInt16 = 0x2A19
         public static let temperatureMeasurement: UInt16 = 0x2A1C
         public static let systemID: UInt16 = 0x2A23
