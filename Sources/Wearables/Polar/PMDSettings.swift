@@ -74,18 +74,6 @@ public struct PMDSettings: Sendable, Hashable {
         return writer.bytes
     }
 
-    /// The first requested setting the device does not offer, or nil when every one is offered: what a driver
-    /// checks before it writes a start request, so an impossible `request/configure` fails with the setting's
-    /// name instead of the device's bare `invalidSampleRate`. A type the device lists no values for (or does
-    /// not list at all) offers nothing. The factor is the device's answer, never a request, so it is not checked.
-    public func firstUnoffered(in requested: PMDSettingSelection) -> (type: PMDSettingType, value: Int)? {
-        for type in requested.values.keys.sorted() where type != .factor {
-            let value = requested.values[type] ?? 0
-            if !self[type].contains(value) { return (type, value) }
-        }
-        return nil
-    }
-
     /// The largest offered value of every numeric type but the factor (the SDK's `maxSettings`, what it starts a
     /// stream with when the user picks nothing).
     public var largest: PMDSettingSelection {

@@ -18,7 +18,7 @@ public enum PolarUUID {
 
     public enum Characteristic {
         /// Read: the feature bitmap (`PMDFeatures`). Write with response: a `PMDControlPointRequest`.
-        /// Indicate: `PMDControlPointResponse`s and the "measurement stopped" notice (`PMDControlPointNotice`).
+        /// Notify / indicate: `PMDControlPointResponse`s and the "measurement stopped" notice (`PMDControlPointNotice`).
         public static let measurementControlPoint = "fb005c81-02e7-f387-1cad-8acd2d8df0c8"
         /// Notify: `PMDDataFrame`s of every running measurement, one frame per notification.
         public static let measurementData = "fb005c82-02e7-f387-1cad-8acd2d8df0c8"

@@ -153,11 +153,14 @@ struct PolarControlPointTests {
     func validation() throws {
         let offered = try PMDSettings.decode([0x00, 0x01, 0x34, 0x00, 0x01, 0x01, 0x10, 0x00, 0x02, 0x04,
                                               0xF5, 0x00, 0xF4, 0x01, 0xE8, 0x03, 0xD0, 0x07, 0x04, 0x01, 0x03])
-        #expect(offered.firstUnoffered(in: [.sampleRate: 52, .range: 500, .resolution: 16]) == nil)
-        let refused = offered.firstUnoffered(in: [.sampleRate: 200, .range: 7])
-        #expect(refused?.type == .sampleRate && refused?.value == 200)
-        #expect(offered.firstUnoffered(in: [.rangeMilliunit: 1])?.type == .rangeMilliunit)
-        #expect(offered.firstUnoffered(in: [.factor: 1]) == nil)
+        #expect(PMDSettings.validate(requested: [.sampleRate: 52, .range: 500, .resolution: 16], against: offered) == nil)
+        #expect(PMDSettings.validate(requested: [.sampleRate: 200, .range: 7], against: offered)
+                == PMDSettingRejection(type: .sampleRate, requested: 200, offered: [52]))
+        #expect(PMDSettings.validate(requested: [.range: 7, .channels: 3], against: offered)
+                == PMDSettingRejection(type: .range, requested: 7, offered: [245, 500, 1000, 2000]))
+        #expect(PMDSettings.validate(requested: [.rangeMilliunit: 1], against: offered)
+                == PMDSettingRejection(type: .rangeMilliunit, requested: 1, offered: []))
+        #expect(PMDSettings.validate(requested: [.factor: 1], against: offered) == nil)
         #expect(offered.largest == [.sampleRate: 52, .resolution: 16, .range: 2000, .channels: 3])
     }
 
