@@ -46,32 +46,36 @@ public struct PMDSettings: Sendable, Hashable {
         return settings
     }
 
-    /// One TLV per type in type order, security last (a `.security` entry in `values` is ignored). Throws `outOfRange` for a type with more than 255 values or
-    /// a value its width cannot hold, and for a security value that is not 16 bytes.
+    /// One TLV per type in type order, security last (a `.security` entry in `values` is ignored); a list of
+    /// more than 255 values continues in further TLVs of the same type, which `decode` joins again. Throws
+    /// `outOfRange` for a value its width cannot hold and for a security value that is not 16 bytes.
     public func encode() throws(GATTCodecError) -> [UInt8] {
         var writer = ByteWriter()
         for type in values.keys.sorted() where type != .security {
             let list = values[type] ?? []
-            guard list.count <= 255 else { throw .outOfRange(field: "PMD setting value count", value: list.count) }
-            writer.write(type.rawValue)
-            writer.write(UInt8(list.count))
-            for value in list {
-                guard type.canHold(value) else { throw .outOfRange(field: "PMD setting \(type)", value: value) }
-                writer.write(contentsOf: type.bytes(of: value))
+            for value in list where !type.canHold(value) { throw .outOfRange(field: "PMD setting \(type)", value: value) }
+            for chunk in Self.chunks(of: list.count) {
+                writer.write(type.rawValue)
+                writer.write(UInt8(chunk.count))
+                for value in list[chunk] { writer.write(contentsOf: type.bytes(of: value)) }
             }
         }
-        if !security.isEmpty {
-            guard security.count <= 255 else { throw .outOfRange(field: "PMD setting value count", value: security.count) }
+        for value in security where value.count != PMDSettingType.security.valueWidth {
+            throw .outOfRange(field: "PMD security setting length", value: value.count)
+        }
+        for chunk in Self.chunks(of: security.count) where !chunk.isEmpty {
             writer.write(PMDSettingType.security.rawValue)
-            writer.write(UInt8(security.count))
-            for value in security {
-                guard value.count == PMDSettingType.security.valueWidth else {
-                    throw .outOfRange(field: "PMD security setting length", value: value.count)
-                }
-                writer.write(contentsOf: value)
-            }
+            writer.write(UInt8(chunk.count))
+            for value in security[chunk] { writer.write(contentsOf: value) }
         }
         return writer.bytes
+    }
+
+    /// Index ranges of at most 255 values (what a count byte can say); one empty range for an empty list, so
+    /// that a type sent with no values stays in `values`.
+    private static func chunks(of count: Int) -> [Range<Int>] {
+        guard count > 0 else { return [0..<0] }
+        return stride(from: 0, to: count, by: 255).map { $0..<min(count, $0 + 255) }
     }
 
     /// The largest offered value of every numeric type but the factor (the SDK's `maxSettings`, what it starts a

@@ -172,6 +172,11 @@ struct PolarControlPointTests {
         #expect(throws: GATTCodecError.outOfRange(field: "PMD setting sampleRate", value: 70_000)) {
             try PMDSettings(values: [.sampleRate: [70_000]]).encode()
         }
+        // A repeated type adds to the first (as in the SDK); past 255 values encoding continues in a second TLV
+        // (found by the polar fuzz target: a list that could not be written back).
+        let long = PMDSettings(values: [.channels: (0..<300).map { $0 % 256 }])
+        #expect(try PMDSettings.decode(long.encode()) == long)
+        #expect(try long.encode().count == 2 + 255 + 2 + 45)
         let security = try PMDSettings.decode([0x06, 0x01] + Array(repeating: 0xAB, count: 16))
         #expect(security.security == [Array(repeating: 0xAB, count: 16)])
         #expect(try PMDSettings.decode(security.encode()) == security)
