@@ -94,7 +94,11 @@ public struct DeviceOutputMapper: Sendable {
                 let delivery = sampleDelivery(id)
                 let message = messages.sample(sample, topic: sensorTopic(id, sample.sensor), qos: delivery.qos,
                                               retain: delivery.retain, writer: &sampleWriter)
-                return firstOfItsKind ? [.publish(message), .publishDeviceList] : [.publish(message)]
+                // Appended, not an array literal: a literal is built as an array first (an allocation per sample).
+                var actions = Actions()
+                actions.append(.publish(message))
+                if firstOfItsKind { actions.append(.publishDeviceList) }
+                return actions
             }
             let publications = batcher.add(sample, device: id, at: now)
             count(id, publications.count)
