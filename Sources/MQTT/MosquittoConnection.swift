@@ -49,7 +49,13 @@ final class MosquittoConnection: @unchecked Sendable {
     /// Received messages the consumer has not taken yet: reading pauses while they fill the buffer.
     private let flow: IncomingFlow
 
-    private let inbox = Mutex<[ConnectionCommand]>([])
+    private let inbox = Mutex(Inbox())
+
+    /// Commands for the loop, and whether the connection has ended (then nothing will take them).
+    private struct Inbox {
+        var commands: [ConnectionCommand] = []
+        var ended = false
+    }
     /// The loop that owns the handle (shared with the notification sockets in the daemon).
     let loop: EventLoop
     /// Whether the loop was made for this connection alone, and ends with it.
@@ -145,12 +151,22 @@ final class MosquittoConnection: @unchecked Sendable {
             step()
             return
         }
-        let wasEmpty = inbox.withLock { queue in
-            queue.append(command)
-            return queue.count == 1
+        let (wasEmpty, ended) = inbox.withLock { inbox in
+            if inbox.ended { return (false, true) }
+            inbox.commands.append(command)
+            return (inbox.commands.count == 1, false)
         }
+        // After the end no step will run again: answered now, so a second `close` (a hang guard's, then the
+        // owner's) or a durable publish after a fatal stop returns instead of waiting for ever.
+        if ended { Self.answerAfterEnd(command); return }
         // Before `start` the commands wait in the inbox: a shared loop is already running, and `start` drains them.
         if wasEmpty, started.load(ordering: .acquiring) { loop.execute { [self] in step() } }
+    }
+
+    /// What a command gets once the connection has ended: a durable publish fails as closed, a close is done.
+    private static func answerAfterEnd(_ command: ConnectionCommand) {
+        if case .publishDurable(_, let completion) = command { completion(.failure(.closed)) }
+        if case .close(_, _, let completion) = command { completion() }
     }
 
     // MARK: Handle setup
@@ -258,7 +274,7 @@ final class MosquittoConnection: @unchecked Sendable {
     /// replaying the ring and the spool, syncing the spool, and the socket's registration.
     private func step() {
         guard !finished else { return }
-        for command in inbox.withLock({ queue in defer { queue.removeAll(keepingCapacity: true) }; return queue }) {
+        for command in inbox.withLock({ inbox in defer { inbox.commands.removeAll(keepingCapacity: true) }; return inbox.commands }) {
             handle(command)
         }
         let now = ContinuousClock.now
@@ -662,10 +678,13 @@ final class MosquittoConnection: @unchecked Sendable {
         }
         closing?.completion()
         closing = nil
-        // Commands that arrive after the end are answered so no caller waits forever.
-        for command in inbox.withLock({ queue in defer { queue.removeAll() }; return queue }) {
-            if case .publishDurable(_, let completion) = command { completion(.failure(.closed)) }
-            if case .close(_, _, let completion) = command { completion() }
+        // Commands waiting now, and any sent from now on, are answered so no caller waits forever.
+        for command in inbox.withLock({ inbox in
+            inbox.ended = true
+            defer { inbox.commands.removeAll() }
+            return inbox.commands
+        }) {
+            Self.answerAfterEnd(command)
         }
         events.yield(event)
         events.finish()

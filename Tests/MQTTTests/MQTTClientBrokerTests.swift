@@ -57,6 +57,25 @@ struct MQTTClientBrokerTests {
         await broker.remove()
     }
 
+    /// A close after the connection ended (a hang guard's close, then the owner's) was queued for a loop that would
+    /// never run again and never returned: the flood test under AddressSanitizer waited on it for ever.
+    @Test func aCloseOrADurablePublishAfterTheEndReturnsAtOnce() async throws {
+        let broker = try MosquittoBroker()
+        try await broker.start()
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let client = try MQTTClient(configuration: configuration(port: broker.port, spool: directory.file("spool")))
+        let task = try await started(client)
+        await client.close(timeout: .milliseconds(100))
+        try await task.value
+        await client.close(timeout: .seconds(1))
+        await client.close()
+        await #expect(throws: MQTTError.closed) {
+            try await client.publishDurable(OutgoingMessage(topic: "test/late", text: "{}", qos: .atLeastOnce))
+        }
+        await broker.remove()
+    }
+
     @Test func afterABrokerRestartItReconnectsWithinTheBackoffMaximumAndSubscriptionsWorkAgain() async throws {
         let broker = try MosquittoBroker()
         try await broker.start()
