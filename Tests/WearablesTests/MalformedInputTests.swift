@@ -54,17 +54,19 @@ struct MalformedInputTests {
 
     // MARK: Vendor codecs that read as much as the vendors' own code does (issue 23)
 
-    /// Random values, every prefix of each valid value, and each valid value with one byte changed: `decode`
-    /// returns or throws, and every error it throws is one `allowed` accepts. Deterministic (`Bytes`).
-    private func fuzz(
-        valid: [[UInt8]], maxLength: Int, allowed: (GATTCodecError) -> Bool, sourceLocation: SourceLocation = #_sourceLocation,
-        _ decode: ([UInt8]) throws(GATTCodecError) -> Void
-    ) {
+    /// Random values, every prefix of each valid value, and each valid value with `mutations` copies of one byte
+    /// changed: `decode` returns or throws, and every error it throws is one `allowed` accepts. Deterministic
+    /// (`Bytes`). Shared by every vendor's malformed-input suite; returns how many inputs decoded.
+    @discardableResult
+    static func fuzz(
+        valid: [[UInt8]], maxLength: Int, mutations: Int = 200, allowed: (GATTCodecError) -> Bool,
+        sourceLocation: SourceLocation = #_sourceLocation, _ decode: ([UInt8]) throws(GATTCodecError) -> Void
+    ) -> Int {
         var bytes = Bytes()
         var inputs: [[UInt8]] = (0..<3000).map { _ in (0..<Int(bytes.next()) % (maxLength + 1)).map { _ in bytes.next() } }
         for value in valid {
             inputs += (0...value.count).map { Array(value.prefix($0)) }
-            for _ in 0..<200 where !value.isEmpty {
+            for _ in 0..<mutations where !value.isEmpty {
                 var changed = value
                 changed[Int(bytes.next()) % value.count] = bytes.next()
                 inputs.append(changed)
@@ -80,12 +82,13 @@ struct MalformedInputTests {
             }
         }
         #expect(decoded > 0, "nothing decoded", sourceLocation: sourceLocation)
+        return decoded
     }
 
     @Test("E4 accelerometer: any value decodes its whole triplets and encodes back, or is truncated below 18 bytes")
     func e4Accelerometer() {
         let valid: [[UInt8]] = [Array(0..<18), Array(0..<20), Array(100..<121), Array(200..<224)]
-        fuzz(valid: valid, maxLength: 40, allowed: { if case .truncated(_, let actual) = $0 { actual < 18 } else { false } }) { input throws(GATTCodecError) in
+        Self.fuzz(valid: valid, maxLength: 40, allowed: { if case .truncated(_, let actual) = $0 { actual < 18 } else { false } }) { input throws(GATTCodecError) in
             let packet = try E4AccelerometerPacket.decode(input)
             #expect(packet.samples.count == input.count / 3 && packet.trailingBytes.count == input.count % 3)
             #expect(packet.encode() == input)
@@ -96,7 +99,7 @@ struct MalformedInputTests {
     func boseSensorInformation() {
         let entries = [BoseCodecTests.accelerometerEntry, BoseCodecTests.gyroscopeEntry, BoseCodecTests.rotationEntry,
                        BoseCodecTests.unknownEntry]
-        fuzz(valid: [entries.reduce([], +), entries[1] + entries[3]], maxLength: 64,
+        Self.fuzz(valid: [entries.reduce([], +), entries[1] + entries[3]], maxLength: 64,
              allowed: { if case .outOfRange = $0 { true } else { false } }) { input throws(GATTCodecError) in
             let information = try BoseSensorInformation.decode(input)
             let inverted = information.ignored.filter { if case .invertedRange = $0 { true } else { false } }
@@ -109,7 +112,7 @@ struct MalformedInputTests {
     func boseSensorData() {
         let information = BoseCodecTests.allSensors
         let valid = [BoseCodecTests.allRecordBytes.reduce([], +), BoseCodecTests.gyroscopeRecord + BoseCodecTests.rotationRecord]
-        fuzz(valid: valid, maxLength: 80, allowed: { _ in false }) { input throws(GATTCodecError) in
+        Self.fuzz(valid: valid, maxLength: 80, allowed: { _ in false }) { input throws(GATTCodecError) in
             let decoded = BoseSensorData.decodeRecords(input, information: information)
             // Every sample length in `allSensors` is its layout's, so the records re-encode to the bytes they came from.
             let encoded = BoseSensorData.encode(decoded.records, information: information)
@@ -133,7 +136,7 @@ struct MalformedInputTests {
 
     @Test("Bose GestureInformation and GestureConfiguration: any state byte reads; only truncation or an unlisted id throws")
     func boseGestures() {
-        fuzz(valid: [[0x80, 0x01, 0x81, 0x01, 0x82, 0x02, 0x90, 0x00]], maxLength: 16,
+        Self.fuzz(valid: [[0x80, 0x01, 0x81, 0x01, 0x82, 0x02, 0x90, 0x00]], maxLength: 16,
              allowed: { if case .truncated = $0 { true } else { false } }) { input throws(GATTCodecError) in
             #expect(try BoseGestureInformation.decode(input).encode() == input)
         }
@@ -141,7 +144,7 @@ struct MalformedInputTests {
             .init(gestureID: 0x80, configurationLength: 1), .init(gestureID: 0x81, configurationLength: 1),
             .init(gestureID: 0x83, configurationLength: 2), .init(gestureID: 0x0A, configurationLength: 0),
         ])
-        fuzz(valid: [[0x80, 0x01, 0x81, 0xFE, 0x83, 0x03, 0x00, 0x0A]], maxLength: 16, allowed: {
+        Self.fuzz(valid: [[0x80, 0x01, 0x81, 0xFE, 0x83, 0x03, 0x00, 0x0A]], maxLength: 16, allowed: {
             switch $0 {
             case .truncated: true
             case .unknownIdentifier(let field, _): field == "gesture id"

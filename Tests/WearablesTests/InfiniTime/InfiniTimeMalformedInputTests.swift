@@ -7,38 +7,19 @@ import Testing
 /// to itself, or throws a `GATTCodecError` the test allows — never a crash, never another error.
 @Suite("InfiniTime malformed input")
 struct InfiniTimeMalformedInputTests {
-    /// Returns how many inputs decoded; records an issue for an error `allowed` refuses or a value that does not
-    /// survive encode → decode.
+    /// `MalformedInputTests.fuzz` with the round trip as well: a value that decoded must survive encode → decode.
+    /// Returns how many inputs decoded.
     @discardableResult
     static func fuzz<Value: Equatable>(
         valid: [[UInt8]], maxLength: Int, allowed: (GATTCodecError) -> Bool,
         decode: ([UInt8]) throws(GATTCodecError) -> Value, encode: (Value) -> [UInt8],
         sourceLocation: SourceLocation = #_sourceLocation
     ) -> Int {
-        var bytes = MalformedInputTests.Bytes()
-        var inputs: [[UInt8]] = (0..<3000).map { _ in (0..<Int(bytes.next()) % (maxLength + 1)).map { _ in bytes.next() } }
-        for value in valid {
-            inputs += (0...value.count).map { Array(value.prefix($0)) }
-            for _ in 0..<300 where !value.isEmpty {
-                var changed = value
-                changed[Int(bytes.next()) % value.count] = bytes.next()
-                inputs.append(changed)
-            }
-        }
-        var decoded = 0
-        for input in inputs {
-            let value: Value
-            do {
-                value = try decode(input)
-            } catch {
-                if !allowed(error) { Issue.record("\(input) threw \(error)", sourceLocation: sourceLocation) }
-                continue
-            }
-            decoded += 1
+        MalformedInputTests.fuzz(valid: valid, maxLength: maxLength, mutations: 300, allowed: allowed,
+                                 sourceLocation: sourceLocation) { input throws(GATTCodecError) in
+            let value = try decode(input)
             #expect((try? decode(encode(value))) == value, "\(input)", sourceLocation: sourceLocation)
         }
-        #expect(decoded > 0, "nothing decoded", sourceLocation: sourceLocation)
-        return decoded
     }
 
     static func isTruncated(_ error: GATTCodecError) -> Bool { if case .truncated = error { true } else { false } }

@@ -6,30 +6,6 @@ import Testing
 /// the `GATTCodecError`s it documents — never traps. Deterministic (`MalformedInputTests.Bytes`).
 @Suite("Polar malformed input")
 struct PolarMalformedInputTests {
-    private func fuzz(valid: [[UInt8]], maxLength: Int, allowed: (GATTCodecError) -> Bool,
-                      sourceLocation: SourceLocation = #_sourceLocation, _ decode: ([UInt8]) throws(GATTCodecError) -> Void) {
-        var bytes = MalformedInputTests.Bytes()
-        var inputs: [[UInt8]] = (0..<3000).map { _ in (0..<Int(bytes.next()) % (maxLength + 1)).map { _ in bytes.next() } }
-        for value in valid {
-            inputs += (0...value.count).map { Array(value.prefix($0)) }
-            for _ in 0..<200 where !value.isEmpty {
-                var changed = value
-                changed[Int(bytes.next()) % value.count] = bytes.next()
-                inputs.append(changed)
-            }
-        }
-        var decoded = 0
-        for input in inputs {
-            do {
-                try decode(input)
-                decoded += 1
-            } catch {
-                if !allowed(error) { Issue.record("\(input) threw \(error)", sourceLocation: sourceLocation) }
-            }
-        }
-        #expect(decoded > 0, "nothing decoded", sourceLocation: sourceLocation)
-    }
-
     private static func isTruncated(_ error: GATTCodecError) -> Bool { if case .truncated = error { true } else { false } }
     private static func anyError(_: GATTCodecError) -> Bool { true }
 
@@ -51,14 +27,14 @@ struct PolarMalformedInputTests {
 
     @Test("data frames: a header shorter than 10 bytes is truncated; any longer value is a frame that re-encodes")
     func dataFrameHeader() {
-        fuzz(valid: Self.frames, maxLength: 40, allowed: { if case .truncated(_, let actual) = $0 { actual < 10 } else { false } }) { input throws(GATTCodecError) in
+        MalformedInputTests.fuzz(valid: Self.frames, maxLength: 40, allowed: { if case .truncated(_, let actual) = $0 { actual < 10 } else { false } }) { input throws(GATTCodecError) in
             #expect(try PMDDataFrame.decode(input).encode() == input)
         }
     }
 
     @Test("frame contents: every decoder returns samples or a typed error; raw samples re-encode to the frame")
     func frameContents() {
-        fuzz(valid: Self.frames, maxLength: 60, allowed: Self.anyError) { input throws(GATTCodecError) in
+        MalformedInputTests.fuzz(valid: Self.frames, maxLength: 60, allowed: Self.anyError) { input throws(GATTCodecError) in
             let frame = try PMDDataFrame.decode(input)
             Self.tryEveryDecoder(frame)
             try Self.decodeOwnType(frame)
@@ -151,7 +127,7 @@ struct PolarMalformedInputTests {
     func deltaCompression() {
         let valid = [PolarSDKVectors.deltaMultipleBlocks, Array(PolarSDKVectors.delta32BitBlock.prefix(40))]
         for (channels, resolution) in [(3, 16), (1, 8), (4, 24), (3, 32), (2, 12)] {
-            fuzz(valid: valid, maxLength: 48, allowed: { error in
+            MalformedInputTests.fuzz(valid: valid, maxLength: 48, allowed: { error in
                 switch error {
                 case .truncated: true
                 case .outOfRange(let field, _): field == "PMD delta width"
@@ -169,7 +145,7 @@ struct PolarMalformedInputTests {
     @Test("control point: responses, notices, features, settings and requests decode to values that encode back")
     func controlPoint() {
         let responses: [[UInt8]] = [[0xF0, 0x01, 0x02, 0x00, 0x00, 0xFF, 0xFF, 0xFF], [0xF0, 0x01, 0x06, 0x07, 0x00], [0x01, 0x01, 0x02]]
-        fuzz(valid: responses, maxLength: 12, allowed: { error in
+        MalformedInputTests.fuzz(valid: responses, maxLength: 12, allowed: { error in
             switch error {
             case .truncated: true
             case .unknownIdentifier(let field, _): field == "PMD control point response code"
@@ -178,7 +154,7 @@ struct PolarMalformedInputTests {
         }) { input throws(GATTCodecError) in
             #expect(try PMDControlPointNotice.decode(input).encode() == input)
         }
-        fuzz(valid: [[0x0F, 0x05, 0x02], [0x0F, 0xEF, 0x7E]], maxLength: 6, allowed: Self.isTruncated) { input throws(GATTCodecError) in
+        MalformedInputTests.fuzz(valid: [[0x0F, 0x05, 0x02], [0x0F, 0xEF, 0x7E]], maxLength: 6, allowed: Self.isTruncated) { input throws(GATTCodecError) in
             #expect(try PMDFeatures.decode(input).encode() == input)
         }
         let settings: [[UInt8]] = [
@@ -186,7 +162,7 @@ struct PolarMalformedInputTests {
             [0x03, 0x02, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x00, 0x00, 0x00, 0x01, 0x01, 0x0E, 0x00],
             [0x05, 0x01, 0x00, 0x00, 0x20, 0x40],
         ]
-        fuzz(valid: settings, maxLength: 24, allowed: { error in
+        MalformedInputTests.fuzz(valid: settings, maxLength: 24, allowed: { error in
             switch error {
             case .truncated: true
             case .unknownIdentifier(let field, _): field == "PMD setting type"
@@ -199,7 +175,7 @@ struct PolarMalformedInputTests {
         let requests: [[UInt8]] = [[0x01, 0x02], [0x02, 0x00, 0x00, 0x01, 0x82, 0x00, 0x01, 0x01, 0x0E, 0x00, 0x04, 0x01, 0x01],
                                    [0x02, 0x82, 0x00, 0x01, 0x32, 0x00], [0x03, 0x00], [0x05], [0x09, 0x01, 0x02, 0x04, 0x00, 0x01, 0x34, 0x00],
                                    [0x02, 0x00, 0x06, 0x01, 0x02] + Array(0..<16)]
-        fuzz(valid: requests, maxLength: 24, allowed: Self.anyError) { input throws(GATTCodecError) in
+        MalformedInputTests.fuzz(valid: requests, maxLength: 24, allowed: Self.anyError) { input throws(GATTCodecError) in
             let request = try PMDControlPointRequest.decode(input)
             #expect(try PMDControlPointRequest.decode(request.encode()) == request)
         }
