@@ -16,13 +16,20 @@ final class NotifyDescriptorReader: @unchecked Sendable {
     /// One socket being read. `@unchecked Sendable`: created anywhere, then touched on the loop thread only.
     private final class Reader: @unchecked Sendable {
         let fd: UnixFileDescriptor
-        let handler: @Sendable ([UInt8]) -> Void
-        let ended: @Sendable () -> Void
+        /// Emptied when the delivery ends, so that a handler holding its own `Delivery` (which holds this reader)
+        /// makes no cycle that outlives it.
+        private(set) var handler: @Sendable ([UInt8]) -> Void
+        private(set) var ended: @Sendable () -> Void
         var registration: EventLoop.Registration?
         init(fd: UnixFileDescriptor, handler: @escaping @Sendable ([UInt8]) -> Void, ended: @escaping @Sendable () -> Void) {
             self.fd = fd
             self.handler = handler
             self.ended = ended
+        }
+
+        func forgetHandlers() {
+            handler = { _ in }
+            ended = {}
         }
     }
 
@@ -108,6 +115,7 @@ final class NotifyDescriptorReader: @unchecked Sendable {
         // Dropping the last reference to the descriptor closes it.
         readers[reader.fd.rawValue] = nil
         if notify { reader.ended() }
+        reader.forgetHandlers()
     }
 
     /// The datagrams waiting, in one system call (a burst costs one wake-up and one read; fewer than a full

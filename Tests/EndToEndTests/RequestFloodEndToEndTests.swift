@@ -36,10 +36,24 @@ struct RequestFloodEndToEndTests {
             print("figure: \(answered) of \(Self.requests) unpaced requests answered in \(elapsed)")
             // The requester is an MQTTClient too: if answers were lost on its side, its counters say so.
             let requesterSide = requester.client.statistics
-            let lost = "the requester dropped \(requesterSide.incomingDropped) after \(requesterSide.incomingPausesCutShort) "
+            var lost = "the requester dropped \(requesterSide.incomingDropped) after \(requesterSide.incomingPausesCutShort) "
                 + "of \(requesterSide.incomingPauses) read pauses cut short"
+            if answered != Self.requests { lost += "; " + (await Self.whereAnswersWent(stack)) }
             #expect(answered == Self.requests, "\(answered) of \(Self.requests) answered; \(lost)")
             await requester.stop()
         }
+    }
+
+    /// A shortfall has three suspects besides the requester: the gateway (its `bridge/health` counts requests it
+    /// dropped), the broker (which drops QoS 0 messages for a client whose queue passed `max_queued_messages`), and
+    /// mosquitto_pub. Their own counters, for the failure message.
+    static func whereAnswersWent(_ stack: Stack) async -> String {
+        let port = stack.broker.port
+        _ = try? await stack.request("bridge/request/options", #"{"options":{"health_interval_s":5},"transaction":"why"}"#)
+        let health = (try? await MosquittoClients.receive(port: port, topic: "\(stack.base)/bridge/health",
+                                                           count: 2, timeoutSeconds: 12)) ?? []
+        let broker = (try? await MosquittoClients.receive(
+            port: port, topic: "$SYS/broker/publish/messages/#", count: 3, timeoutSeconds: 12)) ?? []
+        return "gateway health: \(health.last ?? "none"); broker: \(broker.joined(separator: ", "))"
     }
 }
