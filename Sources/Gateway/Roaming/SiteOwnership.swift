@@ -1,0 +1,156 @@
+/// Who owns which device in a site of gateways, as one gateway sees it, and — when this gateway is the referee —
+/// the decisions to publish (docs/roaming.md, "Ownership"). A value-level state machine: it is fed the site's
+/// retained records, sighting reports and assignments in the order the broker delivers them, with the time, and
+/// answers assignments; publishing them, and connecting or letting go of devices, is the caller's.
+///
+/// It does not smooth what one gateway hears within an interval (the reporter sends the interval's mean), and it
+/// never moves a device on a single report: a move needs `hysteresisDuration` of reports that agree.
+public struct SiteOwnership: Sendable {
+    public let gatewayID: String
+    public let settings: RoamingSettings
+
+    /// Gateways whose `gateways/<id>` record is present.
+    public private(set) var gateways: Set<String> = []
+    /// The managed devices (the registry).
+    public private(set) var devices: Set<String> = []
+    /// The greatest assignment seen per device, from any referee.
+    public private(set) var assignments: [String: SiteAssignment] = [:]
+
+    /// What one gateway hears of one device.
+    struct Level: Sendable {
+        var smoothed: Double
+        var lastHeard: ContinuousClock.Instant
+        var connected = false
+        var lost = false
+    }
+
+    private var levels: [String: [String: Level]] = [:]
+    private var lastReport: [String: ContinuousClock.Instant] = [:]
+    /// A gateway hearing a device better than its owner by the margin, and since when without a break.
+    private var challengers: [String: (gateway: String, since: ContinuousClock.Instant)] = [:]
+
+    public init(gatewayID: String, settings: RoamingSettings = RoamingSettings()) {
+        self.gatewayID = gatewayID
+        self.settings = settings
+    }
+
+    /// The referee: the smallest id among the gateways present. Every gateway computes the same answer from the
+    /// same retained records, so no vote is needed.
+    public var referee: String? { gateways.min() }
+    public var isReferee: Bool { referee == gatewayID }
+
+    public func owner(of device: String) -> String? { assignments[device]?.gateway }
+    /// Whether this gateway should hold `device` and answer its commands, by the latest assignment it has seen.
+    public func owns(_ device: String) -> Bool { owner(of: device) == gatewayID }
+
+    public mutating func setGateways(_ present: Set<String>) { gateways = present }
+
+    public mutating func setDevices(_ managed: Set<String>) {
+        devices = managed
+        for device in assignments.keys where !managed.contains(device) { assignments[device] = nil }
+        for device in levels.keys where !managed.contains(device) { levels[device] = nil }
+        for device in challengers.keys where !managed.contains(device) { challengers[device] = nil }
+    }
+
+    /// Records an assignment read from the broker. Answers whether it is now the one in force (an older one, from
+    /// a referee that lost a partition, is ignored).
+    @discardableResult
+    public mutating func record(_ assignment: SiteAssignment, for device: String) -> Bool {
+        if let current = assignments[device], !assignment.supersedes(current) { return current == assignment }
+        assignments[device] = assignment
+        challengers[device] = nil
+        return true
+    }
+
+    /// Records one gateway's report. A report lists everything its gateway hears or holds, so a device missing
+    /// from it is neither connected to nor heard by that gateway now.
+    public mutating func record(_ report: SightingReport, at now: ContinuousClock.Instant) {
+        lastReport[report.gateway] = now
+        for device in devices {
+            guard let sighting = report.devices[device] else {
+                levels[device]?[report.gateway]?.connected = false
+                levels[device]?[report.gateway]?.lost = false
+                continue
+            }
+            var level = levels[device]?[report.gateway]
+            if sighting.heard > 0 {
+                if var known = level, isFresh(known, at: now) {
+                    known.smoothed += settings.smoothing * (sighting.rssi - known.smoothed)
+                    known.lastHeard = now
+                    level = known
+                } else {
+                    level = Level(smoothed: sighting.rssi, lastHeard: now)
+                }
+            }
+            level?.connected = sighting.connected
+            // A link that dropped while the device is still heard is one its gateway reconnects by itself.
+            level?.lost = sighting.lost && sighting.heard == 0
+            if level == nil, sighting.connected {
+                // Connected without having advertised to us since: the last level it reports stands in.
+                level = Level(smoothed: sighting.rssi, lastHeard: now, connected: true)
+            }
+            levels[device, default: [:]][report.gateway] = level
+        }
+    }
+
+    /// The referee's decisions at `now`: the assignments to publish (already recorded here). Empty on any other
+    /// gateway.
+    public mutating func decide(at now: ContinuousClock.Instant) -> [String: SiteAssignment] {
+        guard isReferee else { return [:] }
+        var decided: [String: SiteAssignment] = [:]
+        for device in devices.sorted() {
+            guard let assignment = decision(for: device, at: now) else { continue }
+            record(assignment, for: device)
+            decided[device] = assignment
+        }
+        return decided
+    }
+
+    private mutating func decision(for device: String, at now: ContinuousClock.Instant) -> SiteAssignment? {
+        let heard = (levels[device] ?? [:]).filter { isFresh($0.value, at: now) && isReporting($0.key, at: now) }
+        let epoch = (assignments[device]?.epoch ?? 0) + 1
+        func assign(_ gateway: String, _ reason: SiteAssignment.Reason) -> SiteAssignment {
+            SiteAssignment(gateway: gateway, epoch: epoch, referee: gatewayID, reason: reason)
+        }
+        guard let current = assignments[device] else {
+            return Self.strongest(in: heard).map { assign($0, .unowned) }
+        }
+        let owner = current.gateway
+        if !gateways.contains(owner) || !isReporting(owner, at: now) {
+            return Self.strongest(in: heard.filter { $0.key != owner }).map { assign($0, .ownerGone) }
+        }
+        guard let ownerLevel = heard[owner], !ownerLevel.lost else {
+            // The owner holds no link and has not heard the device lately: whoever hears it takes it.
+            return Self.strongest(in: heard.filter { $0.key != owner }).map { assign($0, .linkLost) }
+        }
+        guard let candidate = Self.strongest(in: heard.filter { $0.key != owner }),
+              let candidateLevel = heard[candidate],
+              candidateLevel.smoothed >= ownerLevel.smoothed + settings.hysteresisDecibels else {
+            challengers[device] = nil
+            return nil
+        }
+        guard let challenger = challengers[device], challenger.gateway == candidate else {
+            challengers[device] = (candidate, now)
+            return nil
+        }
+        guard now - challenger.since >= settings.hysteresisDuration else { return nil }
+        return assign(candidate, .stronger)
+    }
+
+    /// Heard within `lostAfter`, or holding a link.
+    private func isFresh(_ level: Level, at now: ContinuousClock.Instant) -> Bool {
+        level.connected || now - level.lastHeard <= settings.lostAfter
+    }
+
+    private func isReporting(_ gateway: String, at now: ContinuousClock.Instant) -> Bool {
+        guard let last = lastReport[gateway] else { return false }
+        return now - last <= settings.lostAfter
+    }
+
+    /// The highest smoothed level; between equals, the smaller gateway id.
+    private static func strongest(in levels: [String: Level]) -> String? {
+        levels.min { left, right in
+            left.value.smoothed != right.value.smoothed ? left.value.smoothed > right.value.smoothed : left.key < right.key
+        }?.key
+    }
+}
