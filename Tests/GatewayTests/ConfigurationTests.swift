@@ -261,6 +261,11 @@ struct ConfigurationTests {
             ("hrv:\n  window_s: 301\n", "hrv.window_s", 2, "between 30 and 300, got 301"),
             ("hrv:\n  interval_s: 0\n", "hrv.interval_s", 2, "between 1 and 3600, got 0"),
             ("hrv:\n  enabled: often\n", "hrv.enabled", 2, "true or false"),
+            ("roaming:\n  hysteresis_db: -1\n", "roaming.hysteresis_db", 2, "between 0 and 40"),
+            ("roaming:\n  report_interval_s: 0.1\n", "roaming.report_interval_s", 2, "between 0.2 and 60"),
+            ("roaming:\n  smoothing: 0\n", "roaming.smoothing", 2, "above 0 and at most 1"),
+            ("roaming:\n  report_interval_s: 5\n  lost_after_s: 8\n", "roaming.lost_after_s", 3, "at least twice report_interval_s"),
+            ("gateway:\n  room: \"living room\"\n", "gateway.room", 2, "may only contain"),
         ] as [(String, String, Int, String)]
     )
     func outOfRange(yaml: String, keyPath: String, line: Int, message: String) {
@@ -317,6 +322,18 @@ struct ConfigurationTests {
         let environment = try Configuration.parse(yaml: "", environment: ["WEAR2MQTT_HRV_WINDOW_S": "120"])
         #expect(environment.hrv.windowSeconds == 120)
         #expect(defaults.resolvedSummary().contains("hrv:\n  enabled: true\n  window_s: 60\n  interval_s: 10"))
+    }
+
+    @Test("roaming: off by default with the documented defaults; a room is optional; the keys give the referee's settings")
+    func roamingDefaults() throws {
+        let defaults = try Configuration.parse(yaml: "")
+        #expect(!defaults.roaming.enabled && defaults.gateway.room == nil)
+        #expect(defaults.roaming.settings == RoamingSettings())
+        let custom = try Configuration.parse(yaml: "gateway: {id: hall, room: hall}\nroaming: {enabled: true, report_interval_s: 0.5, "
+                                             + "hysteresis_db: 8, hysteresis_s: 6, lost_after_s: 4, smoothing: 1}")
+        #expect(custom.roaming.enabled && custom.gateway.room == "hall")
+        #expect(custom.roaming.settings == RoamingSettings(reportInterval: .milliseconds(500), hysteresisDecibels: 8,
+                                                           hysteresisDuration: .seconds(6), lostAfter: .seconds(4), smoothing: 1))
     }
 
     @Test("a multi-level base_topic is fine")

@@ -26,6 +26,7 @@ public struct Configuration: Sendable, Equatable, Codable, ConfigurationSection 
     public var homeassistant = HomeAssistantSection()
     public var metrics = MetricsSection()
     public var hrv = HeartRateVariabilitySection()
+    public var roaming = RoamingSection()
 
     public init() {}
 
@@ -40,6 +41,7 @@ public struct Configuration: Sendable, Equatable, Codable, ConfigurationSection 
         case homeassistant
         case metrics
         case hrv
+        case roaming
     }
 
     static var nestedSchemas: [String: ConfigurationSchema] {
@@ -54,6 +56,7 @@ public struct Configuration: Sendable, Equatable, Codable, ConfigurationSection 
             CodingKeys.homeassistant.stringValue: HomeAssistantSection.schema,
             CodingKeys.metrics.stringValue: MetricsSection.schema,
             CodingKeys.hrv.stringValue: HeartRateVariabilitySection.schema,
+            CodingKeys.roaming.stringValue: RoamingSection.schema,
         ]
     }
 
@@ -70,6 +73,7 @@ public struct Configuration: Sendable, Equatable, Codable, ConfigurationSection 
         homeassistant = try container.value(.homeassistant, default: HomeAssistantSection())
         metrics = try container.value(.metrics, default: MetricsSection())
         hrv = try container.value(.hrv, default: HeartRateVariabilitySection())
+        roaming = try container.value(.roaming, default: RoamingSection())
 
         var seenAddresses: [String: Int] = [:]
         var seenNames: [String: Int] = [:]
@@ -102,6 +106,7 @@ public struct Configuration: Sendable, Equatable, Codable, ConfigurationSection 
         try container.encode(homeassistant, forKey: .homeassistant)
         try container.encode(metrics, forKey: .metrics)
         try container.encode(hrv, forKey: .hrv)
+        try container.encode(roaming, forKey: .roaming)
     }
 
     /// Set to `true` in an encoder's `userInfo` to encode the MQTT password in clear text instead of `***`.

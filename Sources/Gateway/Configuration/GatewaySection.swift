@@ -6,6 +6,8 @@ extension Configuration {
         /// Names this gateway in `bridge/info` and in the derived MQTT client id. One topic segment, 1…64
         /// characters.
         public var id: String = "wear2mqtt"
+        /// Where this gateway stands, as a site's `presence` messages name it (docs/roaming.md); one topic segment.
+        public var room: String?
         /// Directory for the durable spool and the device registry. Created by the daemon, not by loading.
         public var stateDirectory: String = "/var/lib/wear2mqtt"
         public var logLevel: Logger.Level = .info
@@ -20,6 +22,7 @@ extension Configuration {
 
         enum CodingKeys: String, CodingKey, CaseIterable {
             case id
+            case room
             case stateDirectory = "state_dir"
             case logLevel = "log_level"
             case logFormat = "log_format"
@@ -32,6 +35,10 @@ extension Configuration {
             id = try container.value(.id, default: defaults.id)
             if let problem = ConfigurationRules.segmentProblem(id, maxLength: 64) {
                 throw container.invalid(.id, problem)
+            }
+            room = try container.value(.room, default: defaults.room)
+            if let room, let problem = ConfigurationRules.segmentProblem(room, maxLength: 64) {
+                throw container.invalid(.room, problem)
             }
             stateDirectory = try container.value(.stateDirectory, default: defaults.stateDirectory)
             if stateDirectory.isEmpty {
@@ -46,6 +53,7 @@ extension Configuration {
         public func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(id, forKey: .id)
+            try container.encode(room, forKey: .room)
             try container.encode(stateDirectory, forKey: .stateDirectory)
             try container.encode(logLevel.rawValue, forKey: .logLevel)
             try container.encode(logFormat.rawValue, forKey: .logFormat)
