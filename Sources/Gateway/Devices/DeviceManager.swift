@@ -64,6 +64,11 @@ public actor DeviceManager {
     private var signalWatch: Task<Void, Never>?
     /// Handed to every session's link, so drivers can wait until their records are stored (`emitDurably`).
     private let durableRecords: DurableRecords
+    /// In a site of gateways (docs/roaming.md) every gateway manages the site's devices but only the owner connects
+    /// one: the ids this gateway holds. nil when the gateway is alone, and then it holds every managed device.
+    private var held: Set<String>?
+    /// Every RSSI reading of a managed device, uncalmed: a site's sighting reports are made of them.
+    private var onHeard: (@Sendable (_ id: String, _ rssi: Int) -> Void)?
 
     public init(bluez: any BluetoothCentral, registry: DriverRegistry, store: DeviceStore, filter: DeviceFilter,
                 adapter: AdapterSelector?, firmwarePackages: Configuration.DFUSection = .init(),
@@ -135,8 +140,9 @@ public actor DeviceManager {
     }
 
     private func heard(_ address: BluetoothAddress, rssi: Int) {
-        guard let device = devices.values.first(where: { $0.address == address.rawValue }),
-              signalStrength.report(rssi, device: device.id, at: .now) else { return }
+        guard let device = devices.values.first(where: { $0.address == address.rawValue }) else { return }
+        onHeard?(device.id, rssi)
+        guard signalStrength.report(rssi, device: device.id, at: .now) else { return }
         output(.device(id: device.id, .event(.state(["rssi": .integer(Int64(rssi))]))))
     }
 
@@ -226,6 +232,7 @@ public actor DeviceManager {
             return
         }
         devices[device.id] = device
+        guard held?.contains(device.id) ?? true else { return }
         let id = device.id
         let output = output
         let storage = DriverFileStorage.storage(stateDirectory: store.stateDirectory, address: address)
@@ -241,6 +248,44 @@ public actor DeviceManager {
             logger: logger, storage: storage, firmwarePackages: firmwarePackages, durableRecords: durableRecords)
         sessions[id] = session
         Task { await session.start() }
+    }
+
+    // MARK: A site of gateways
+
+    /// From now on a device is connected only once `hold` names it (docs/roaming.md). Call before `start`.
+    public func joinSite(onHeard: @escaping @Sendable (_ id: String, _ rssi: Int) -> Void) {
+        held = held ?? []
+        self.onHeard = onHeard
+    }
+
+    public var holdsOnlyAssigned: Bool { held != nil }
+
+    /// This gateway owns `id` now: stores what the previous owner handed over (its cursors and held configuration),
+    /// then connects the device.
+    public func hold(id: String, storage entries: [String: [String: DeviceValue]]?) {
+        held?.insert(id)
+        guard let device = devices[id], let address = BluetoothAddress(device.address) else { return }
+        if let entries {
+            let storage = DriverFileStorage.storage(stateDirectory: store.stateDirectory, address: address)
+            for (name, entry) in entries.sorted(by: { $0.key < $1.key }) {
+                do { try storage.save(name, entry) } catch {
+                    logger.error("cannot store what the previous owner handed over", metadata: [
+                        "id": "\(id)", "entry": "\(name)", "error": "\(error)"])
+                }
+            }
+        }
+        startSessionIfIdle(id)
+    }
+
+    /// Another gateway owns `id` now: stops its session (streams, a sync at its last stored record) and
+    /// disconnects it, then answers the driver's stored entries for the handoff; `credentials` only when
+    /// `sharingCredentials`.
+    public func release(id: String, sharingCredentials: Bool) async -> [String: [String: DeviceValue]] {
+        held?.remove(id)
+        if let session = sessions.removeValue(forKey: id) { await session.stop() }
+        guard let device = devices[id], let address = BluetoothAddress(device.address) else { return [:] }
+        return DriverFileStorage.entries(stateDirectory: store.stateDirectory, address: address,
+                                         excluding: sharingCredentials ? [] : ["credentials"])
     }
 
     /// Starts a session on the device's current entry after a wait for the old one to stop, unless a request that

@@ -19,6 +19,21 @@ enum DriverFileStorage {
         try? FileManager.default.removeItem(atPath: directory(stateDirectory: stateDirectory, address: address))
     }
 
+    /// Every entry kept for the device, by name: what a roaming gateway hands to the next owner (docs/roaming.md).
+    /// `excluding` leaves out names such as `credentials`.
+    static func entries(stateDirectory: String, address: BluetoothAddress,
+                        excluding excluded: Set<String> = []) -> [String: [String: DeviceValue]] {
+        let directory = directory(stateDirectory: stateDirectory, address: address)
+        let storage = storage(stateDirectory: stateDirectory, address: address)
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [])
+            .filter { $0.hasSuffix(".json") }.map { String($0.dropLast(5)) }
+        var entries: [String: [String: DeviceValue]] = [:]
+        for name in names where !excluded.contains(name) {
+            if let entry = storage.load(name) { entries[name] = entry }
+        }
+        return entries
+    }
+
     static func storage(stateDirectory: String, address: BluetoothAddress) -> DriverStorage {
         let directory = directory(stateDirectory: stateDirectory, address: address)
         return DriverStorage(

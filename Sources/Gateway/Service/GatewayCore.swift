@@ -44,6 +44,8 @@ public final class GatewayCore: Sendable {
     public let runtime: RuntimeOptions
     /// Prometheus metrics; nil with `metrics.enabled: false`, so no command is timed for them.
     public let metrics: GatewayMetrics?
+    /// This gateway's part in a site of gateways; nil with `roaming.enabled: false` (docs/roaming.md).
+    public let site: SiteCoordinator?
 
     public init(configuration: Configuration, sink: any MessageSink, registry: DriverRegistry = WearableDrivers.all,
                 clock: GatewayClock = .system, logger: Logger = Logger(label: "gateway"),
@@ -58,6 +60,8 @@ public final class GatewayCore: Sendable {
         self.unavailable = unavailable
         topics = TopicLayout(base: configuration.mqtt.baseTopic)
         metrics = configuration.metrics.enabled ? GatewayMetrics(drivers: registry) : nil
+        site = configuration.roaming.enabled
+            ? SiteCoordinator(gatewayID: configuration.gateway.id, settings: configuration.roaming.settings) : nil
         outputs = Mutex(DeviceOutputMapper(messages: ContractMessages(topics: topics), heartRateVariability: configuration.hrv))
         (records, recordQueue) = AsyncStream.makeStream(of: OutgoingMessage.self)
         homeAssistant = configuration.homeassistant.enabled
@@ -114,6 +118,7 @@ public final class GatewayCore: Sendable {
             firmwarePackages: configuration.dfu, output: { [weak self] in self?.handle($0) },
             durableRecords: durableRecords.durableRecords, logger: Logger(label: "devices"))
         attached.withLock { $0 = (central, manager) }
+        if let site { await manager.joinSite(onHeard: { id, rssi in site.heard(id, rssi: rssi) }) }
         await manager.start(configured: configuredDevices,
                             configuredOptions: Dictionary(configuration.devices.compactMap { entry in entry.options.map { (entry.address, $0) } },
                                                           uniquingKeysWith: { first, _ in first }))

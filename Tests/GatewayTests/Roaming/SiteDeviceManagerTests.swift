@@ -1,0 +1,61 @@
+import BlueZ
+import Foundation
+@testable import Gateway
+import Testing
+import Wear2MQTTTesting
+import Wearables
+
+/// The device manager in a site (docs/roaming.md): it manages every device but connects only those it holds, takes
+/// what a previous owner handed over, and gives its own entries back when it lets a device go.
+@Suite("Roaming: the device manager holds only what it owns")
+struct SiteDeviceManagerTests {
+    static let strap = "C0:FF:EE:00:00:01"
+
+    func started(roaming: Bool = true) async throws -> GatewayHarness {
+        let gateway = try GatewayHarness(configuration: """
+        devices:
+          - address: "\(Self.strap)"
+            driver: standard
+            name: strap
+        roaming:
+          enabled: \(roaming)
+        """)
+        try gateway.addDevice("heart_rate_strap", address: Self.strap)
+        await gateway.start()
+        return gateway
+    }
+
+    func syncEntryPath(_ gateway: GatewayHarness, _ name: String) -> String {
+        gateway.stateDirectory.path + "/drivers/c0ffee000001/\(name).json"
+    }
+
+    @Test func aSiteDeviceIsManagedButNotConnectedUntilHeldThenReleasedWithItsEntries() async throws {
+        let gateway = try await started()
+        defer { Task { await gateway.stop() } }
+        let manager = try #require(gateway.core.manager)
+        let address = try #require(BluetoothAddress(Self.strap))
+        #expect(await manager.holdsOnlyAssigned)
+        #expect(await manager.managedDevices.map(\.id) == ["strap"])
+        #expect(await manager.session(id: "strap") == nil)
+        #expect(gateway.central.connectionCount(address) == 0)
+
+        let handed: [String: [String: DeviceValue]] = ["sync": ["cursor": .integer(4711)], "credentials": ["key": .text("00ff")]]
+        await manager.hold(id: "strap", storage: handed)
+        #expect(await eventually(timeout: .seconds(60)) { gateway.last("strap/availability")?["state"]?.text == "online" })
+        #expect(FileManager.default.fileExists(atPath: syncEntryPath(gateway, "sync")))
+
+        let kept = await manager.release(id: "strap", sharingCredentials: false)
+        #expect(kept == ["sync": ["cursor": .integer(4711)]])
+        #expect(await manager.session(id: "strap") == nil)
+        #expect(await eventually(timeout: .seconds(60)) { gateway.central.model.device(address: address)?.connected == false })
+        #expect(await manager.release(id: "strap", sharingCredentials: true) == handed)
+    }
+
+    @Test func aLoneGatewayConnectsEveryManagedDeviceAsBefore() async throws {
+        let gateway = try await started(roaming: false)
+        defer { Task { await gateway.stop() } }
+        #expect(await gateway.core.manager?.holdsOnlyAssigned == false)
+        #expect(gateway.core.site == nil)
+        #expect(await eventually(timeout: .seconds(60)) { gateway.last("strap/availability")?["state"]?.text == "online" })
+    }
+}
