@@ -22,11 +22,20 @@ extension Configuration {
             protocolVersion: mqtt.protocolVersion == .v311 ? .v311 : .v5,
             keepAliveSeconds: mqtt.keepaliveSeconds, sessionExpirySeconds: UInt32(clamping: mqtt.sessionExpirySeconds),
             username: mqtt.username, password: mqtt.password?.reveal(), tls: tls,
-            will: OutgoingMessage(retainedJSON: will),
+            // In a site the will deletes this gateway's record: bridge/state is the site's, not one gateway's.
+            will: roaming.enabled ? SiteCoordinator.will(gatewayID: gateway.id, layout: topics) : OutgoingMessage(retainedJSON: will),
             reconnect: ReconnectBackoff(minimumDelay: .milliseconds(Int64(mqtt.reconnect.minDelaySeconds * 1000)),
                                         maximumDelay: .milliseconds(Int64(mqtt.reconnect.maxDelaySeconds * 1000))),
             spoolDirectory: spoolDirectory, spoolMaximumBytes: mqtt.spool.maxBytes,
             offlineQueueCapacity: mqtt.spool.memoryMessages)
+    }
+}
+
+extension Configuration {
+    /// `roaming.share_credentials`, honoured only when the broker link is TLS and the broker knows who connects (a
+    /// username or a client certificate): pairing keys never cross the broker in clear or to anyone.
+    public var sharesCredentialsWithTheSite: Bool {
+        roaming.shareCredentials && mqtt.tls.enabled && (mqtt.username != nil || mqtt.tls.certificateFile != nil)
     }
 }
 

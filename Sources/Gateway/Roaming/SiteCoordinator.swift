@@ -1,27 +1,216 @@
+import Logging
+import MQTT
 import Synchronization
+import Wearables
 
-/// This gateway's part in a site of gateways (docs/roaming.md): what it hears, who owns what, and its side of each
-/// handover, around the pure machines `SightingCollector`, `SiteOwnership` and `DeviceHandover`.
+/// This gateway's part in a site of gateways (docs/roaming.md): it reads the site's records in the order the broker
+/// delivers them, says which requests are this gateway's to answer, reports what it hears, decides as referee, and
+/// carries out its side of each handover through the device manager — around the pure machines `SiteOwnership`,
+/// `DeviceHandover` and `SightingCollector`, which hold every rule.
 ///
-/// Being built (issue 26): so far it collects what the device manager hears; the site topics, the referee's timer
-/// and the handovers are wired next.
+/// It does not keep a registry of its own yet: the site's devices are each gateway's managed devices (the same
+/// config.yaml on every gateway), until `registry/` is wired.
 public final class SiteCoordinator: Sendable {
     public let gatewayID: String
     public let settings: RoamingSettings
-    private let sightings = Mutex(SightingCollector())
+    public let topics: SiteTopics
+    private let layout: TopicLayout
+    private let room: String?
+    /// `roaming.share_credentials`, already refused unless the broker link is TLS with authentication.
+    private let sharesCredentials: Bool
+    private let sink: any MessageSink
+    private let clock: GatewayClock
+    private let logger: Logger
+    private let manager = Mutex<DeviceManager?>(nil)
+    private let state: Mutex<State>
 
-    public init(gatewayID: String, settings: RoamingSettings) {
+    struct State: Sendable {
+        var ownership: SiteOwnership
+        var handover: DeviceHandover
+        var sightings = SightingCollector()
+        /// The assignment each device's handover last acted on: the previous owner of the next one. (The referee's
+        /// `SiteOwnership` records its own decisions before the broker delivers them back.)
+        var acted: [String: SiteAssignment] = [:]
+        var connected: Set<String> = []
+        var lastLevel: [String: Int] = [:]
+    }
+
+    public init(gatewayID: String, room: String?, settings: RoamingSettings, layout: TopicLayout, sharesCredentials: Bool,
+                sink: any MessageSink, clock: GatewayClock, logger: Logger) {
         self.gatewayID = gatewayID
+        self.room = room
         self.settings = settings
+        self.layout = layout
+        topics = SiteTopics(base: layout.base)
+        self.sharesCredentials = sharesCredentials
+        self.sink = sink
+        self.clock = clock
+        self.logger = logger
+        state = Mutex(State(ownership: SiteOwnership(gatewayID: gatewayID, settings: settings),
+                            handover: DeviceHandover(gatewayID: gatewayID)))
+    }
+
+    /// The will of a gateway in a site: its record deleted, so the others know at once that it is gone.
+    public static func will(gatewayID: String, layout: TopicLayout) -> OutgoingMessage {
+        OutgoingMessage(topic: SiteTopics(base: layout.base).gateway(gatewayID), payload: [], qos: .atLeastOnce, retain: true)
+    }
+
+    public func attach(_ manager: DeviceManager) { self.manager.withLock { $0 = manager } }
+
+    public var isReferee: Bool { state.withLock { $0.ownership.isReferee } }
+    public func owner(of device: String) -> String? { state.withLock { $0.ownership.owner(of: device) } }
+    public var heldDevices: Set<String> { state.withLock { state in Set(state.acted.keys.filter(state.handover.holds)) } }
+
+    // MARK: Messages from the broker, in its order
+
+    /// After every broker connection: this gateway's record (retained; the will deletes it).
+    public func connected() {
+        let record = SiteMessages.GatewayRecord(room: room, startedMilliseconds: clock.unixMilliseconds(),
+                                                version: Wear2MQTTVersion.current)
+        sink.publish(OutgoingMessage(topic: topics.gateway(gatewayID), payload: SiteMessages.encode(record),
+                                     qos: .atLeastOnce, retain: true, properties: MQTTProperties(contentType: "application/json")))
+    }
+
+    /// Whether this gateway answers a request on `topic`: a device's requests by its owner (by the latest assignment
+    /// received before the request, so exactly one gateway of the site does), the bridge's and those of devices
+    /// nobody owns by the referee.
+    public func answers(_ incoming: IncomingTopic) -> Bool {
+        state.withLock { state in
+            switch incoming {
+            case .deviceRequest(let device, _):
+                guard let owner = state.ownership.owner(of: device) else { return state.ownership.isReferee }
+                return owner == gatewayID
+            case .bridgeRequest:
+                return state.ownership.isReferee
+            case .notOurs:
+                return false
+            }
+        }
+    }
+
+    /// Takes a site record; false for any other message. Must be called in the order messages arrive.
+    public func receive(_ message: IncomingMessage) -> Bool {
+        guard let kind = topics.classify(message.topic) else { return false }
+        let actions: [DeviceHandover.Action]
+        do {
+            actions = try state.withLock { state throws(SiteMessageError) in try Self.take(kind, message.payload, into: &state) }
+        } catch {
+            logger.warning("ignoring a malformed site record", metadata: ["topic": "\(message.topic)", "error": "\(error)"])
+            return true
+        }
+        perform(actions)
+        return true
+    }
+
+    private static func take(_ kind: SiteTopics.Incoming, _ payload: [UInt8],
+                             into state: inout State) throws(SiteMessageError) -> [DeviceHandover.Action] {
+        switch kind {
+        case .gateway(let id):
+            var present = state.ownership.gateways
+            if payload.isEmpty {
+                present.remove(id)
+                state.ownership.setGateways(present)
+                return state.handover.gatewayLeft(id)
+            }
+            _ = try SiteMessages.gatewayRecord(payload)
+            present.insert(id)
+            state.ownership.setGateways(present)
+            return []
+        case .sightings(let gateway):
+            guard !payload.isEmpty else { return [] }
+            state.ownership.record(try SiteMessages.sightingReport(payload, gateway: gateway).report, at: .now)
+            return []
+        case .owner(let device):
+            guard !payload.isEmpty else { return [] }
+            let assignment = try SiteMessages.assignment(payload).assignment
+            guard state.ownership.record(assignment, for: device) else { return [] }
+            let previous = state.acted[device]?.gateway
+            guard state.acted[device] != assignment else { return [] }
+            state.acted[device] = assignment
+            return state.handover.assigned(assignment, device: device, previousOwner: previous,
+                                           previousOwnerPresent: previous.map(state.ownership.gateways.contains) ?? false)
+        case .handoff(let device):
+            guard !payload.isEmpty else { return [] }
+            return state.handover.handoffArrived(try SiteMessages.handoff(payload), device: device)
+        case .registry:
+            return []
+        }
+    }
+
+    // MARK: Periodic
+
+    /// Every `reportInterval`: this gateway's report, and the referee's decisions.
+    public func tick() async {
+        guard let manager = manager.withLock({ $0 }) else { return }
+        var connected: Set<String> = []
+        let devices = await manager.managedDevices.map(\.id)
+        for id in devices where await manager.connectionState(id: id) == .connected { connected.insert(id) }
+        let (report, decisions) = state.withLock { state in
+            state.ownership.setDevices(Set(devices))
+            // A link held at the last report and gone now, on a device this gateway still holds: lost.
+            let lost = state.connected.subtracting(connected).filter(state.handover.holds)
+            state.connected = connected
+            let report = state.sightings.report(gateway: gatewayID, connected: connected, lost: lost)
+            return (report, state.ownership.decide(at: .now))
+        }
+        let now = clock.unixMilliseconds()
+        let expiry = UInt32(clamping: max(1, (settings.reportInterval * 3).components.seconds))
+        sink.publish(OutgoingMessage(topic: topics.sightings(gatewayID), payload: SiteMessages.encode(report, atMilliseconds: now),
+                                     qos: .atMostOnce, retain: true,
+                                     properties: MQTTProperties(contentType: "application/json", messageExpiryInterval: expiry)))
+        for (device, assignment) in decisions.sorted(by: { $0.key < $1.key }) {
+            logger.info("site: device assigned", metadata: ["device": "\(device)", "gateway": "\(assignment.gateway)",
+                                                            "epoch": "\(assignment.epoch)", "reason": "\(assignment.reason.rawValue)"])
+            sink.publish(OutgoingMessage(topic: topics.owner(device), payload: SiteMessages.encode(assignment, sinceMilliseconds: now),
+                                         qos: .atLeastOnce, retain: true, properties: MQTTProperties(contentType: "application/json")))
+        }
     }
 
     /// A reading of a managed device's RSSI (the device manager's `onHeard`).
     public func heard(_ device: String, rssi: Int) {
-        sightings.withLock { $0.heard(device, rssi: rssi) }
+        state.withLock {
+            $0.sightings.heard(device, rssi: rssi)
+            $0.lastLevel[device] = rssi
+        }
     }
 
-    /// The report of the interval that ends now.
-    public func report(connected: Set<String>, lost: Set<String>) -> SightingReport {
-        sightings.withLock { $0.report(gateway: gatewayID, connected: connected, lost: lost) }
+    // MARK: Carrying out a handover
+
+    private func perform(_ actions: [DeviceHandover.Action]) {
+        for action in actions {
+            switch action {
+            case .hold(let device, let storage):
+                Task { [self] in
+                    await manager.withLock({ $0 })?.hold(id: device, storage: storage)
+                    publishPresence(device)
+                }
+            case .release(let device, let epoch):
+                Task { [self] in
+                    let entries = await manager.withLock({ $0 })?.release(id: device, sharingCredentials: sharesCredentials) ?? [:]
+                    let released = clock.unixMilliseconds()
+                    perform(state.withLock { $0.handover.released(device: device, storage: entries, releasedMilliseconds: released) })
+                    logger.info("site: device released", metadata: ["device": "\(device)", "epoch": "\(epoch)"])
+                }
+            case .publishHandoff(let device, let handoff):
+                sink.publish(OutgoingMessage(topic: topics.handoff(device), payload: SiteMessages.encode(handoff),
+                                             qos: .atLeastOnce, retain: true, properties: MQTTProperties(contentType: "application/json")))
+            case .startReleaseTimer(let device, let epoch):
+                Task { [self] in
+                    try? await Task.sleep(for: settings.releaseTimeout)
+                    perform(state.withLock { $0.handover.timedOut(device: device, epoch: epoch) })
+                }
+            }
+        }
+    }
+
+    /// `<base>/<device>/presence`: where the device is now, for people and for Home Assistant.
+    private func publishPresence(_ device: String) {
+        let rssi = state.withLock { $0.lastLevel[device] }
+        let presence: [String: DeviceValue] = [
+            "gateway": .text(gatewayID), "room": room.map(DeviceValue.text) ?? .null,
+            "rssi": rssi.map { .integer(Int64($0)) } ?? .null, "since": .integer(clock.unixMilliseconds()),
+        ]
+        sink.publish(OutgoingMessage(topic: layout.device(device) + "/presence", payload: JSONWriter.encode(.object(presence)),
+                                     qos: .atLeastOnce, retain: true, properties: MQTTProperties(contentType: "application/json")))
     }
 }

@@ -61,7 +61,10 @@ public final class GatewayCore: Sendable {
         topics = TopicLayout(base: configuration.mqtt.baseTopic)
         metrics = configuration.metrics.enabled ? GatewayMetrics(drivers: registry) : nil
         site = configuration.roaming.enabled
-            ? SiteCoordinator(gatewayID: configuration.gateway.id, settings: configuration.roaming.settings) : nil
+            ? SiteCoordinator(gatewayID: configuration.gateway.id, room: configuration.gateway.room,
+                              settings: configuration.roaming.settings, layout: topics,
+                              sharesCredentials: configuration.sharesCredentialsWithTheSite, sink: sink, clock: clock,
+                              logger: Logger(label: "site")) : nil
         outputs = Mutex(DeviceOutputMapper(messages: ContractMessages(topics: topics), heartRateVariability: configuration.hrv))
         (records, recordQueue) = AsyncStream.makeStream(of: OutgoingMessage.self)
         homeAssistant = configuration.homeassistant.enabled
@@ -118,7 +121,10 @@ public final class GatewayCore: Sendable {
             firmwarePackages: configuration.dfu, output: { [weak self] in self?.handle($0) },
             durableRecords: durableRecords.durableRecords, logger: Logger(label: "devices"))
         attached.withLock { $0 = (central, manager) }
-        if let site { await manager.joinSite(onHeard: { id, rssi in site.heard(id, rssi: rssi) }) }
+        if let site {
+            site.attach(manager)
+            await manager.joinSite(onHeard: { id, rssi in site.heard(id, rssi: rssi) })
+        }
         await manager.start(configured: configuredDevices,
                             configuredOptions: Dictionary(configuration.devices.compactMap { entry in entry.options.map { (entry.address, $0) } },
                                                           uniquingKeysWith: { first, _ in first }))
@@ -197,6 +203,17 @@ public final class GatewayCore: Sendable {
 
     // MARK: Requests
 
+    /// Whether `handle(_:)` should see `message`, decided in the order messages arrive (before requests run
+    /// concurrently): in a site, the site's records are taken here and a request is let through only on the gateway
+    /// that answers it (docs/roaming.md, "Exactly once").
+    public func admit(_ message: IncomingMessage) -> Bool {
+        guard let site else { return true }
+        if site.receive(message) { return false }
+        let incoming = topics.classify(message.topic)
+        if case .notOurs = incoming { return true }
+        return site.answers(incoming)
+    }
+
     /// Answers one incoming message if it is a request of the contract; ignores anything else.
     public func handle(_ message: IncomingMessage) async {
         if let homeAssistant, homeAssistant.isHomeAssistantOnline(message, statusTopic: configuration.homeassistant.statusTopic) {
@@ -221,7 +238,15 @@ public final class GatewayCore: Sendable {
         }
         publishBridgeInfo()
         publishDeviceList(forceDiscovery: true)
-        for message in outputs.withLock({ $0.retainedDeviceMessages }) { sink.publish(message) }
+        for message in retainedDeviceMessages() { sink.publish(message) }
+    }
+
+    /// Every device's retained state and availability; in a site only those of the devices this gateway holds, so a
+    /// reconnect never puts back what another gateway has published since.
+    private func retainedDeviceMessages() -> [OutgoingMessage] {
+        let all = outputs.withLock { $0.retainedDeviceMessages }
+        guard let held = site?.heldDevices else { return all }
+        return all.filter { message in held.contains { message.topic == topics.device($0) || message.topic == topics.availability($0) } }
     }
 
     /// Reads `dfu.dir` again off the data path (this runs on the MQTT loop's connect callback, and a package file
@@ -246,7 +271,7 @@ public final class GatewayCore: Sendable {
         sink.publish(homeAssistant.bridge())
         if let offers = await FirmwareCatalog.offersOffLoop(configuration.dfu) { firmwareOffers.withLock { $0 = offers } }
         if let (central, manager) = attached.withLock({ $0 }) { await publishDeviceList(manager, central, forceDiscovery: true) }
-        for message in outputs.withLock({ $0.retainedDeviceMessages }) { sink.publish(message) }
+        for message in retainedDeviceMessages() { sink.publish(message) }
         for message in homeAssistant.lastValues() { sink.publish(message) }
     }
 
@@ -411,7 +436,14 @@ public final class GatewayCore: Sendable {
     public func stop(timeout: Duration) async -> [OutgoingMessage] {
         if let manager { await manager.stopAll(timeout: timeout) }
         recordQueue.finish()
-        return [OutgoingMessage(retainedJSON: BridgeState.offline.message(topics: topics))]
-            + outputs.withLock { $0.offlineMessages }
+        guard let site else {
+            return [OutgoingMessage(retainedJSON: BridgeState.offline.message(topics: topics))]
+                + outputs.withLock { $0.offlineMessages }
+        }
+        // In a site the bridge stays up with the other gateways, and only the devices this one held go offline
+        // (the referee gives them to another gateway once this one's record is gone).
+        let held = site.heldDevices
+        return [SiteCoordinator.will(gatewayID: configuration.gateway.id, layout: topics)]
+            + outputs.withLock { $0.offlineMessages }.filter { message in held.contains { message.topic == topics.availability($0) } }
     }
 }

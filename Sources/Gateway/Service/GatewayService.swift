@@ -44,8 +44,10 @@ public final class GatewayService: Service, Sendable {
     public func run() async throws {
         for filter in core.topics.requestSubscriptions { try client.subscribe(filter, qos: .atLeastOnce) }
         if core.homeAssistant != nil { try client.subscribe(core.configuration.homeassistant.statusTopic, qos: .atLeastOnce) }
+        if let site = core.site { for filter in site.topics.subscriptions { try client.subscribe(filter, qos: .atLeastOnce) } }
         let credentials = AcceptedCredentials(core.configuration)
         client.onConnect { [core, logger] in
+            core.site?.connected()
             core.republishAll()
             Task {
                 // A fresh report at once: none was published while the broker was away.
@@ -66,6 +68,7 @@ public final class GatewayService: Service, Sendable {
                 group.addTask { await self.core.publishRecords() }
                 group.addTask { await self.connectBlueZ() }
                 group.addTask { await self.periodicWork() }
+                if let site = self.core.site { group.addTask { await Self.siteWork(site) } }
                 // The client alone ends the service: after a close, or with a fatal error. (Waiting for any
                 // child instead let the end of the message stream win the race against a fatal error.)
                 defer { group.cancelAll() }
@@ -134,6 +137,7 @@ public final class GatewayService: Service, Sendable {
         await withTaskGroup(of: Void.self) { group in
             var running = 0
             for await message in client.messages {
+                guard core.admit(message) else { continue }
                 if running >= Self.requestsInFlight {
                     await group.next()
                     running -= 1
@@ -141,6 +145,14 @@ public final class GatewayService: Service, Sendable {
                 group.addTask { await self.core.handle(message) }
                 running += 1
             }
+        }
+    }
+
+    /// A site's reports and the referee's decisions, every `roaming.report_interval_s`.
+    private static func siteWork(_ site: SiteCoordinator) async {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: site.settings.reportInterval)
+            await site.tick()
         }
     }
 

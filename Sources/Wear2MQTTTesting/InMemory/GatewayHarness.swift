@@ -28,7 +28,7 @@ public final class GatewayHarness: Sendable {
     /// for a sliding window).
     public init(configuration yaml: String = "", central: InMemoryCentral = InMemoryCentral(),
                 stateDirectory: TemporaryDirectory? = nil, unixMilliseconds: Int64 = 1_750_000_000_000,
-                clock: GatewayClock? = nil) throws {
+                clock: GatewayClock? = nil, gatewayID: String? = nil, room: String? = nil) throws {
         self.central = central
         self.stateDirectory = try stateDirectory ?? TemporaryDirectory()
         self.yaml = yaml
@@ -43,6 +43,8 @@ public final class GatewayHarness: Sendable {
           base_topic: \(base)
         gateway:
           state_dir: \(stateDirectory.path)
+          id: \(gatewayID ?? "wear2mqtt")
+          room: \(room ?? "null")
         \(yaml)
         """
         let configuration = try Configuration.parse(yaml: text, source: "harness.yaml", environment: [:])

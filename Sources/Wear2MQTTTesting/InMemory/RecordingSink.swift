@@ -10,6 +10,7 @@ public final class RecordingSink: MessageSink {
         var retained: [String: OutgoingMessage] = [:]
         var durable: [OutgoingMessage] = []
         var connected = true
+        var forward: (@Sendable (OutgoingMessage) -> Void)?
     }
 
     private let state = Mutex(State())
@@ -17,17 +18,27 @@ public final class RecordingSink: MessageSink {
     public init() {}
 
     public func publish(_ message: OutgoingMessage) {
-        state.withLock { state in
+        let forward = state.withLock { state in
             state.published.append(message)
             if message.retain { state.retained[message.topic] = message.payload.isEmpty ? nil : message }
+            return state.forward
         }
+        forward?(message)
     }
 
     public func publishDurable(_ message: OutgoingMessage) async throws(MQTTError) {
-        state.withLock { state in
+        let forward = state.withLock { state in
             state.durable.append(message)
             state.published.append(message)
+            return state.forward
         }
+        forward?(message)
+    }
+
+    /// Hands every message, after recording it, to `forward` as well: a broker shared by several gateways
+    /// (`InMemorySite`).
+    public func forwardPublications(_ forward: @escaping @Sendable (OutgoingMessage) -> Void) {
+        state.withLock { $0.forward = forward }
     }
 
     public var statistics: MQTTClientStatistics {

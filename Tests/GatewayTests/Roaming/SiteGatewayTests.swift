@@ -1,0 +1,137 @@
+import BlueZ
+import Gateway
+import MQTT
+import Synchronization
+import Testing
+import Wear2MQTTTesting
+import Wearables
+
+/// Three gateways in memory on one broker (`InMemorySite`), each with its own central hosting the same simulated
+/// strap: who connects it, how it moves when the wearer walks, what a killed owner leaves behind, and that every
+/// request is answered once by the site. The signal levels are fed to each gateway as BlueZ would report them; the
+/// settings are short (reports every 0.2 s, 0.6 s of hysteresis) so a walk takes a second or two.
+@Suite("Roaming: three gateways on one broker, in memory")
+struct SiteGatewayTests {
+    static let strap = "C0:FF:EE:00:00:01"
+    static let configuration = """
+    devices:
+      - address: "\(strap)"
+        driver: standard
+        name: strap
+    roaming:
+      enabled: true
+      report_interval_s: 0.2
+      hysteresis_s: 0.6
+      lost_after_s: 1
+      release_timeout_s: 1
+    """
+
+    /// The strap's level at each gateway, fed to its site coordinator every 50 ms while the test runs.
+    final class Walker: Sendable {
+        let levels = Mutex<[String: Int]>([:])
+        let task = Mutex<Task<Void, Never>?>(nil)
+
+        init(_ site: InMemorySite, _ levels: [String: Int]) {
+            self.levels.withLock { $0 = levels }
+            task.withLock { task in
+                task = Task { [self] in
+                    while !Task.isCancelled {
+                        for (id, rssi) in self.levels.withLock({ $0 }) { site.gateways[id]?.core.site?.heard("strap", rssi: rssi) }
+                        try? await Task.sleep(for: .milliseconds(50))
+                    }
+                }
+            }
+        }
+
+        func set(_ levels: [String: Int]) { self.levels.withLock { $0 = levels } }
+        func stop() { task.withLock { $0?.cancel() } }
+    }
+
+    func started(_ levels: [String: Int]) async throws -> (InMemorySite, Walker) {
+        let site = try InMemorySite(ids: ["a", "b", "c"], configuration: Self.configuration)
+        for gateway in site.gateways.values { try gateway.addDevice("heart_rate_strap", address: Self.strap) }
+        let walker = Walker(site, levels)
+        for id in ["a", "b", "c"] { await site.start(id) }
+        return (site, walker)
+    }
+
+    func owner(_ site: InMemorySite) -> SiteAssignment? {
+        site.retained("test/bridge/site/owners/strap").flatMap { try? SiteMessages.assignment($0.payload).assignment }
+    }
+
+    func presence(_ site: InMemorySite) -> String? {
+        site.retained("test/strap/presence").flatMap { GatewayHarness.object($0.payload) }?["gateway"]?.text
+    }
+
+    func connections(_ site: InMemorySite, _ id: String) -> Int {
+        site.gateways[id]?.central.connectionCount(BluetoothAddress(Self.strap)!) ?? -1
+    }
+
+    @Test func theStrongestGatewayConnectsTheStrapAndItMovesWhenTheWearerWalks() async throws {
+        let (site, walker) = try await started(["a": -55, "b": -80, "c": -85])
+        defer { walker.stop(); Task { await site.stop() } }
+        #expect(await eventually(timeout: .seconds(30)) { owner(site)?.gateway == "a" && presence(site) == "a" })
+        #expect(await eventually(timeout: .seconds(30)) { site.messages(on: "test/strap/sensor/heart_rate").contains { $0.from == "a" } })
+        #expect(connections(site, "b") == 0 && connections(site, "c") == 0)
+
+        walker.set(["a": -85, "b": -55, "c": -85])
+        #expect(await eventually(timeout: .seconds(30)) { owner(site)?.gateway == "b" && presence(site) == "b" })
+        let moved = try #require(owner(site))
+        #expect(moved.reason == .stronger && moved.epoch == 2 && moved.referee == "a")
+        let handoff = try #require(site.retained("test/bridge/site/handoff/strap").map { try SiteMessages.handoff($0.payload) })
+        #expect(handoff.epoch == 2 && handoff.from == "a")
+        #expect(await eventually(timeout: .seconds(30)) { site.messages(on: "test/strap/sensor/heart_rate").contains { $0.from == "b" } })
+        #expect(connections(site, "c") == 0)
+        // Never two at once: a's last sample comes before b's first, in the broker's order.
+        let samples = site.messages(on: "test/strap/sensor/heart_rate").map(\.from)
+        let lastOfA = try #require(samples.lastIndex(of: "a")), firstOfB = try #require(samples.firstIndex(of: "b"))
+        #expect(lastOfA < firstOfB, "samples by publisher: \(samples)")
+        // One handover: the strap did not come back.
+        #expect(site.messages(on: "test/bridge/site/owners/strap").count == 2)
+    }
+
+    @Test func everyRequestIsAnsweredOnceWhileTheDeviceMoves() async throws {
+        let (site, walker) = try await started(["a": -55, "b": -80, "c": -85])
+        defer { walker.stop(); Task { await site.stop() } }
+        #expect(await eventually(timeout: .seconds(30)) { owner(site)?.gateway == "a" && presence(site) == "a" })
+        walker.set(["a": -85, "b": -55, "c": -85])
+        var sent = 0
+        while owner(site)?.gateway != "b" || presence(site) != "b" || sent < 40 {
+            site.publish(OutgoingMessage(topic: "test/strap/request/refresh", text: "{\"transaction\":\"r\(sent)\"}"))
+            site.publish(OutgoingMessage(topic: "test/bridge/request/health_check", text: "{\"transaction\":\"h\(sent)\"}"))
+            sent += 1
+            try await Task.sleep(for: .milliseconds(50))
+            if sent > 600 { break }
+        }
+        func transactions(_ topic: String) -> [String] {
+            site.messages(on: topic).compactMap { GatewayHarness.object($0.message.payload)?["transaction"]?.text }
+        }
+        #expect(await eventually(timeout: .seconds(30)) {
+            transactions("test/strap/response/refresh").count >= sent && transactions("test/bridge/response/health_check").count >= sent
+        })
+        try await Task.sleep(for: .milliseconds(300))
+        for (topic, prefix) in [("test/strap/response/refresh", "r"), ("test/bridge/response/health_check", "h")] {
+            let answered = transactions(topic)
+            #expect(answered.count == sent, "\(topic): \(answered.count) answers to \(sent) requests")
+            #expect(Set(answered) == Set((0..<sent).map { "\(prefix)\($0)" }), "\(topic)")
+        }
+        #expect(Set(site.messages(on: "test/strap/response/refresh").map(\.from)).isSubset(of: ["a", "b"]))
+        #expect(Set(site.messages(on: "test/bridge/response/health_check").map(\.from)) == ["a"])
+    }
+
+    @Test func aKilledOwnerLosesItsDeviceToTheNextBestAndAKilledRefereeToTheNextID() async throws {
+        let (site, walker) = try await started(["a": -80, "b": -55, "c": -70])
+        defer { walker.stop(); Task { await site.stop() } }
+        #expect(await eventually(timeout: .seconds(30)) { owner(site)?.gateway == "b" && presence(site) == "b" })
+        site.kill("b")
+        walker.set(["a": -80, "c": -70])
+        #expect(await eventually(timeout: .seconds(30)) { owner(site)?.gateway == "c" && presence(site) == "c" })
+        #expect(owner(site)?.reason == .ownerGone)
+        // The referee dies too: c, alone, referees and keeps the strap.
+        site.kill("a")
+        walker.set(["c": -70])
+        try await Task.sleep(for: .seconds(1))
+        #expect(owner(site)?.gateway == "c")
+        #expect(site.gateways["c"]?.core.site?.isReferee == true)
+    }
+}
