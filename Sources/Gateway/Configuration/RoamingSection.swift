@@ -3,12 +3,12 @@ extension Configuration {
     /// default: a lone gateway needs none of it.
     public struct RoamingSection: Sendable, Equatable, Codable, ConfigurationSection {
         public var enabled = false
-        public var reportIntervalSeconds = 1.0
+        public var reportIntervalSeconds = 0.5
         public var hysteresisDecibels = 6.0
         public var hysteresisSeconds = 4.0
         public var lostAfterSeconds = 8.0
         public var releaseTimeoutSeconds = 5.0
-        public var smoothing = 0.3
+        public var smoothing = 0.5
         /// Hand pairing keys to the next owner through the broker; only honoured over TLS with authentication.
         public var shareCredentials = false
 

@@ -69,6 +69,8 @@ public actor DeviceManager {
     private var held: Set<String>?
     /// Every RSSI reading of a managed device, uncalmed: a site's sighting reports are made of them.
     private var onHeard: (@Sendable (_ id: String, _ rssi: Int) -> Void)?
+    private var siteListening: Task<Void, Never>?
+    private var siteLease: DiscoveryCoordinator.Lease?
 
     public init(bluez: any BluetoothCentral, registry: DriverRegistry, store: DeviceStore, filter: DeviceFilter,
                 adapter: AdapterSelector?, firmwarePackages: Configuration.DFUSection = .init(),
@@ -193,6 +195,9 @@ public actor DeviceManager {
     /// Stops every session and disconnects its device, waiting at most `timeout` for the disconnections.
     public func stopAll(timeout: Duration) async {
         signalWatch?.cancel()
+        siteListening?.cancel()
+        if let siteLease { await discovery.release(siteLease) }
+        siteLease = nil
         for detection in detections.values { detection.cancel() }
         detections = [:]
         let stopping = Array(sessions.values)
@@ -256,6 +261,20 @@ public actor DeviceManager {
     public func joinSite(onHeard: @escaping @Sendable (_ id: String, _ rssi: Int) -> Void) {
         held = held ?? []
         self.onHeard = onHeard
+        siteListening = Task { [weak self] in await self?.listenForTheSite() }
+    }
+
+    /// Keeps discovery running for as long as the gateway is in a site: every gateway must hear every device, the
+    /// ones it does not hold above all, or the device could never move to it.
+    private func listenForTheSite() async {
+        while !Task.isCancelled {
+            if let adapter {
+                siteLease = await discovery.acquire(adapter: adapter.path)
+                return
+            }
+            let bluez = bluez, selector = adapterSelector
+            _ = await bluez.wait(timeout: .seconds(5)) { _ in (try? bluez.adapter(selector)) != nil }
+        }
     }
 
     public var holdsOnlyAssigned: Bool { held != nil }

@@ -14,9 +14,9 @@ public struct RoamingSettings: Sendable, Equatable {
     /// Weight of each new report in the smoothed level (exponential moving average), 0 < smoothing ≤ 1.
     public var smoothing: Double
 
-    public init(reportInterval: Duration = .seconds(1), hysteresisDecibels: Double = 6,
+    public init(reportInterval: Duration = .milliseconds(500), hysteresisDecibels: Double = 6,
                 hysteresisDuration: Duration = .seconds(4), lostAfter: Duration = .seconds(8),
-                releaseTimeout: Duration = .seconds(5), smoothing: Double = 0.3) {
+                releaseTimeout: Duration = .seconds(5), smoothing: Double = 0.5) {
         self.reportInterval = reportInterval
         self.hysteresisDecibels = hysteresisDecibels
         self.hysteresisDuration = hysteresisDuration

@@ -107,7 +107,11 @@ public struct SiteOwnership: Sendable {
     }
 
     private mutating func decision(for device: String, at now: ContinuousClock.Instant) -> SiteAssignment? {
-        let heard = (levels[device] ?? [:]).filter { isFresh($0.value, at: now) && isReporting($0.key, at: now) }
+        // Only gateways of the site now: one whose record is gone (killed, cut off) is no candidate, however fresh
+        // its last report.
+        let heard = (levels[device] ?? [:]).filter {
+            gateways.contains($0.key) && isFresh($0.value, at: now) && isReporting($0.key, at: now)
+        }
         let epoch = (assignments[device]?.epoch ?? 0) + 1
         func assign(_ gateway: String, _ reason: SiteAssignment.Reason) -> SiteAssignment {
             SiteAssignment(gateway: gateway, epoch: epoch, referee: gatewayID, reason: reason)
