@@ -17,11 +17,13 @@ struct FaultDiskFullTests {
     @Test func aFullDiskRefusesWhatItCannotKeepLosesNothingAcknowledgedAndRecoversWhenSpaceReturns() async throws {
         let root = try TemporaryDirectory(prefix: "wear2mqtt-diskfull")
         defer { root.remove() }
-        let state = try await SmallFileSystem.mount(at: root.file("state"), kilobytes: 1024)
+        let state = try await SmallFileSystem.mount(at: root.file("state"), kilobytes: 2048)
         var spool: SmallFileSystem?
         do {
-            spool = try await SmallFileSystem.mount(at: root.file("state/spool"), kilobytes: 256)
-            print("figure: disk full: tmpfs mounts of 1 MiB (state_dir) and 256 KiB (spool) — a real ENOSPC, no injection")
+            // Room for the band's whole history once the filler is gone: two days are 500-560 records of about 500
+            // bytes in the spool, depending on the hour (256 KiB failed the last record at 530).
+            spool = try await SmallFileSystem.mount(at: root.file("state/spool"), kilobytes: 1024)
+            print("figure: disk full: tmpfs mounts of 2 MiB (state_dir) and 1 MiB (spool) — a real ENOSPC, no injection")
             try await Self.run(state: state, spool: try #require(spool))
         } catch {
             await spool?.unmount()
