@@ -307,6 +307,28 @@ public actor DeviceManager {
                                          excluding: sharingCredentials ? [] : ["credentials"])
     }
 
+    /// A device of the site's registry that this gateway does not manage yet (added on another gateway), or a newer
+    /// entry for one it does (renamed elsewhere: the old id is retired by its own registry deletion): managed from
+    /// now on, and held only if assigned here. Nothing is answered and no bridge event is sent; the gateway that
+    /// took the request did both.
+    public func adopt(_ device: ManagedDevice) {
+        if let current = devices[device.id], current == device { return }
+        if let other = devices.values.first(where: { $0.address == device.address && $0.id != device.id }) {
+            logger.warning("not adopting a registry entry for an address managed under another id", metadata: [
+                "id": "\(device.id)", "address": "\(device.address)", "managed_as": "\(other.id)"])
+            return
+        }
+        var list = devices
+        list[device.id] = device
+        do { try saveBeforeChanging(list) } catch {
+            logger.error("cannot store a device of the site's registry", metadata: ["id": "\(device.id)", "error": "\(error)"])
+            return
+        }
+        devices[device.id] = device
+        if sessions[device.id] == nil { startSession(device) }
+        output(.deviceListChanged)
+    }
+
     /// Starts a session on the device's current entry after a wait for the old one to stop, unless a request that
     /// ran during the wait already started one, or removed or renamed the device: one session per device, always.
     private func startSessionIfIdle(_ id: String) {
@@ -403,7 +425,8 @@ public actor DeviceManager {
         throw CommandError(.invalidValue, "address: \(address) is already managed as \(existing.id)", vendorCode: code)
     }
 
-    public func remove(id: String) async throws(CommandError) {
+    /// `announce` false: the site's registry removed it and the gateway that took the request announced it.
+    public func remove(id: String, announce: Bool = true) async throws(CommandError) {
         guard devices[id] != nil else { throw notFound(id) }
         var list = devices
         list[id] = nil
@@ -419,7 +442,7 @@ public actor DeviceManager {
         }
         output(.deviceRetired(id: id))
         output(.deviceListChanged)
-        output(.bridgeEvent(type: "device_removed", data: ["id": .text(id), "address": .text(device.address)]))
+        if announce { output(.bridgeEvent(type: "device_removed", data: ["id": .text(id), "address": .text(device.address)])) }
     }
 
     /// A rename to the device's own id changes nothing and keeps it connected. The new id is taken before the

@@ -8,8 +8,9 @@ import Wearables
 /// carries out its side of each handover through the device manager — around the pure machines `SiteOwnership`,
 /// `DeviceHandover` and `SightingCollector`, which hold every rule.
 ///
-/// It does not keep a registry of its own yet: the site's devices are each gateway's managed devices (the same
-/// config.yaml on every gateway), until `registry/` is wired.
+/// The site's registry (`registry/<id>`) carries the device list: a gateway publishes the devices it manages that
+/// the registry lacks, the referee also every change and removal of its own list (`device/add`, `rename`,
+/// `options`, `remove` go to the referee), and every gateway applies what it reads, in order, one change at a time.
 public final class SiteCoordinator: Sendable {
     public let gatewayID: String
     public let settings: RoamingSettings
@@ -23,6 +24,9 @@ public final class SiteCoordinator: Sendable {
     private let logger: Logger
     private let manager = Mutex<DeviceManager?>(nil)
     private let state: Mutex<State>
+    /// Registry changes read from the broker, applied to the device manager one at a time in their order.
+    private let registryChanges: AsyncStream<(id: String, entry: ManagedDevice?)>
+    private let registryQueue: AsyncStream<(id: String, entry: ManagedDevice?)>.Continuation
 
     struct State: Sendable {
         var ownership: SiteOwnership
@@ -33,6 +37,10 @@ public final class SiteCoordinator: Sendable {
         var acted: [String: SiteAssignment] = [:]
         var connected: Set<String> = []
         var lastLevel: [String: Int] = [:]
+        /// The registry as read from the broker.
+        var registry: [String: ManagedDevice] = [:]
+        /// The referee's own device list at its last report: what it removes since is deleted from the registry.
+        var refereeList: Set<String>?
     }
 
     public init(gatewayID: String, room: String?, settings: RoamingSettings, layout: TopicLayout, sharesCredentials: Bool,
@@ -48,14 +56,32 @@ public final class SiteCoordinator: Sendable {
         self.logger = logger
         state = Mutex(State(ownership: SiteOwnership(gatewayID: gatewayID, settings: settings),
                             handover: DeviceHandover(gatewayID: gatewayID)))
+        (registryChanges, registryQueue) = AsyncStream.makeStream(of: (id: String, entry: ManagedDevice?).self)
     }
+
+    deinit { registryQueue.finish() }
 
     /// The will of a gateway in a site: its record deleted, so the others know at once that it is gone.
     public static func will(gatewayID: String, layout: TopicLayout) -> OutgoingMessage {
         OutgoingMessage(topic: SiteTopics(base: layout.base).gateway(gatewayID), payload: [], qos: .atLeastOnce, retain: true)
     }
 
-    public func attach(_ manager: DeviceManager) { self.manager.withLock { $0 = manager } }
+    public func attach(_ manager: DeviceManager) {
+        self.manager.withLock { $0 = manager }
+        let changes = registryChanges, logger = logger
+        Task { [weak manager] in
+            for await (id, entry) in changes {
+                guard let manager else { return }
+                if let entry {
+                    await manager.adopt(entry)
+                } else if await manager.managedDevices.contains(where: { $0.id == id }) {
+                    do { try await manager.remove(id: id, announce: false) } catch {
+                        logger.warning("cannot remove a device the site removed", metadata: ["id": "\(id)", "error": "\(error)"])
+                    }
+                }
+            }
+        }
+    }
 
     public var isReferee: Bool { state.withLock { $0.ownership.isReferee } }
     public func owner(of device: String) -> String? { state.withLock { $0.ownership.owner(of: device) } }
@@ -91,6 +117,10 @@ public final class SiteCoordinator: Sendable {
     /// Takes a site record; false for any other message. Must be called in the order messages arrive.
     public func receive(_ message: IncomingMessage) -> Bool {
         guard let kind = topics.classify(message.topic) else { return false }
+        if case .registry(let id) = kind {
+            takeRegistryEntry(id, message.payload, topic: message.topic)
+            return true
+        }
         let actions: [DeviceHandover.Action]
         do {
             actions = try state.withLock { state throws(SiteMessageError) in try Self.take(kind, message.payload, into: &state) }
@@ -133,8 +163,40 @@ public final class SiteCoordinator: Sendable {
             guard !payload.isEmpty else { return [] }
             return state.handover.handoffArrived(try SiteMessages.handoff(payload), device: device)
         case .registry:
-            return []
+            return []   // see `receive`
         }
+    }
+
+    private func takeRegistryEntry(_ id: String, _ payload: [UInt8], topic: String) {
+        guard !payload.isEmpty else {
+            state.withLock { _ = $0.registry.removeValue(forKey: id) }
+            registryQueue.yield((id, nil))
+            return
+        }
+        do {
+            let entry = try SiteMessages.registryEntry(payload, id: id)
+            state.withLock { $0.registry[id] = entry }
+            registryQueue.yield((id, entry))
+        } catch {
+            logger.warning("ignoring a malformed registry entry", metadata: ["topic": "\(topic)", "error": "\(error)"])
+        }
+    }
+
+    /// The registry entries this gateway's list calls for: its devices the registry lacks; as referee also its
+    /// changed entries, and removals of devices it listed at its last report.
+    private func registryUpdates(_ devices: [ManagedDevice], state: inout State) -> [(String, ManagedDevice?)] {
+        var updates: [(String, ManagedDevice?)] = []
+        let referee = state.ownership.isReferee
+        for device in devices where !device.needsDriverDetection {
+            let known = state.registry[device.id]
+            if known == nil || (referee && known != device) { updates.append((device.id, device)) }
+        }
+        let ids = Set(devices.map(\.id))
+        if referee, let previous = state.refereeList {
+            for id in previous.subtracting(ids).sorted() where state.registry[id] != nil { updates.append((id, nil)) }
+        }
+        state.refereeList = referee ? ids : nil
+        return updates
     }
 
     // MARK: Periodic
@@ -143,15 +205,20 @@ public final class SiteCoordinator: Sendable {
     public func tick() async {
         guard let manager = manager.withLock({ $0 }) else { return }
         var connected: Set<String> = []
-        let devices = await manager.managedDevices.map(\.id)
+        let list = await manager.managedDevices
+        let devices = list.map(\.id)
         for id in devices where await manager.connectionState(id: id) == .connected { connected.insert(id) }
-        let (report, decisions) = state.withLock { state in
+        let (report, decisions, registry) = state.withLock { state in
             state.ownership.setDevices(Set(devices))
             // A link held at the last report and gone now, on a device this gateway still holds: lost.
             let lost = state.connected.subtracting(connected).filter(state.handover.holds)
             state.connected = connected
             let report = state.sightings.report(gateway: gatewayID, connected: connected, lost: lost)
-            return (report, state.ownership.decide(at: .now))
+            return (report, state.ownership.decide(at: .now), registryUpdates(list, state: &state))
+        }
+        for (id, entry) in registry {
+            sink.publish(OutgoingMessage(topic: topics.registry(id), payload: entry.map(SiteMessages.encode) ?? [],
+                                         qos: .atLeastOnce, retain: true, properties: MQTTProperties(contentType: "application/json")))
         }
         let now = clock.unixMilliseconds()
         let expiry = UInt32(clamping: max(1, (settings.reportInterval * 3).components.seconds))

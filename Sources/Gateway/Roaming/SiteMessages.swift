@@ -1,3 +1,4 @@
+import Foundation
 import Wearables
 
 /// Why a site message was refused: the field and what was wrong with it. A gateway ignores (and logs) such a
@@ -127,6 +128,30 @@ public enum SiteMessages {
         }
         return Handoff(epoch: UInt64(try integer(fields, "epoch", minimum: 1)), from: try nonEmptyText(fields, "from"),
                        releasedMilliseconds: try integer(fields, "released", minimum: 0), storage: storage)
+    }
+
+    // MARK: registry/<device>
+
+    /// A managed device as the site's registry holds it: its entry as the device list stores it (address, driver,
+    /// name, options, held configuration).
+    public static func encode(_ device: ManagedDevice) -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return (try? encoder.encode(device)).map(Array.init) ?? []
+    }
+
+    public static func registryEntry(_ bytes: [UInt8], id: String) throws(SiteMessageError) -> ManagedDevice {
+        guard bytes.count <= limits.maximumBytes else { throw SiteMessageError("payload", "larger than \(limits.maximumBytes) bytes") }
+        let device: ManagedDevice
+        do { device = try JSONDecoder().decode(ManagedDevice.self, from: Data(bytes)) } catch {
+            throw SiteMessageError("payload", "not a device entry: \(error)")
+        }
+        guard device.id == id else { throw SiteMessageError("id", "the entry names \(device.id), its topic \(id)") }
+        if let problem = DeviceIdentifier.problem(id) { throw SiteMessageError("id", problem) }
+        guard DeviceIdentifier.normalizedAddress(device.address) == device.address else {
+            throw SiteMessageError("address", "\"\(device.address)\" is not a Bluetooth address")
+        }
+        return device
     }
 
     // MARK: Reading and writing

@@ -28,6 +28,9 @@ public struct SiteOwnership: Sendable {
     private var lastReport: [String: ContinuousClock.Instant] = [:]
     /// A gateway hearing a device better than its owner by the margin, and since when without a break.
     private var challengers: [String: (gateway: String, since: ContinuousClock.Instant)] = [:]
+    /// When an unowned device was first heard: it is assigned once every gateway has reported since (or
+    /// `lostAfter` later), so the first report to arrive does not win it.
+    private var firstHeard: [String: ContinuousClock.Instant] = [:]
 
     public init(gatewayID: String, settings: RoamingSettings = RoamingSettings()) {
         self.gatewayID = gatewayID
@@ -50,6 +53,7 @@ public struct SiteOwnership: Sendable {
         for device in assignments.keys where !managed.contains(device) { assignments[device] = nil }
         for device in levels.keys where !managed.contains(device) { levels[device] = nil }
         for device in challengers.keys where !managed.contains(device) { challengers[device] = nil }
+        for device in firstHeard.keys where !managed.contains(device) { firstHeard[device] = nil }
     }
 
     /// Records an assignment read from the broker. Answers whether it is now the one in force (an older one, from
@@ -71,6 +75,9 @@ public struct SiteOwnership: Sendable {
                 levels[device]?[report.gateway]?.connected = false
                 levels[device]?[report.gateway]?.lost = false
                 continue
+            }
+            if assignments[device] == nil, firstHeard[device] == nil, sighting.heard > 0 || sighting.connected {
+                firstHeard[device] = now
             }
             var level = levels[device]?[report.gateway]
             if sighting.heard > 0 {
@@ -117,6 +124,10 @@ public struct SiteOwnership: Sendable {
             SiteAssignment(gateway: gateway, epoch: epoch, referee: gatewayID, reason: reason)
         }
         guard let current = assignments[device] else {
+            guard !heard.isEmpty, let since = firstHeard[device] else { return nil }
+            let everyoneReported = gateways.allSatisfy { gateway in lastReport[gateway].map { $0 >= since } ?? false }
+            guard everyoneReported || now - since >= settings.lostAfter else { return nil }
+            firstHeard[device] = nil
             return Self.strongest(in: heard).map { assign($0, .unowned) }
         }
         let owner = current.gateway

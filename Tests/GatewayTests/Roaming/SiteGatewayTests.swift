@@ -119,6 +119,37 @@ struct SiteGatewayTests {
         #expect(Set(site.messages(on: "test/bridge/response/health_check").map(\.from)) == ["a"])
     }
 
+    /// `device/add` and `remove` go to the referee; the registry carries them to every gateway, and the new device is
+    /// assigned like any other.
+    @Test func aDeviceAddedOnTheRefereeIsManagedByEveryGatewayAndRemovedFromEvery() async throws {
+        let (site, walker) = try await started(["a": -55, "b": -80, "c": -85])
+        defer { walker.stop(); Task { await site.stop() } }
+        let tag = "C0:FF:EE:00:00:07"
+        for gateway in site.gateways.values { try gateway.addDevice("key_finder", address: tag) }
+        #expect(await eventually(timeout: .seconds(30)) { owner(site)?.gateway == "a" })
+        site.publish(OutgoingMessage(topic: "test/bridge/request/device/add",
+                                     text: #"{"address":"\#(tag)","driver":"standard","name":"tag","transaction":"add"}"#))
+        #expect(await eventually(timeout: .seconds(30)) {
+            site.messages(on: "test/bridge/response/device/add").count == 1 && site.retained("test/bridge/site/registry/tag") != nil
+        })
+        for id in ["a", "b", "c"] {
+            #expect(await eventually(timeout: .seconds(30)) {
+                await site.gateways[id]?.core.manager?.managedDevices.contains { $0.id == "tag" } == true
+            }, "gateway \(id) manages the tag")
+        }
+        // Nobody reports hearing the tag here (the walker feeds the strap only): it stays unassigned, and the
+        // referee answers its requests.
+        site.publish(OutgoingMessage(topic: "test/bridge/request/device/remove", text: #"{"id":"tag","transaction":"rm"}"#))
+        #expect(await eventually(timeout: .seconds(30)) { site.retained("test/bridge/site/registry/tag") == nil })
+        for id in ["a", "b", "c"] {
+            #expect(await eventually(timeout: .seconds(30)) {
+                await site.gateways[id]?.core.manager?.managedDevices.contains { $0.id == "tag" } == false
+            }, "gateway \(id) forgot the tag")
+        }
+        #expect(site.messages(on: "test/bridge/response/device/remove").map(\.from) == ["a"])
+        #expect(await site.gateways["b"]?.core.manager?.managedDevices.map(\.id) == ["strap"])
+    }
+
     @Test func aKilledOwnerLosesItsDeviceToTheNextBestAndAKilledRefereeToTheNextID() async throws {
         let (site, walker) = try await started(["a": -80, "b": -55, "c": -70])
         defer { walker.stop(); Task { await site.stop() } }

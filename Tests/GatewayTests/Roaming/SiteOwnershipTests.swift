@@ -33,6 +33,24 @@ struct SiteOwnershipTests {
         #expect(nobody.round(at: 0, ["a": nil, "b": nil]) == nil)
     }
 
+    /// Reports reach the referee one gateway at a time; the first to arrive must not win an unowned device.
+    @Test func anUnownedDeviceWaitsForEveryGatewaysReport() {
+        let site = site()
+        var ownership = site.ownership
+        ownership.record(SightingReport(gateway: "c", devices: [band: .init(rssi: -85)]), at: at(0))
+        #expect(ownership.decide(at: at(0)).isEmpty)
+        ownership.record(SightingReport(gateway: "b", devices: [band: .init(rssi: -80)]), at: at(0.1))
+        #expect(ownership.decide(at: at(0.1)).isEmpty)
+        ownership.record(SightingReport(gateway: "a", devices: [band: .init(rssi: -55)]), at: at(0.2))
+        #expect(ownership.decide(at: at(0.2))[band]?.gateway == "a")
+        // A gateway that never reports delays it by `lostAfter` at most.
+        let silent = self.site()
+        silent.ownership.record(SightingReport(gateway: "b", devices: [band: .init(rssi: -80)]), at: at(0))
+        silent.ownership.record(SightingReport(gateway: "a", devices: [:]), at: at(0))
+        #expect(silent.decide(at: at(7.9)).isEmpty)
+        #expect(silent.decide(at: at(8))[band]?.gateway == "b")
+    }
+
     @Test func walkingIntoTheNextRoomMovesTheDeviceAfterTheHysteresis() throws {
         let site = site()
         #expect(site.round(at: 0, ["a": -55, "b": -85], connected: "a")?.gateway == "a")
@@ -112,8 +130,8 @@ struct SiteOwnershipTests {
     @Test func anOwnerThatStopsReportingLosesItsDevicesAfterLostAfter() {
         let site = site()
         site.round(at: 0, ["a": -80, "b": -60])
-        for second in 1...8 { #expect(site.round(at: Double(second), ["a": -80]) == nil) }
-        #expect(site.round(at: 9, ["a": -80])?.reason == .ownerGone)
+        for second in 1...8 { #expect(site.round(at: Double(second), ["a": -80], silent: ["b"]) == nil) }
+        #expect(site.round(at: 9, ["a": -80], silent: ["b"])?.reason == .ownerGone)
         #expect(site.owner(of: band) == "a")
     }
 
@@ -192,9 +210,13 @@ final class Site {
 
     /// One round of reports (one per gateway, RSSI by gateway; nil: not heard) at `seconds`, then a decision.
     @discardableResult
+    /// Gateways of the site missing from `rssi` report that they hear nothing, unless `silent` (a gateway that
+    /// stopped reporting).
     func round(at seconds: Double, _ rssi: [String: Double?], connected: String? = nil,
-               lost: String? = nil) -> SiteAssignment? {
+               lost: String? = nil, silent: Set<String> = []) -> SiteAssignment? {
         let now = start + .milliseconds(Int(seconds * 1000))
+        var rssi = rssi
+        for gateway in ownership.gateways where rssi[gateway] == nil && !silent.contains(gateway) { rssi[gateway] = .some(nil) }
         for (gateway, level) in rssi.sorted(by: { $0.key < $1.key }) {
             var devices: [String: SightingReport.Sighting] = [:]
             if let level {
