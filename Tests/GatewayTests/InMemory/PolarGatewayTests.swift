@@ -154,6 +154,30 @@ struct PolarGatewayTests {
         #expect(await eventually(timeout: .seconds(60)) { gateway.all("h10/sensor/accelerometer").count > count + 50 })
     }
 
+    @Test("devices[].configure starts streams on connect, and a request replacing it outlives a restart of the gateway")
+    func configurationOutlivesARestart() async throws {
+        let gateway = try GatewayHarness(configuration: """
+        devices:
+          - address: "\(Self.h10)"
+            name: h10
+            configure:
+              sensors: { ecg: {} }
+        """)
+        try gateway.addDevice("polar_h10", address: Self.h10)
+        await gateway.start()
+        #expect(await eventually(timeout: .seconds(60)) { gateway.all("h10/sensor/ecg").count > 50 })
+        let swap = await gateway.request("h10/request/configure",
+                                         #"{"sensors":{"ecg":{"enabled":false},"accelerometer":{"rate_hz":25,"range":2}}}"#)
+        #expect(swap?["status"]?.text == "ok")
+        // The device forgets its streams when the gateway lets it go; the new gateway starts what the request left.
+        let restarted = try await gateway.restarted()
+        defer { Task { await restarted.stop() } }
+        #expect(await eventually(timeout: .seconds(60)) { restarted.all("h10/sensor/accelerometer").count > 25 })
+        #expect(await eventually { restarted.last("h10")?["sensors"]?["accelerometer"]?["rate_hz"] == 25 })
+        #expect(restarted.last("h10")?["sensors"]?["ecg"]?["enabled"] == false)
+        #expect(restarted.all("h10/sensor/ecg").isEmpty)
+    }
+
     @Test("the Verity Sense streams PPG, PPI with its quality marks, gyroscope and magnetometer; taken off, it says so")
     func veritySenseStreams() async throws {
         let gateway = try await started()
