@@ -36,8 +36,6 @@ public final class PolarDriver: WearableDriver {
         /// What runs on the device now, as far as the driver started it.
         var running: [PolarStream: PMDSettingSelection] = [:]
         var decoder = PolarSampleDecoder()
-        /// Data frames dropped since the connection began (malformed, or of a stream not started).
-        var droppedFrames = 0
     }
 
     private let connection = Mutex(Connection())
@@ -257,7 +255,6 @@ public final class PolarDriver: WearableDriver {
             do throws(PolarSampleDecoder.Failure) {
                 return .success(try state.decoder.decode(bytes))
             } catch {
-                state.droppedFrames += 1
                 return .failure(error)
             }
         }

@@ -159,4 +159,35 @@ struct PolarDriverLogicTests {
         #expect(PolarDriver.match(device("Polar H10", [])) == nil)
         #expect(WearableDrivers.all.bestMatch(for: device("Polar H10 20346EAB", ["0000180d-0000-1000-8000-00805f9b34fb"])) == PolarDriver.self)
     }
+
+    @Test("seeded random notifications: the decoder gives samples in time order or a typed failure, the assembler a value or an error")
+    func randomNotifications() {
+        var seed: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next() -> UInt64 {
+            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return seed >> 11
+        }
+        var decoder = PolarSampleDecoder()
+        var assembler = PMDResponseAssembler()
+        for type in [PMDMeasurementType.ecg, .ppg, .acc, .ppi, .gyroscope, .magnetometer] {
+            decoder.started(type, sampleRate: [0, 1, 130, 200][Int(next() % 4)], factor: [nil, 1, 0.001, .nan][Int(next() % 4)])
+        }
+        var decoded = 0
+        for index in 0..<20_000 {
+            // Mostly a plausible header (a known type, a later timestamp, a frame type decoders know) and random content;
+            // now and then a cut one.
+            let timestamp = 800_000_000_000_000_000 + UInt64(index) * 10_000_000
+            var bytes = [[0, 1, 2, 3, 5, 6][Int(next() % 6)]] + (0..<8).map { UInt8(truncatingIfNeeded: timestamp >> (8 * $0)) }
+            bytes.append([0, 1, 2, 0x80, 0x81][Int(next() % 5)])
+            bytes += (0..<Int(next() % 40)).map { _ in UInt8(truncatingIfNeeded: next()) }
+            if next() % 10 == 0 { bytes = Array(bytes.prefix(Int(next() % 12))) }
+            if let samples = try? decoder.decode(bytes) {
+                decoded += samples.count
+                let times = samples.map(\.timestamp)
+                #expect(zip(times, times.dropFirst()).allSatisfy { $0 <= $1 }, "\(bytes)")
+            }
+            _ = try? assembler.receive(bytes.isEmpty ? [] : [0xF0] + bytes.dropFirst())
+        }
+        #expect(decoded > 1000, "most random frames of a started type decode to something")
+    }
 }
