@@ -162,4 +162,23 @@ struct SimulatedPolarSensorTests {
         #expect(notice == .measurementsStopped([2, 3, 5, 6]))
         #expect(await (sense as! SimulatedPolarSensor).runningTypes.isEmpty)
     }
+
+    @Test("a settings response longer than the MTU goes out in parts with more set; joined, they are the whole list")
+    func multiPartResponses() throws {
+        let whole = PMDControlPointResponse(opCode: 1, measurementTypeByte: 5, statusCode: 0, parameters: try PolarSimulatedModel.veritySense
+            .streams[.gyroscope]!.settings.encode()).encode()
+        #expect(whole.count > 20)
+        let parts = PolarPMDEngine.parts(of: whole, mtu: 23)
+        #expect(parts.count == 2 && parts.allSatisfy { $0.count <= 20 })
+        var assembler = PMDResponseAssembler()
+        #expect(try assembler.receive(parts[0]) == .incomplete)
+        guard case .response(let joined) = try assembler.receive(parts[1]) else {
+            Issue.record("not joined")
+            return
+        }
+        #expect(try PMDSettings.decode(joined.parameters)[.range] == [250, 500, 1000, 2000])
+        #expect(PolarPMDEngine.parts(of: whole, mtu: 247) == [whole])
+        let error = PMDControlPointResponse(opCode: 2, measurementTypeByte: 1, statusCode: 10, moreByte: nil).encode()
+        #expect(PolarPMDEngine.parts(of: error, mtu: 23) == [error])
+    }
 }

@@ -14,6 +14,7 @@ import Wearables
 ///   more than the default 23); a configured `startError` answers every start (or those of `startErrorType`)
 ///   with that status instead. A started stream's response carries the factor for the compressed gyroscope and
 ///   magnetometer, as the SDK expects it in the start response.
+/// - A response longer than the MTU allows goes out in parts, "more" set on all but the last (`parts(of:mtu:)`).
 /// - stop (op 3) of a running type succeeds, of a stopped one answers `alreadyInState`; measurement status (op 5)
 ///   lists the running types. Other op codes answer `notSupported` (3); a request that does not decode
 ///   `invalidParameter` (5).
@@ -111,6 +112,24 @@ struct PolarPMDEngine: Sendable {
         }
         guard let factor else { return [] }
         return (try? PMDSettings(values: [.factor: [Int(factor.bitPattern)]]).encode()) ?? []
+    }
+
+    /// A response as the indications that carry it on a link of `mtu`: one when it fits, else its parameters
+    /// spread over several with "more" set on all but the last (what the SDK's `sendPmdCommand` joins again).
+    static func parts(of response: [UInt8], mtu: Int) -> [[UInt8]] {
+        let limit = mtu - 3
+        guard response.count > limit, let decoded = try? PMDControlPointResponse.decode(response), decoded.isSuccess else {
+            return [response]
+        }
+        let header = 5
+        let chunk = max(1, limit - header)
+        let parameters = decoded.parameters
+        return stride(from: 0, to: parameters.count, by: chunk).map { start in
+            let end = min(parameters.count, start + chunk)
+            return PMDControlPointResponse(opCode: decoded.opCode, measurementTypeByte: decoded.measurementTypeByte,
+                                           statusCode: decoded.statusCode, moreByte: end < parameters.count ? 1 : 0,
+                                           parameters: Array(parameters[start..<end])).encode()
+        }
     }
 
     /// The bytes of a frame of one sample: a stream whose smallest frame does not fit a notification cannot run.

@@ -175,8 +175,10 @@ public actor SimulatedPolarSensor: SimulatedPeripheral {
         let link = current.link
         Task {
             try? await Task.sleep(for: Self.responseDelay)
-            guard self.isCurrent(id) else { return }
-            await link.indicate(Self.controlPointUUID, value: response)
+            for part in PolarPMDEngine.parts(of: response, mtu: link.mtu) {
+                guard self.isCurrent(id) else { return }
+                await link.indicate(Self.controlPointUUID, value: part)
+            }
         }
     }
 

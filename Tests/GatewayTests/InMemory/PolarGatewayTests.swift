@@ -178,6 +178,21 @@ struct PolarGatewayTests {
         #expect(restarted.all("h10/sensor/ecg").isEmpty)
     }
 
+    @Test("on a 23-byte MTU the settings arrive in parts and are read whole; a stream that cannot fit is NOT_SUPPORTED (10)")
+    func smallMTU() async throws {
+        let gateway = try GatewayHarness(configuration: "devices:\n  - address: \"\(Self.sense)\"\n    name: sense",
+                                         central: InMemoryCentral(mtu: 23))
+        try gateway.addDevice("polar_verity_sense", address: Self.sense)
+        await gateway.start()
+        defer { Task { await gateway.stop() } }
+        #expect(await eventually(timeout: .seconds(60)) { gateway.last("sense")?["capabilities"] != nil })
+        #expect(gateway.last("sense")?["capabilities"]?["sensors"]?["gyroscope"]?["range"] == [250, 500, 1000, 2000])
+        let ppg = await gateway.request("sense/request/configure", #"{"sensors":{"ppg":{}}}"#)
+        #expect(Self.code(ppg) == "NOT_SUPPORTED" && ppg?["error"]?["vendor_code"]?.integer == 10, "\(String(describing: ppg))")
+        #expect(await gateway.request("sense/request/configure", #"{"sensors":{"gyroscope":{"range":250}}}"#)?["status"]?.text == "ok")
+        #expect(await eventually { gateway.all("sense/sensor/gyroscope").count > 20 })
+    }
+
     @Test("the Verity Sense streams PPG, PPI with its quality marks, gyroscope and magnetometer; taken off, it says so")
     func veritySenseStreams() async throws {
         let gateway = try await started()
