@@ -5,7 +5,8 @@ import Wear2MQTTTesting
 
 /// A Polar H10 over the whole product: the simulator serves the PMD service from the Polar codecs, the gateway's
 /// `polar` driver reads what the strap offers, starts ECG at 130 Hz and acceleration at 200 Hz together from one
-/// MQTT request, and every sample arrives; RR intervals and heart-rate variability come with them. Every
+/// MQTT request, and every sample arrives; RR intervals and heart-rate variability come with them. A Verity Sense
+/// streams PPG without loss and PPI beats that heart-rate variability is computed from. Every
 /// command's errors are tested in memory (Tests/GatewayTests/InMemory/PolarGatewayTests.swift).
 @Suite(.timeLimit(.minutes(4)))
 struct PolarEndToEndTests {
@@ -67,6 +68,32 @@ struct PolarEndToEndTests {
             #expect(await eventually(timeout: .seconds(60)) { stack.last("h10/sensor/hrv")?["rmssd_ms"] != nil })
             let meanHR = stack.last("h10/sensor/hrv")?["mean_hr_bpm"] as? Double ?? 0
             #expect(abs(meanHR - 150) < 5, "\(String(describing: stack.last("h10/sensor/hrv")))")
+        }
+    }
+
+    @Test func veritySenseStreamsPPGAndPPIAndHeartRateVariabilityFromItsBeats() async throws {
+        let sense = "A0:9E:1A:00:00:11"
+        try await Stack.with(scenarioDevices: """
+          - kind: polar_verity_sense
+            address: \(sense)
+            advertising_interval: 100ms
+            options: { bpm: 120 }
+        """, configuredDevices: "  - address: \(sense)\n    name: sense", gatewayExtra: "hrv:\n  window_s: 30\n  interval_s: 2") { stack in
+            #expect(await eventually(timeout: .seconds(60)) {
+                (stack.last("sense")?["capabilities"] as? [String: Any])?["sensors"] != nil
+            })
+            try await stack.request("sense/request/configure", #"{"transaction":"ppx","sensors":{"ppg":{},"ppi":{}}}"#)
+            let answer = await stack.response("sense/response/configure", transaction: "ppx")
+            #expect(answer?["status"] as? String == "ok", "\(String(describing: answer))")
+            #expect(await eventually(timeout: .seconds(60)) { times(stack, "sense/sensor/ppg").count >= 55 * 3 })
+            let ppg = times(stack, "sense/sensor/ppg")
+            #expect(missing(ppg, rate: 55) == 0, "PPG: \(ppg.count) samples over \(ppg.last! - ppg.first!) ms")
+            // PPI beats at 120 bpm, and heart-rate variability from them.
+            #expect(await eventually(timeout: .seconds(60)) { stack.last("sense/sensor/hrv")?["rmssd_ms"] != nil })
+            let intervals = stack.payloads("sense/sensor/ppi").compactMap(stack.json).compactMap { $0["interval_ms"] as? Int }
+            #expect(!intervals.isEmpty && intervals.allSatisfy { abs($0 - 500) <= 20 }, "\(intervals)")
+            let meanHR = stack.last("sense/sensor/hrv")?["mean_hr_bpm"] as? Double ?? 0
+            #expect(abs(meanHR - 120) < 4, "\(String(describing: stack.last("sense/sensor/hrv")))")
         }
     }
 }
