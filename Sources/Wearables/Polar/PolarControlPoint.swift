@@ -55,7 +55,15 @@ final class PolarControlPoint: Sendable {
             state.withLock { $0.waiter = nil }
             continuation.finish()
         }
-        try await link.write(characteristic, bytes, withResponse: true)
+        do {
+            try await link.write(characteristic, bytes, withResponse: true)
+        } catch {
+            // A write that races the link's end fails with whatever the stack says; it is a lost link all the same.
+            if await link.goesDown(within: .milliseconds(500)) {
+                throw CommandError(.deviceDisconnected, "the link dropped while writing to the control point")
+            }
+            throw error
+        }
         let opCode = request.opCode.rawValue
         enum Outcome: Sendable { case response(PMDControlPointResponse), disconnected, silent }
         let timeout = timeout

@@ -284,6 +284,8 @@ public final class PolarDriver: WearableDriver {
         switch command {
         case .configure(let request):
             guard let pmd = pmdCharacteristics(link) else {
+                // A link that just dropped takes its GATT objects with it.
+                guard link.isConnected else { throw CommandError(.deviceDisconnected, "the device is not connected") }
                 throw CommandError(.notSupported, "this device has no Polar Measurement Data service")
             }
             let offered = try await readyOffered(link)
