@@ -91,6 +91,20 @@ extension JSONWriter {
             field("intervals", variability.intervals)
             field("rejected", variability.rejected)
             field("window_s", variability.windowSeconds)
+        case .ecg(let microvolts):
+            field("uv", microvolts)
+        case .ppg(let channels, let ambient):
+            key("values")
+            beginArray()
+            for value in channels { integer(value) }
+            endArray()
+            optionalField("ambient", ambient)
+        case .pulseInterval(let interval):
+            field("interval_ms", interval.milliseconds)
+            field("error_ms", interval.errorEstimateMilliseconds)
+            field("bpm", interval.heartRate)
+            field("blocker", interval.blocker)
+            optionalField("contact", interval.skinContact)
         }
         endObject()
     }

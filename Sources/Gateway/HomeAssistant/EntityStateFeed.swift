@@ -59,7 +59,8 @@ public struct EntityStateFeed: Sendable {
             body("hrv_rmssd", variability.measures?.rmssdMilliseconds ?? .nan, .latestOrUnknown)
             body("hrv_sdnn", variability.measures?.sdnnMilliseconds ?? .nan, .latestOrUnknown)
             body("hrv_mean_hr", variability.measures?.meanHeartRateBPM ?? .nan, .latestOrUnknown)
-        case .vector, .quaternion, .uncalibratedVector, .bvp: break
+        case .pulseInterval(let interval) where !interval.blocker: body("ibi", Double(interval.milliseconds), .mean)
+        case .vector, .quaternion, .uncalibratedVector, .bvp, .ecg, .ppg, .pulseInterval: break
         }
     }
 

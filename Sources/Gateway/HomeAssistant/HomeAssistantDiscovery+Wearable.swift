@@ -216,6 +216,6 @@ extension DiscoveredWearable {
         "heart_rate": ["heart_rate"], "spo2": ["spo2", "pulse_rate"], "temperature": ["temperature"],
         "skin_temperature": ["skin_temperature"], "eda": ["eda"], "ibi": ["ibi"],
         "running": ["running_speed", "running_cadence"], "cycling": ["cycling_speed", "cycling_cadence"],
-        "hrv": ["hrv_rmssd", "hrv_sdnn", "hrv_mean_hr"],
+        "hrv": ["hrv_rmssd", "hrv_sdnn", "hrv_mean_hr"], "ppi": ["ibi"],
     ]
 }

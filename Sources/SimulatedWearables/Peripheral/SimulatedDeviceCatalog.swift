@@ -26,6 +26,8 @@ public enum SimulatedDeviceCatalog {
         .empaticaE4,
         .gofitCareXc,
         .actigraphLink,
+        .polarH10,
+        .polarVeritySense,
     ]
 
     public static func kind(named name: String) -> SimulatedDeviceKind? {

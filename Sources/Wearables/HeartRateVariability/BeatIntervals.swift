@@ -67,8 +67,11 @@ extension SensorSample {
             BeatIntervals(milliseconds: rrIntervals, timing: .notification, timestamp: timestamp)
         case .ibi(let seconds):
             BeatIntervals(milliseconds: seconds * 1000, timing: .beat, timestamp: timestamp)
+        case .pulseInterval(let interval) where !interval.blocker:
+            // A blocked interval is one the device itself calls invalid.
+            BeatIntervals(milliseconds: Double(interval.milliseconds), timing: .beat, timestamp: timestamp)
         case .heartRate, .vector, .quaternion, .uncalibratedVector, .eda, .bvp, .celsius, .spo2, .running, .cycling,
-             .heartRateVariability:
+             .heartRateVariability, .ecg, .ppg, .pulseInterval:
             nil
         }
     }

@@ -10,6 +10,8 @@ public enum SensorKind: String, Sendable, Hashable, CaseIterable, Codable {
     case temperature, spo2, running, cycling
     /// Heart-rate variability, derived by the gateway from any device's beat intervals (`HeartRateVariabilityCalculator`).
     case hrv
+    /// Polar's ECG (µV), photoplethysmogram (counts) and peak-to-peak intervals (docs/protocols/polar.md).
+    case ecg, ppg, ppi
 }
 
 /// How much a motion sensor trusts its reading.
@@ -33,6 +35,33 @@ public enum SensorReading: Sendable, Equatable {
     case cycling(wheelRevolutions: UInt32?, crankRevolutions: UInt16?, speedMetresPerSecond: Double?,
                  cadenceRPM: Double?)
     case heartRateVariability(HeartRateVariability)
+    /// One ECG sample in microvolts.
+    case ecg(microvolts: Int)
+    /// One PPG sample: the device's optical channels and, when it measures it, the ambient light (raw counts).
+    case ppg(channels: [Int], ambient: Int?)
+    /// One beat found in a PPG signal by the device (Polar's PPI).
+    case pulseInterval(PulseInterval)
+}
+
+/// A beat-to-beat interval a device measured optically, with its own quality marks.
+public struct PulseInterval: Sendable, Equatable {
+    public var milliseconds: Int
+    /// The device's estimate of the interval's error.
+    public var errorEstimateMilliseconds: Int
+    /// The heart rate the device computed with it, in bpm (0 when it has none).
+    public var heartRate: Int
+    /// The device marks the interval invalid (movement blocked the measurement).
+    public var blocker: Bool
+    /// Skin contact, nil when the device cannot tell.
+    public var skinContact: Bool?
+
+    public init(milliseconds: Int, errorEstimateMilliseconds: Int, heartRate: Int, blocker: Bool, skinContact: Bool?) {
+        self.milliseconds = milliseconds
+        self.errorEstimateMilliseconds = errorEstimateMilliseconds
+        self.heartRate = heartRate
+        self.blocker = blocker
+        self.skinContact = skinContact
+    }
 }
 
 /// A timestamped reading of one sensor. `timestamp` is Unix time in milliseconds, as the contract's `ts`.

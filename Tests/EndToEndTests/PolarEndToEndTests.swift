@@ -1,0 +1,99 @@
+import Foundation
+import Simulator
+import Testing
+import Wear2MQTTTesting
+
+/// A Polar H10 over the whole product: the simulator serves the PMD service from the Polar codecs, the gateway's
+/// `polar` driver reads what the strap offers, starts ECG at 130 Hz and acceleration at 200 Hz together from one
+/// MQTT request, and every sample arrives; RR intervals and heart-rate variability come with them. A Verity Sense
+/// streams PPG without loss and PPI beats that heart-rate variability is computed from. Every
+/// command's errors are tested in memory (Tests/GatewayTests/InMemory/PolarGatewayTests.swift).
+@Suite(.timeLimit(.minutes(4)))
+struct PolarEndToEndTests {
+    static let strap = "A0:9E:1A:00:00:10"
+
+    static let scenarioDevices = """
+      - kind: polar_h10
+        address: \(strap)
+        advertising_interval: 100ms
+        options: { bpm: 150 }
+    """
+
+    /// No driver named: the gateway picks `polar` from the name and the PMD service.
+    static let configuredDevices = """
+      - address: \(strap)
+        name: h10
+    """
+
+    func times(_ stack: Stack, _ topic: String) -> [Int] {
+        stack.payloads(topic).compactMap(stack.json).compactMap { $0["ts"] as? Int }
+    }
+
+    /// Samples the series lacks: the device stamps sample n at start + n / rate, so between the first and the last
+    /// timestamp there are exactly (last − first) × rate / 1000 more (±1 for the milliseconds cut off each end).
+    func missing(_ times: [Int], rate: Double) -> Int {
+        guard let first = times.first, let last = times.last else { return Int.max }
+        let expected = Int((Double(last - first) * rate / 1000).rounded()) + 1
+        return abs(expected - times.count) <= 1 ? 0 : expected - times.count
+    }
+
+    @Test func ecgAt130HzAndAccelerationAt200HzTogetherWithoutLossAndHeartRateVariability() async throws {
+        try await Stack.with(scenarioDevices: Self.scenarioDevices, configuredDevices: Self.configuredDevices,
+                             gatewayExtra: "hrv:\n  window_s: 30\n  interval_s: 2") { stack in
+            #expect(await eventually(timeout: .seconds(60)) {
+                (stack.last("h10")?["capabilities"] as? [String: Any])?["sensors"] != nil
+            })
+            #expect(stack.payloads("bridge/devices").last?.contains(#""driver":"polar""#) == true)
+
+            try await stack.request("h10/request/configure",
+                                    #"{"transaction":"both","sensors":{"ecg":{},"accelerometer":{"rate_hz":200,"range":8}}}"#)
+            let answer = await stack.response("h10/response/configure", transaction: "both")
+            #expect(answer?["status"] as? String == "ok", "\(String(describing: answer))")
+
+            // A few seconds of both streams at once.
+            #expect(await eventually(timeout: .seconds(60)) { times(stack, "h10/sensor/ecg").count >= 130 * 5 })
+            #expect(await eventually(timeout: .seconds(30)) { times(stack, "h10/sensor/accelerometer").count >= 200 * 5 })
+            let ecg = times(stack, "h10/sensor/ecg")
+            let acc = times(stack, "h10/sensor/accelerometer")
+            #expect(missing(ecg, rate: 130) == 0, "ECG: \(ecg.count) samples over \(ecg.last! - ecg.first!) ms")
+            #expect(missing(acc, rate: 200) == 0, "ACC: \(acc.count) samples over \(acc.last! - acc.first!) ms")
+            // And no sample out of place: 1/130 s is 7.7 ms, 1/200 s exactly 5.
+            #expect(zip(ecg.dropFirst(), ecg).allSatisfy { (7...8).contains($0 - $1) })
+            #expect(zip(acc.dropFirst(), acc).allSatisfy { $0 - $1 == 5 })
+            let peaks = stack.payloads("h10/sensor/ecg").compactMap(stack.json).compactMap { $0["uv"] as? Int }.filter { $0 > 900 }
+            #expect(!peaks.isEmpty, "R peaks in the ECG")
+
+            // RR intervals on heart_rate, and from them sensor/hrv at the strap's 150 bpm.
+            #expect(stack.payloads("h10/sensor/heart_rate").contains { $0.contains("rr_ms") })
+            #expect(await eventually(timeout: .seconds(60)) { stack.last("h10/sensor/hrv")?["rmssd_ms"] != nil })
+            let meanHR = stack.last("h10/sensor/hrv")?["mean_hr_bpm"] as? Double ?? 0
+            #expect(abs(meanHR - 150) < 5, "\(String(describing: stack.last("h10/sensor/hrv")))")
+        }
+    }
+
+    @Test func veritySenseStreamsPPGAndPPIAndHeartRateVariabilityFromItsBeats() async throws {
+        let sense = "A0:9E:1A:00:00:11"
+        try await Stack.with(scenarioDevices: """
+          - kind: polar_verity_sense
+            address: \(sense)
+            advertising_interval: 100ms
+            options: { bpm: 120 }
+        """, configuredDevices: "  - address: \(sense)\n    name: sense", gatewayExtra: "hrv:\n  window_s: 30\n  interval_s: 2") { stack in
+            #expect(await eventually(timeout: .seconds(60)) {
+                (stack.last("sense")?["capabilities"] as? [String: Any])?["sensors"] != nil
+            })
+            try await stack.request("sense/request/configure", #"{"transaction":"ppx","sensors":{"ppg":{},"ppi":{}}}"#)
+            let answer = await stack.response("sense/response/configure", transaction: "ppx")
+            #expect(answer?["status"] as? String == "ok", "\(String(describing: answer))")
+            #expect(await eventually(timeout: .seconds(60)) { times(stack, "sense/sensor/ppg").count >= 55 * 3 })
+            let ppg = times(stack, "sense/sensor/ppg")
+            #expect(missing(ppg, rate: 55) == 0, "PPG: \(ppg.count) samples over \(ppg.last! - ppg.first!) ms")
+            // PPI beats at 120 bpm, and heart-rate variability from them.
+            #expect(await eventually(timeout: .seconds(60)) { stack.last("sense/sensor/hrv")?["rmssd_ms"] != nil })
+            let intervals = stack.payloads("sense/sensor/ppi").compactMap(stack.json).compactMap { $0["interval_ms"] as? Int }
+            #expect(!intervals.isEmpty && intervals.allSatisfy { abs($0 - 500) <= 20 }, "\(intervals)")
+            let meanHR = stack.last("sense/sensor/hrv")?["mean_hr_bpm"] as? Double ?? 0
+            #expect(abs(meanHR - 120) < 4, "\(String(describing: stack.last("sense/sensor/hrv")))")
+        }
+    }
+}
