@@ -91,6 +91,8 @@ extension JSONWriter {
             field("intervals", variability.intervals)
             field("rejected", variability.rejected)
             field("window_s", variability.windowSeconds)
+        case .steps(let count):
+            field("steps", count)
         }
         endObject()
     }

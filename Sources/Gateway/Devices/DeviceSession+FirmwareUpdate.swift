@@ -193,6 +193,10 @@ extension DeviceSession {
                 finished["note"] = .text(note)
                 answer["note"] = .text(note)
             }
+            if let after = type(of: driver).firmwareUpdateNote {
+                answer["next_step"] = .text(after)
+                finished["next_step"] = .text(after)
+            }
             var patch: [String: DeviceValue] = ["update": .object(finished)]
             if let firmware { patch["firmware"] = .text(firmware) }
             emitUpdate(.state(patch))

@@ -59,6 +59,7 @@ public struct EntityStateFeed: Sendable {
             body("hrv_rmssd", variability.measures?.rmssdMilliseconds ?? .nan, .latestOrUnknown)
             body("hrv_sdnn", variability.measures?.sdnnMilliseconds ?? .nan, .latestOrUnknown)
             body("hrv_mean_hr", variability.measures?.meanHeartRateBPM ?? .nan, .latestOrUnknown)
+        case .steps(let count): body("steps", Double(count), .latest)
         case .vector, .quaternion, .uncalibratedVector, .bvp: break
         }
     }

@@ -68,7 +68,7 @@ extension SensorSample {
         case .ibi(let seconds):
             BeatIntervals(milliseconds: seconds * 1000, timing: .beat, timestamp: timestamp)
         case .heartRate, .vector, .quaternion, .uncalibratedVector, .eda, .bvp, .celsius, .spo2, .running, .cycling,
-             .heartRateVariability:
+             .heartRateVariability, .steps:
             nil
         }
     }

@@ -8,6 +8,9 @@ public enum SensorKind: String, Sendable, Hashable, CaseIterable, Codable {
     case eda, bvp, ibi
     case skinTemperature = "skin_temperature"
     case temperature, spo2, running, cycling
+    /// Steps counted today by the device itself (a watch's pedometer), cumulative; it falls back to 0 at the
+    /// device's midnight.
+    case steps
     /// Heart-rate variability, derived by the gateway from any device's beat intervals (`HeartRateVariabilityCalculator`).
     case hrv
 }
@@ -33,6 +36,8 @@ public enum SensorReading: Sendable, Equatable {
     case cycling(wheelRevolutions: UInt32?, crankRevolutions: UInt16?, speedMetresPerSecond: Double?,
                  cadenceRPM: Double?)
     case heartRateVariability(HeartRateVariability)
+    /// A device's own step counter: the steps it counted today.
+    case steps(count: Int)
 }
 
 /// A timestamped reading of one sensor. `timestamp` is Unix time in milliseconds, as the contract's `ts`.
