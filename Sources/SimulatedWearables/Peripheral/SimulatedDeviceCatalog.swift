@@ -26,6 +26,7 @@ public enum SimulatedDeviceCatalog {
         .empaticaE4,
         .gofitCareXc,
         .actigraphLink,
+        .pineTimeInfiniTime,
     ]
 
     public static func kind(named name: String) -> SimulatedDeviceKind? {
