@@ -43,7 +43,8 @@ extension InfiniTimeDriver {
         let request = try InfiniTimeWeatherRequest(RequestReader(arguments), localTimestamp: Self.localSeconds(link.now),
                                                    sunTimesSupported: sunTimes)
         for message in request.messages {
-            try await link.write(characteristic, message.encode(), withResponse: characteristic.flags.contains("write"))
+            try await link.write(characteristic, message.encode(), withResponse: characteristic.flags.contains("write"),
+                                 rejected: { Self.refused("weather", $0) })
         }
         return request.answer
     }
@@ -65,8 +66,15 @@ extension InfiniTimeDriver {
             targets.append((characteristic, write))
         }
         for (characteristic, write) in targets {
-            try await link.write(characteristic, write.bytes, withResponse: characteristic.flags.contains("write"))
+            try await link.write(characteristic, write.bytes, withResponse: characteristic.flags.contains("write"),
+                                 rejected: { Self.refused(write.field, $0) })
         }
+    }
+
+    /// A write the watch answered with an ATT error: InfiniTime documents none, so it is reported as it came.
+    static func refused(_ field: String, _ code: UInt8) -> CommandError {
+        CommandError(.internalError, "the watch refused the write of \(field) (ATT error 0x\(String(code, radix: 16)))",
+                     vendorCode: Int(code))
     }
 
     /// Current Time (the local wall time), then Local Time Information when the watch has it (1.12+), so its UTC
