@@ -39,7 +39,9 @@ struct PineTimeApplicationDFU: Sendable {
 
     init(firmware: String) { self.firmware = firmware }
 
-    var bytesReceived: Int { engine.bytesReceived }
+    private var bytesReceivedBefore = 0
+    /// Image bytes received over the air in every transfer so far, resent ones again.
+    var bytesReceived: Int { bytesReceivedBefore + engine.bytesReceived }
 
     /// What a write to the control point or packet causes.
     mutating func write(_ characteristic: BluetoothUUID, _ value: [UInt8]) -> [SimulatedDFUOutgoing] {
@@ -55,6 +57,7 @@ struct PineTimeApplicationDFU: Sendable {
                     firmware = SimulatedFirmwareRevision.afterInstalling(version: installed.version, current: firmware,
                                                                          installCount: updates)
                 }
+                bytesReceivedBefore += engine.bytesReceived
                 engine = LegacyDFUBootloaderEngine(faults: SimulatedDFUFaults(), configuration: Self.configuration)
                 outgoing.append(.hangUp)
             }
