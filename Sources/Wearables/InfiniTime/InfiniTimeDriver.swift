@@ -35,10 +35,13 @@ public final class InfiniTimeDriver: WearableDriver {
     /// watch advertises only Heart Rate and the Legacy DFU service: with its name that is likely (the name alone
     /// proves nothing, any device can take it).
     public static func match(_ device: Advertisement) -> DriverMatch? {
-        let uuids = Set(device.serviceUUIDs.map { $0.lowercased() })
+        match(name: device.name ?? device.alias, serviceUUIDs: device.serviceUUIDs)
+    }
+
+    static func match(name: String?, serviceUUIDs: [String]) -> DriverMatch? {
+        let uuids = Set(serviceUUIDs.map { $0.lowercased() })
         if customServices.contains(where: uuids.contains) { return .certain }
-        let named = (device.name ?? device.alias ?? "") == advertisedName
-        if named, uuids.contains(InfiniTimeUUID.Standard.legacyDFUService) { return .likely }
+        if name == advertisedName, uuids.contains(InfiniTimeUUID.Standard.legacyDFUService) { return .likely }
         return nil
     }
 
