@@ -20,6 +20,9 @@ public final class InfiniTimeDriver: WearableDriver {
         "refresh", "find", "time_sync", "notify", "music", "weather", "navigation", "connect", "disconnect", "dfu",
     ]
     public static var events: [String] { ["music", "call"] }
+    public static var eventActions: [String: [String]] {
+        ["music": InfiniTimeMusicEvent.allCases.map(\.contractName), "call": InfiniTimeCallResponse.allCases.map(\.contractName)]
+    }
     public static var firmwareUpdateNote: String? {
         "validate the new firmware in the watch's settings (Settings > Firmware > Validate), or it goes back to the old one at its next restart"
     }
