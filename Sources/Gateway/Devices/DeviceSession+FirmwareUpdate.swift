@@ -352,7 +352,9 @@ extension DeviceSession {
     private func firmwareAfterUpdate() async -> String? {
         let deadline = ContinuousClock.now + Self.applicationReturn
         while ContinuousClock.now < deadline, !Task.isCancelled {
-            if state == .connected, let link {
+            // `link.isConnected` too: a device whose application took the update itself (InfiniTime) reset on the
+            // session's own link, which the session may not have seen drop yet.
+            if state == .connected, let link, link.isConnected {
                 if let firmware = await link.readDeviceInformationStrings()["firmware"]?.text { return firmware }
                 return nil
             }
