@@ -47,8 +47,9 @@ struct InfiniTimeEndToEndTests {
             #expect(await eventually { stack.last("wrist")?["firmware"] as? String == "1.16.0" })
 
             // The clock and zone were set on connect.
-            #expect(await eventually { (try? await stack.control.inspect(Self.watch))?["time_writes"] == "1" })
-            #expect(try await stack.control.inspect(Self.watch)["time_zone_quarters"] != nil)
+            // Current Time first, then Local Time Information.
+            #expect(await eventually { (try? await stack.control.inspect(Self.watch))?["time_zone_quarters"] != nil })
+            #expect(try await stack.control.inspect(Self.watch)["time_writes"] == "1")
 
             // Steps count up from the watch's 4000; motion streams in m/s².
             #expect(await eventually(timeout: .seconds(30)) { samples(stack, "wrist/sensor/steps").count >= 3 })
