@@ -2,7 +2,17 @@ import BlueZ
 import Foundation
 
 extension InfiniTimeDriver {
+    /// A part that seems missing because the link went during the command (BlueZ drops the GATT table with it) is
+    /// `DEVICE_DISCONNECTED`, not `NOT_SUPPORTED`.
     public func execute(_ command: DeviceCommand, link: DeviceLink) async throws(CommandError) -> DeviceValue {
+        do {
+            return try await perform(command, link: link)
+        } catch where error.code == .notSupported && !link.isConnected {
+            throw CommandError(.deviceDisconnected, "the watch disconnected")
+        }
+    }
+
+    private func perform(_ command: DeviceCommand, link: DeviceLink) async throws(CommandError) -> DeviceValue {
         switch command {
         case .refresh:
             await readInformation(link)
@@ -61,7 +71,7 @@ extension InfiniTimeDriver {
         var targets: [(GattCharacteristicInfo, InfiniTimeCharacteristicWrite)] = []
         for write in writes {
             guard let characteristic = link.characteristic(write.characteristic) else {
-                throw CommandError(.notSupported, "\(write.field): this watch has no \(what)")
+                    throw CommandError(.notSupported, "\(write.field): this watch has no \(what)")
             }
             targets.append((characteristic, write))
         }
