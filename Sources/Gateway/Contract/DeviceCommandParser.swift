@@ -9,8 +9,8 @@ import Wearables
 public enum DeviceCommandParser {
     /// Every device command of contract version 1.
     public static let commandNames = [
-        "clear_data", "configure", "connect", "dfu", "dfu/cancel", "disconnect", "factory_reset", "find", "refresh",
-        "reset_energy_expended", "settings", "sync", "time_sync",
+        "clear_data", "configure", "connect", "dfu", "dfu/cancel", "disconnect", "factory_reset", "find", "music",
+        "navigation", "notify", "refresh", "reset_energy_expended", "settings", "sync", "time_sync", "weather",
     ]
 
     /// Levels of the Immediate Alert service, by their contract names.
@@ -38,6 +38,9 @@ public enum DeviceCommandParser {
             return try configure(reader)
         case "dfu":
             return try dfu(reader)
+        case "notify", "music", "weather", "navigation":
+            // A watch's own pushes (InfiniTime): the driver reads and checks their fields, unknown ones included.
+            return .named(command, arguments)
         default:
             throw CommandError(
                 .unknownCommand,

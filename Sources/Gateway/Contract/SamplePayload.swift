@@ -105,6 +105,8 @@ extension JSONWriter {
             field("bpm", interval.heartRate)
             field("blocker", interval.blocker)
             optionalField("contact", interval.skinContact)
+        case .steps(let count):
+            field("steps", count)
         }
         endObject()
     }

@@ -193,6 +193,10 @@ extension DeviceSession {
                 finished["note"] = .text(note)
                 answer["note"] = .text(note)
             }
+            if let after = type(of: driver).firmwareUpdateNote {
+                answer["next_step"] = .text(after)
+                finished["next_step"] = .text(after)
+            }
             var patch: [String: DeviceValue] = ["update": .object(finished)]
             if let firmware { patch["firmware"] = .text(firmware) }
             emitUpdate(.state(patch))
@@ -348,7 +352,9 @@ extension DeviceSession {
     private func firmwareAfterUpdate() async -> String? {
         let deadline = ContinuousClock.now + Self.applicationReturn
         while ContinuousClock.now < deadline, !Task.isCancelled {
-            if state == .connected, let link {
+            // `link.isConnected` too: a device whose application took the update itself (InfiniTime) reset on the
+            // session's own link, which the session may not have seen drop yet.
+            if state == .connected, let link, link.isConnected {
                 if let firmware = await link.readDeviceInformationStrings()["firmware"]?.text { return firmware }
                 return nil
             }

@@ -24,7 +24,7 @@ public enum ConnectionState: String, Sendable {
 public actor DeviceSession {
     public let device: ManagedDevice
     public let address: BluetoothAddress
-    private let driver: any WearableDriver
+    let driver: any WearableDriver
     let bluez: any BluetoothCentral
     let adapter: @Sendable () -> AdapterInfo?
     let discovery: DiscoveryCoordinator

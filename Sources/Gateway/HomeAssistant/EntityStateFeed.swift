@@ -60,6 +60,7 @@ public struct EntityStateFeed: Sendable {
             body("hrv_sdnn", variability.measures?.sdnnMilliseconds ?? .nan, .latestOrUnknown)
             body("hrv_mean_hr", variability.measures?.meanHeartRateBPM ?? .nan, .latestOrUnknown)
         case .pulseInterval(let interval) where !interval.blocker: body("ibi", Double(interval.milliseconds), .mean)
+        case .steps(let count): body("steps", Double(count), .latest)
         case .vector, .quaternion, .uncalibratedVector, .bvp, .ecg, .ppg, .pulseInterval: break
         }
     }

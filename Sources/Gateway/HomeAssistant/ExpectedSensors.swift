@@ -8,7 +8,8 @@ enum ExpectedSensors {
     ]
 
     /// Streams a driver always sends once connected.
-    static let byDriver: [String: Set<String>] = ["empatica": ["heart_rate", "eda", "skin_temperature", "ibi"], "polar": ["heart_rate"]]
+    static let byDriver: [String: Set<String>] = ["empatica": ["heart_rate", "eda", "skin_temperature", "ibi"], "polar": ["heart_rate"],
+                                                  "infinitime": ["heart_rate", "steps"]]
 
     /// `heartRateVariability`: `hrv.enabled`; a driver that always streams beat intervals (`ibi`) then streams
     /// `hrv` too. A standard strap's RR intervals are optional in its measurements, so its `hrv` is known from the

@@ -18,6 +18,8 @@ public struct DiscoveredWearable: Sendable, Equatable {
     public var gestures: [String]
     /// Events the device can raise (`<id>/event`): a button, a find-my-phone, a spot check.
     public var events: [String]
+    /// The actions of events that carry one (`music`: `play`, `next`, …): a trigger each instead of one per event.
+    public var eventActions: [String: [String]]
     /// Settings shown as controls.
     public var settings: [SettingDescription]
     /// Fitness summary entities (`FitnessSummary.keys`) for a device that syncs history.
@@ -27,8 +29,9 @@ public struct DiscoveredWearable: Sendable, Equatable {
     public var firmware: (offer: FirmwareOffer?, installable: Bool)?
 
     public init(id: String, address: String, driver: String, state: [String: DeviceValue] = [:], commands: Set<String> = [],
-                sensors: Set<String> = [], gestures: [String] = [], events: [String] = [], settings: [SettingDescription] = [],
-                summaries: Set<String> = [], firmware: (offer: FirmwareOffer?, installable: Bool)? = nil) {
+                sensors: Set<String> = [], gestures: [String] = [], events: [String] = [], eventActions: [String: [String]] = [:],
+                settings: [SettingDescription] = [], summaries: Set<String> = [],
+                firmware: (offer: FirmwareOffer?, installable: Bool)? = nil) {
         self.id = id
         self.address = address
         self.driver = driver
@@ -37,6 +40,7 @@ public struct DiscoveredWearable: Sendable, Equatable {
         self.sensors = sensors
         self.gestures = gestures
         self.events = events
+        self.eventActions = eventActions
         self.settings = settings
         self.summaries = summaries
         self.firmware = firmware
@@ -45,7 +49,7 @@ public struct DiscoveredWearable: Sendable, Equatable {
     public static func == (lhs: DiscoveredWearable, rhs: DiscoveredWearable) -> Bool {
         lhs.id == rhs.id && lhs.address == rhs.address && lhs.driver == rhs.driver && lhs.state == rhs.state
             && lhs.commands == rhs.commands && lhs.sensors == rhs.sensors && lhs.gestures == rhs.gestures
-            && lhs.events == rhs.events && lhs.settings == rhs.settings && lhs.summaries == rhs.summaries && lhs.firmware?.offer == rhs.firmware?.offer
+            && lhs.events == rhs.events && lhs.eventActions == rhs.eventActions && lhs.settings == rhs.settings && lhs.summaries == rhs.summaries && lhs.firmware?.offer == rhs.firmware?.offer
             && lhs.firmware?.installable == rhs.firmware?.installable
     }
 }
@@ -77,7 +81,11 @@ extension HomeAssistantDiscovery {
         "hrv_rmssd": ("HRV RMSSD", "ms", "duration"),
         "hrv_sdnn": ("HRV SDNN", "ms", "duration"),
         "hrv_mean_hr": ("HRV mean heart rate", "bpm", nil),
+        "steps": ("Steps", "steps", nil),
     ]
+
+    /// Entities whose state class is not `measurement`: a watch's steps today only grow, back to 0 at midnight.
+    static let stateClasses: [String: String] = ["steps": "total_increasing"]
 
     /// The retained discovery document of one wearable, linked to the bridge.
     public func wearable(_ wearable: DiscoveredWearable) -> OutgoingMessage { wearableDocument(wearable).message }
@@ -134,7 +142,8 @@ extension HomeAssistantDiscovery {
         for key in wearable.sensors.sorted() {
             guard let entity = Self.sensorEntities[key] else { continue }
             var options: [String: DeviceValue] = [
-                "name": .text(entity.name), "unit_of_measurement": .text(entity.unit), "state_class": "measurement",
+                "name": .text(entity.name), "unit_of_measurement": .text(entity.unit),
+                "state_class": .text(Self.stateClasses[key] ?? "measurement"),
                 "state_topic": .text(entityTopic(wearable.id, key)),
             ]
             if let deviceClass = entity.deviceClass { options["device_class"] = .text(deviceClass) }
@@ -148,7 +157,8 @@ extension HomeAssistantDiscovery {
             components.append(updateComponent(id: wearable.id, offer: firmware.offer, installable: firmware.installable))
         }
         components += triggers(wearable.gestures, kind: "gesture", topic: topics.gesture(wearable.id), field: "gesture")
-        components += triggers(wearable.events, kind: "event", topic: topics.event(wearable.id), field: "event")
+        components += triggers(wearable.events, kind: "event", topic: topics.event(wearable.id), field: "event",
+                               actions: wearable.eventActions)
         let message = document(objectID: objectID, device: device, components: components,
                                availability: [topics.bridgeState, topics.availability(wearable.id)], entityPrefix: wearable.id,
                                removed: removed)
@@ -176,18 +186,25 @@ extension HomeAssistantDiscovery {
 
     /// Gestures or events as Home Assistant knows them, published up front from the device's capabilities rather
     /// than after the first press: one device trigger per type, and one `event` entity listing them all.
-    func triggers(_ names: [String], kind: String, topic: String, field: String) -> [DiscoveryComponent] {
+    func triggers(_ names: [String], kind: String, topic: String, field: String,
+                  actions: [String: [String]] = [:]) -> [DiscoveryComponent] {
         guard !names.isEmpty else { return [] }
-        var components = names.map { name in
+        // An event with actions is a type per action (`music_play`), told apart by both fields.
+        let types = names.flatMap { name in actions[name].map { $0.map { "\(name)_\($0)" } } ?? [name] }
+        let withActions = names.contains { actions[$0] != nil }
+        let typeTemplate = withActions
+            ? "(value_json.\(field) ~ '_' ~ value_json.action) if value_json.action is defined else value_json.\(field)"
+            : "value_json.\(field)"
+        var components = types.map { name in
             DiscoveryComponent("\(kind)_\(name)", platform: "device_automation", [
                 "automation_type": "trigger", "topic": .text(topic), "type": .text(kind), "subtype": .text(name),
-                "value_template": .text("{{ value_json.\(field) }}"), "payload": .text(name),
+                "value_template": .text("{{ \(typeTemplate) }}"), "payload": .text(name),
             ])
         }
         components.append(DiscoveryComponent(kind, platform: "event", [
             "name": .text(kind == "gesture" ? "Gesture" : "Event"), "state_topic": .text(topic),
-            "event_types": .list(names.map(DeviceValue.text)),
-            "value_template": .text("{{ {'event_type': value_json.\(field)} | to_json }}"),
+            "event_types": .list(types.map(DeviceValue.text)),
+            "value_template": .text("{{ {'event_type': \(withActions ? "(" + typeTemplate + ")" : typeTemplate)} | to_json }}"),
         ]))
         return components
     }
@@ -204,7 +221,7 @@ extension DiscoveredWearable {
         let gestures = document.fields["capabilities"]?["gestures"]?.list?.compactMap(\.text) ?? []
         self.init(id: device.id, address: device.address, driver: device.driver, state: document.fields,
                   commands: (driver?.commands ?? []).union(CommandRoute.commandsForEveryDriver), sensors: sensors,
-                  gestures: gestures, events: driver?.events ?? [], settings: driver?.settings(state: document.fields) ?? [],
+                  gestures: gestures, events: driver?.events ?? [], eventActions: driver?.eventActions ?? [:], settings: driver?.settings(state: document.fields) ?? [],
                   summaries: FitnessSummary.keys(recordKinds: driver?.recordKinds ?? []),
                   firmware: document.fields["firmware"]?.text.map { installed in
                       (FirmwareOffer.best(for: document.fields["model"]?.text, installed: installed, among: offers), allowDFU)
@@ -216,6 +233,6 @@ extension DiscoveredWearable {
         "heart_rate": ["heart_rate"], "spo2": ["spo2", "pulse_rate"], "temperature": ["temperature"],
         "skin_temperature": ["skin_temperature"], "eda": ["eda"], "ibi": ["ibi"],
         "running": ["running_speed", "running_cadence"], "cycling": ["cycling_speed", "cycling_cadence"],
-        "hrv": ["hrv_rmssd", "hrv_sdnn", "hrv_mean_hr"], "ppi": ["ibi"],
+        "hrv": ["hrv_rmssd", "hrv_sdnn", "hrv_mean_hr"], "ppi": ["ibi"], "steps": ["steps"],
     ]
 }

@@ -15,8 +15,13 @@ struct LegacyDFUBootloaderEngine: SimulatedDFUBootloaderEngine {
     var versionValue: [UInt8]? { target.versionValue }
 
     init(faults: SimulatedDFUFaults, bootloader: SimulatedDFUOptions.LegacyBootloader = .sdk11) {
+        self.init(faults: faults, configuration: Self.configuration(bootloader))
+    }
+
+    /// A target with a device's own limits (InfiniTime's device type and image slot).
+    init(faults: SimulatedDFUFaults, configuration: LegacyDFUTarget.Configuration) {
         self.faults = faults
-        target = LegacyDFUTarget(configuration: Self.configuration(bootloader))
+        target = LegacyDFUTarget(configuration: configuration)
         if let fraction = faults.dropAt { target.addProgressMark(fraction) }
     }
 

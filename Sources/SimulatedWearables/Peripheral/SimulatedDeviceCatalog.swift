@@ -28,6 +28,7 @@ public enum SimulatedDeviceCatalog {
         .actigraphLink,
         .polarH10,
         .polarVeritySense,
+        .pineTimeInfiniTime,
     ]
 
     public static func kind(named name: String) -> SimulatedDeviceKind? {

@@ -105,4 +105,15 @@ public enum DeviceEvent: String, Sendable, CaseIterable {
     case findMyPhone = "find_my_phone"
     /// The user took a spot-check measurement (pulse oximeter).
     case spotCheck = "spot_check"
+    /// The buttons of a watch's music app (InfiniTime): play, pause, next, previous, volume.
+    case musicPlay = "music_play"
+    case musicPause = "music_pause"
+    case musicNext = "music_next"
+    case musicPrevious = "music_previous"
+    case musicVolumeUp = "music_volume_up"
+    case musicVolumeDown = "music_volume_down"
+    /// The buttons of a watch's incoming-call screen (InfiniTime), while a call is shown.
+    case callAnswer = "call_answer"
+    case callReject = "call_reject"
+    case callMute = "call_mute"
 }

@@ -66,7 +66,7 @@ public actor SimulatedKeyFinder: SimulatedPeripheral {
         switch event {
         case .buttonPress: await link?.notify(Self.buttonUUID, value: Self.singlePress)
         case .findMyPhone: await link?.notify(Self.buttonUUID, value: Self.findMyPhone)
-        case .spotCheck: return false
+        default: return false
         }
         return true
     }

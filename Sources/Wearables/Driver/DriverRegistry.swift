@@ -25,5 +25,6 @@ public struct DriverRegistry: Sendable {
 public enum WearableDrivers {
     /// Every driver, vendor drivers first so that on a tie they win over the generic one.
     public static let all = DriverRegistry([BoseWearableDriver.self, EmpaticaE4Driver.self, GoFITDriver.self, ActiGraphDriver.self, PolarDriver.self,
+                                                InfiniTimeDriver.self,
                                                 StandardGATTDriver.self])
 }

@@ -45,6 +45,12 @@ public protocol WearableDriver: AnyObject, Sendable {
     static func settings(state: [String: DeviceValue]) -> [SettingDescription]
     /// The `event` names its devices raise that a user would automate on (a button, a find-my-phone).
     static var events: [String] { get }
+    /// For events that carry an `action` (a watch's `music` event: `play`, `next`, …), the actions by event name, so
+    /// each can be its own automation trigger; `[:]` by default.
+    static var eventActions: [String: [String]] { get }
+    /// What a user must still do after a firmware update of this family (an InfiniTime watch wants the new image
+    /// validated on the watch), added to the `dfu` answer; nil when nothing.
+    static var firmwareUpdateNote: String? { get }
     /// The kinds of durable records it downloads (`fitness/<kind>`), so user interfaces can summarize them.
     static var recordKinds: Set<String> { get }
 
@@ -67,7 +73,9 @@ extension WearableDriver {
     public static func serial(of device: Advertisement) -> String? { nil }
     public static func settings(state: [String: DeviceValue]) -> [SettingDescription] { [] }
     public static var events: [String] { [] }
+    public static var eventActions: [String: [String]] { [:] }
     public static var recordKinds: Set<String> { [] }
+    public static var firmwareUpdateNote: String? { nil }
     public static func contractArguments(for command: String, _ arguments: [String: DeviceValue]) throws(CommandError) -> [String: DeviceValue] {
         arguments
     }

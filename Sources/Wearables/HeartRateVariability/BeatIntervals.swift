@@ -71,7 +71,7 @@ extension SensorSample {
             // A blocked interval is one the device itself calls invalid.
             BeatIntervals(milliseconds: Double(interval.milliseconds), timing: .beat, timestamp: timestamp)
         case .heartRate, .vector, .quaternion, .uncalibratedVector, .eda, .bvp, .celsius, .spo2, .running, .cycling,
-             .heartRateVariability, .ecg, .ppg, .pulseInterval:
+             .heartRateVariability, .ecg, .ppg, .pulseInterval, .steps:
             nil
         }
     }

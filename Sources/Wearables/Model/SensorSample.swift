@@ -8,6 +8,9 @@ public enum SensorKind: String, Sendable, Hashable, CaseIterable, Codable {
     case eda, bvp, ibi
     case skinTemperature = "skin_temperature"
     case temperature, spo2, running, cycling
+    /// Steps counted today by the device itself (a watch's pedometer), cumulative; it falls back to 0 at the
+    /// device's midnight.
+    case steps
     /// Heart-rate variability, derived by the gateway from any device's beat intervals (`HeartRateVariabilityCalculator`).
     case hrv
     /// Polar's ECG (µV), photoplethysmogram (counts) and peak-to-peak intervals (docs/protocols/polar.md).
@@ -41,6 +44,8 @@ public enum SensorReading: Sendable, Equatable {
     case ppg(channels: [Int], ambient: Int?)
     /// One beat found in a PPG signal by the device (Polar's PPI).
     case pulseInterval(PulseInterval)
+    /// A device's own step counter: the steps it counted today.
+    case steps(count: Int)
 }
 
 /// A beat-to-beat interval a device measured optically, with its own quality marks.
