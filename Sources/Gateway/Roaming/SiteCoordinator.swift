@@ -41,6 +41,9 @@ public final class SiteCoordinator: Sendable {
         var registry: [String: ManagedDevice] = [:]
         /// The referee's own device list at its last report: what it removes since is deleted from the registry.
         var refereeList: Set<String>?
+        /// Devices the registry deleted: not published back while this gateway's manager is still letting them go
+        /// (they would come back to life on every gateway), until the registry lists them again.
+        var deleted: Set<String> = []
     }
 
     public init(gatewayID: String, room: String?, settings: RoamingSettings, layout: TopicLayout, sharesCredentials: Bool,
@@ -169,13 +172,19 @@ public final class SiteCoordinator: Sendable {
 
     private func takeRegistryEntry(_ id: String, _ payload: [UInt8], topic: String) {
         guard !payload.isEmpty else {
-            state.withLock { _ = $0.registry.removeValue(forKey: id) }
+            state.withLock { state in
+                state.registry[id] = nil
+                state.deleted.insert(id)
+            }
             registryQueue.yield((id, nil))
             return
         }
         do {
             let entry = try SiteMessages.registryEntry(payload, id: id)
-            state.withLock { $0.registry[id] = entry }
+            state.withLock { state in
+                state.registry[id] = entry
+                state.deleted.remove(id)
+            }
             registryQueue.yield((id, entry))
         } catch {
             logger.warning("ignoring a malformed registry entry", metadata: ["topic": "\(topic)", "error": "\(error)"])
@@ -187,7 +196,7 @@ public final class SiteCoordinator: Sendable {
     private func registryUpdates(_ devices: [ManagedDevice], state: inout State) -> [(String, ManagedDevice?)] {
         var updates: [(String, ManagedDevice?)] = []
         let referee = state.ownership.isReferee
-        for device in devices where !device.needsDriverDetection {
+        for device in devices where !device.needsDriverDetection && !state.deleted.contains(device.id) {
             let known = state.registry[device.id]
             if known == nil || (referee && known != device) { updates.append((device.id, device)) }
         }

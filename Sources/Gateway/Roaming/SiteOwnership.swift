@@ -31,6 +31,10 @@ public struct SiteOwnership: Sendable {
     /// When an unowned device was first heard: it is assigned once every gateway has reported since (or
     /// `lostAfter` later), so the first report to arrive does not win it.
     private var firstHeard: [String: ContinuousClock.Instant] = [:]
+    /// Since when this gateway is the referee. A new referee listens for `lostAfter` before it gives out unowned
+    /// devices: at a site's start the other gateways' records and reports may not have reached it yet, and the
+    /// first gateway it knows of would win every device.
+    private var refereeSince: ContinuousClock.Instant?
 
     public init(gatewayID: String, settings: RoamingSettings = RoamingSettings()) {
         self.gatewayID = gatewayID
@@ -103,7 +107,11 @@ public struct SiteOwnership: Sendable {
     /// The referee's decisions at `now`: the assignments to publish (already recorded here). Empty on any other
     /// gateway.
     public mutating func decide(at now: ContinuousClock.Instant) -> [String: SiteAssignment] {
-        guard isReferee else { return [:] }
+        guard isReferee else {
+            refereeSince = nil
+            return [:]
+        }
+        if refereeSince == nil { refereeSince = now }
         var decided: [String: SiteAssignment] = [:]
         for device in devices.sorted() {
             guard let assignment = decision(for: device, at: now) else { continue }
@@ -124,7 +132,8 @@ public struct SiteOwnership: Sendable {
             SiteAssignment(gateway: gateway, epoch: epoch, referee: gatewayID, reason: reason)
         }
         guard let current = assignments[device] else {
-            guard !heard.isEmpty, let since = firstHeard[device] else { return nil }
+            guard !heard.isEmpty, let since = firstHeard[device], let refereeSince,
+                  now - refereeSince >= settings.lostAfter else { return nil }
             let everyoneReported = gateways.allSatisfy { gateway in lastReport[gateway].map { $0 >= since } ?? false }
             guard everyoneReported || now - since >= settings.lostAfter else { return nil }
             firstHeard[device] = nil

@@ -9,7 +9,8 @@ import Wearables
 /// Three gateways in memory on one broker (`InMemorySite`), each with its own central hosting the same simulated
 /// strap: who connects it, how it moves when the wearer walks, what a killed owner leaves behind, and that every
 /// request is answered once by the site. The signal levels are fed to each gateway as BlueZ would report them; the
-/// settings are short (reports every 0.2 s, 0.6 s of hysteresis) so a walk takes a second or two.
+/// settings are short (reports every 0.25 s, 1 s of hysteresis, 6 s to count a gateway gone: short enough for a
+/// test, long enough that a loaded machine's stalls do not count a gateway gone) so a walk takes about two seconds.
 @Suite("Roaming: three gateways on one broker, in memory")
 struct SiteGatewayTests {
     static let strap = "C0:FF:EE:00:00:01"
@@ -20,9 +21,9 @@ struct SiteGatewayTests {
         name: strap
     roaming:
       enabled: true
-      report_interval_s: 0.2
-      hysteresis_s: 0.6
-      lost_after_s: 1
+      report_interval_s: 0.25
+      hysteresis_s: 1
+      lost_after_s: 6
       release_timeout_s: 1
     """
 

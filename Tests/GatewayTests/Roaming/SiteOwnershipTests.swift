@@ -21,7 +21,9 @@ struct SiteOwnershipTests {
         #expect(b.round(at: 0, ["a": -70, "b": -50]) == nil)
         b.setGateways(["b", "c"])
         #expect(b.isReferee)
-        #expect(b.round(at: 1, ["b": -50]) == SiteAssignment(gateway: "b", epoch: 1, referee: "b", reason: .unowned))
+        // A new referee listens for `lostAfter` (8 s) before it gives out an unowned device.
+        for second in 1...8 { #expect(b.round(at: Double(second), ["b": -50]) == nil) }
+        #expect(b.round(at: 9, ["b": -50]) == SiteAssignment(gateway: "b", epoch: 1, referee: "b", reason: .unowned))
     }
 
     @Test func anUnownedDeviceGoesAtOnceToTheStrongestAndATieToTheSmallerID() {
@@ -195,6 +197,8 @@ final class Site {
         ownership = SiteOwnership(gatewayID: me, settings: settings)
         ownership.setGateways(gateways)
         ownership.setDevices([device])
+        // Referee for long already, unless the test makes it one later.
+        _ = ownership.decide(at: start - .seconds(3600))
         self.device = device
         self.start = start
     }
