@@ -27,6 +27,8 @@ FRAMES = "4C:87:5D:00:00:05"
 E4 = "A0:E4:00:00:00:06"
 BAND = "C0:F1:70:00:00:07"
 KEYS = "C0:FF:EE:00:00:08"
+H10 = "C0:70:1A:00:00:09"
+WATCH = "C7:1E:00:00:00:0A"
 GATEWAY_ID = "hatest"
 
 
@@ -213,6 +215,12 @@ devices:
   - kind: key_finder
     address: {KEYS}
     advertising_interval: 100ms
+  - kind: polar_h10
+    address: {H10}
+    advertising_interval: 100ms
+  - kind: pinetime_infinitime
+    address: {WATCH}
+    advertising_interval: 100ms
 """)
     firmware = os.path.join(folder, "firmware")
     os.makedirs(firmware)
@@ -246,6 +254,10 @@ devices:
     name: band
   - address: "{KEYS}"
     name: keys
+  - address: "{H10}"
+    name: h10
+  - address: "{WATCH}"
+    name: watch
 """)
     processes.start("gateway", [os.path.join(args.bin, "wear2mqtt"), "run", "--config", config])
 
@@ -389,6 +401,14 @@ device_automation:
         switch = (await gesture_entity()) and {e["unique_id"]: e for e in await ha.ws("config/entity_registry/list")}.get(
             frames_prefix + "setting_gesture_double_tap")
         assert switch, "no double-tap switch"
+
+        async def entity_known(entity):
+            state = await ha.state(entity["entity_id"])
+            return state if state and state["state"] not in ("unknown", "unavailable") else None
+
+        async def entity_available(entity):
+            state = await ha.state(entity["entity_id"])
+            return state if state and state["state"] != "unavailable" else None
 
         async def entity_is(entity, value):
             state = await ha.state(entity["entity_id"])
@@ -534,6 +554,47 @@ device_automation:
         assert synced["last_sync"]["attributes"].get("device_class") == "timestamp", synced
         print(f"fitness: {steps['entity_id']} = {steps['state']} steps, sleep score {synced['sleep_score']['state']}, "
               f"last sync {synced['last_sync']['state']}")
+
+        # A Polar H10: its ECG stream's switch, turned on in Home Assistant, starts ECG at 130 Hz on the strap.
+        h10_prefix = f"wear2mqtt_{GATEWAY_ID}_{H10.replace(':', '').lower()}_"
+
+        async def ecg_switch():
+            entities = {e["unique_id"]: e for e in await ha.ws("config/entity_registry/list") if e.get("platform") == "mqtt"}
+            return entities.get(h10_prefix + "setting_sensor_ecg")
+        ecg = await async_wait_for(ecg_switch, 90, "the H10's ECG stream switch")
+        await async_wait_for(lambda: entity_is(ecg, "off"), 60, "the H10's ECG stream off at first")
+        await ha.call("switch", "turn_on", {"entity_id": ecg["entity_id"]})
+        await async_wait_for(lambda: entity_is(ecg, "on"), 30, "the H10's ECG stream on after turning it on")
+        sample = subprocess.run(["/usr/bin/mosquitto_sub", "-h", "127.0.0.1", "-p", str(broker_port), "-t", "w2m/h10/sensor/ecg",
+                                 "-C", "1", "-W", "20"], capture_output=True, text=True).stdout
+        assert '"uv":' in sample, sample
+        print(f"Polar: {ecg['entity_id']} turned on in Home Assistant, the H10 streams ECG ({sample.strip()[:60]}…)")
+
+        # A PineTime: steps as a total_increasing sensor, the Find button vibrates the watch, and its music buttons
+        # are device triggers.
+        watch_prefix = f"wear2mqtt_{GATEWAY_ID}_{WATCH.replace(':', '').lower()}_"
+
+        async def watch_entities():
+            entities = {e["unique_id"]: e for e in await ha.ws("config/entity_registry/list") if e.get("platform") == "mqtt"}
+            wanted = [entities.get(watch_prefix + key) for key in ("steps", "find")]
+            return wanted if all(wanted) else None
+        watch_steps, watch_find = await async_wait_for(watch_entities, 90, "the watch's steps and find entities")
+        counted = await async_wait_for(lambda: entity_known(watch_steps), 60, "the watch's steps in Home Assistant")
+        assert counted["attributes"].get("state_class") == "total_increasing", counted
+        await async_wait_for(lambda: entity_available(watch_find), 60, "the watch's find button available")
+        await ha.call("button", "press", {"entity_id": watch_find["entity_id"]})
+
+        def watch_alerted():
+            written = subprocess.run([os.path.join(args.bin, "wear2mqtt-sim"), "control", "--bus", bus, "received", WATCH, "2a06"],
+                                     capture_output=True, text=True).stdout
+            return bool(written.split())
+        wait_for(watch_alerted, 20, "the watch to receive an Alert Level")
+        watch_device = next(d for d in await ha.ws("config/device_registry/list") if d.get("name") == "watch")
+        triggers = await ha.ws("device_automation/trigger/list", device_id=watch_device["id"])
+        music = [t for t in triggers if t.get("domain") == "mqtt" and "music" in f"{t.get('type', '')} {t.get('subtype', '')}"]
+        assert music, triggers
+        print(f"PineTime: {watch_steps['entity_id']} = {counted['state']} steps; {watch_find['entity_id']} pressed, the watch "
+              f"was alerted; {len(music)} music button triggers")
 
         # Home Assistant restarts: when it is back, nothing of ours is unknown (its birth message on
         # homeassistant/status makes the gateway publish discovery, states and entity values again).
