@@ -133,6 +133,16 @@ extension HomeAssistantDiscovery {
                 "value_template": "{{ value_json.rssi if value_json.rssi is defined else None }}",
             ]).diagnostic().disabledByDefault(),
         ]
+        if roaming {
+            // Which room's gateway holds the device (docs/roaming.md): a worn device gives room presence.
+            let presence = topics.device(wearable.id) + "/presence"
+            components.append(DiscoveryComponent("presence", platform: "sensor", [
+                "name": "Room", "icon": "mdi:map-marker", "state_topic": .text(presence),
+                "value_template": "{{ value_json.room if value_json.room else value_json.gateway }}",
+                "json_attributes_topic": .text(presence),
+                "availability": [["topic": .text(topics.bridgeState), "value_template": "{{ value_json.state }}"]],
+            ]))
+        }
         for button in Self.buttons where wearable.commands.contains(button.command) {
             components.append(DiscoveryComponent(button.command, platform: "button", [
                 "name": .text(button.name), "icon": .text(button.icon),

@@ -15,13 +15,17 @@ public struct HomeAssistantDiscovery: Sendable {
     /// `homeassistant.expire_after_s`: 0 leaves sensors without `expire_after`.
     public let expireAfterSeconds: Int
 
+    /// The gateway is one of a site (docs/roaming.md): every wearable gets a Room entity from its `presence`.
+    public let roaming: Bool
+
     public init(prefix: String, topics: TopicLayout, gatewayID: String, version: String = Wear2MQTTVersion.current,
-                expireAfterSeconds: Int = 0) {
+                expireAfterSeconds: Int = 0, roaming: Bool = false) {
         self.prefix = prefix
         self.topics = topics
         self.gatewayID = gatewayID
         self.version = version
         self.expireAfterSeconds = expireAfterSeconds
+        self.roaming = roaming
     }
 
     // MARK: Identity

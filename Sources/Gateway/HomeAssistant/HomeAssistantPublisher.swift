@@ -23,9 +23,9 @@ public final class HomeAssistantPublisher: Sendable {
 
     /// `stateDirectory` keeps the fitness summaries across restarts; nil keeps them in memory.
     public init(_ section: Configuration.HomeAssistantSection, topics: TopicLayout, gatewayID: String, stateDirectory: String?,
-                timeZone: TimeZone = .current) {
+                timeZone: TimeZone = .current, roaming: Bool = false) {
         discovery = HomeAssistantDiscovery(prefix: section.discoveryPrefix, topics: topics, gatewayID: gatewayID,
-                                           expireAfterSeconds: section.expireAfterSeconds)
+                                           expireAfterSeconds: section.expireAfterSeconds, roaming: roaming)
         state = Mutex(State(feed: EntityStateFeed(interval: .seconds(section.stateIntervalSeconds)),
                             summaries: FitnessSummaries(stateDirectory: stateDirectory, timeZone: timeZone)))
     }

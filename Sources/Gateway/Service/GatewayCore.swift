@@ -69,7 +69,8 @@ public final class GatewayCore: Sendable {
         (records, recordQueue) = AsyncStream.makeStream(of: OutgoingMessage.self)
         homeAssistant = configuration.homeassistant.enabled
             ? HomeAssistantPublisher(configuration.homeassistant, topics: topics, gatewayID: configuration.gateway.id,
-                                     stateDirectory: configuration.gateway.stateDirectory) : nil
+                                     stateDirectory: configuration.gateway.stateDirectory,
+                                     roaming: configuration.roaming.enabled) : nil
     }
 
     var messages: ContractMessages { outputs.withLock { $0.messages } }

@@ -57,5 +57,25 @@ struct SiteDeviceManagerTests {
         #expect(await gateway.core.manager?.holdsOnlyAssigned == false)
         #expect(gateway.core.site == nil)
         #expect(await eventually(timeout: .seconds(60)) { gateway.last("strap/availability")?["state"]?.text == "online" })
+        #expect(await eventually(timeout: .seconds(60)) { components(gateway)?["connection"] != nil })
+        #expect(components(gateway)?["presence"] == nil)
+    }
+
+    static let discovery = "homeassistant/device/wear2mqtt_wear2mqtt_c0ffee000001/config"
+
+    func components(_ gateway: GatewayHarness) -> [String: DeviceValue]? {
+        gateway.sink.retained(Self.discovery).flatMap { GatewayHarness.object($0.payload) }?["cmps"]?.object
+    }
+
+    /// In a site every wearable has a Room entity from its `presence`, available with the bridge whichever gateway
+    /// holds the device.
+    @Test func aSiteWearableHasARoomEntity() async throws {
+        let gateway = try await started()
+        defer { Task { await gateway.stop() } }
+        #expect(await eventually(timeout: .seconds(60)) { components(gateway)?["presence"] != nil })
+        let room = try #require(components(gateway)?["presence"]?.object)
+        #expect(room["p"]?.text == "sensor" && room["state_topic"]?.text == "test/strap/presence")
+        #expect(room["json_attributes_topic"]?.text == "test/strap/presence")
+        #expect(room["availability"]?.list?.first?["topic"]?.text == "test/bridge/state")
     }
 }
