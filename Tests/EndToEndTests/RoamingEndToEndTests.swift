@@ -122,7 +122,16 @@ struct RoamingEndToEndTests {
             // The wearer walks into the living room.
             let walked = ContinuousClock.now
             try await site.walk(["kitchen": -85, "living": -55])
-            #expect(await eventually(timeout: .seconds(60)) { site.presence == "living" })
+            // Requests all through the handover, to the strap and to the bridge: each answered once by the site.
+            var sent = 0
+            while site.presence != "living", ContinuousClock.now - walked < .seconds(60) {
+                try await MosquittoClients.publish(port: site.broker.port, topic: "\(site.base)/strap/request/refresh",
+                                                   message: "{\"transaction\":\"r\(sent)\"}")
+                try await MosquittoClients.publish(port: site.broker.port, topic: "\(site.base)/bridge/request/health_check",
+                                                   message: "{\"transaction\":\"h\(sent)\"}")
+                sent += 1
+            }
+            #expect(site.presence == "living")
             let handover = ContinuousClock.now - walked
             // The kitchen stopped publishing before it handed over: samples from here on are the living room's.
             let samplesAtHandover = site.payloads("strap/sensor/heart_rate").count
@@ -133,6 +142,16 @@ struct RoamingEndToEndTests {
             print("figure: handover \(Self.seconds(handover)) s after the strap became 30 dB stronger in the next room, "
                   + "samples again after \(Self.seconds(flowing)) s (target ≤ 10 s)")
             #expect(site.owners == ["kitchen", "living"])
+            func transactions(_ topic: String) -> [String] { site.payloads(topic).compactMap { site.json($0)?["transaction"] as? String } }
+            #expect(await eventually(timeout: .seconds(30)) {
+                transactions("strap/response/refresh").count >= sent && transactions("bridge/response/health_check").count >= sent
+            })
+            try await Task.sleep(for: .seconds(1))
+            for (topic, prefix) in [("strap/response/refresh", "r"), ("bridge/response/health_check", "h")] {
+                let answered = transactions(topic)
+                #expect(answered.sorted() == (0..<sent).map { "\(prefix)\($0)" }.sorted(), "\(topic): \(answered.count) answers to \(sent)")
+            }
+            print("figure: \(sent) device and \(sent) bridge requests during the handover, each answered once")
 
             // The bedroom now hears the strap better than the kitchen (the living room, its owner, best of all); once
             // the levels have settled, the living room's gateway dies.
