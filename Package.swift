@@ -67,7 +67,9 @@ let package = Package(
                 "BlueZ",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
-            ]
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            ],
+            exclude: ["Polar/Protobuf/psftp.proto", "Polar/Protobuf/regenerate"]
         ),
         /// Nordic DFU: firmware packages, the init packet, Secure and Legacy DFU codecs and clients, and the transfer
         /// over a `DeviceLink`. The gateway runs it for any driver's device.

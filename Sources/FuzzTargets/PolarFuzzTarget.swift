@@ -7,7 +7,8 @@ extension FuzzTarget {
     static let polar = FuzzTarget(
         name: "polar",
         summary: "Polar PMD: feature read, control point requests / responses / notices, settings, data frames "
-            + "(ECG, ACC, PPG, PPI, gyroscope, magnetometer), delta compression, sample timing"
+            + "(ECG, ACC, PPG, PPI, gyroscope, magnetometer), delta compression, sample timing; PSFTP frames, "
+            + "messages, H10 recording requests, status, directory and SAMPLES.BPB"
     ) { bytes in
         checkRoundTrip(bytes, PMDFeatures.decode, { $0.encode() }, "PMDFeatures")
         checkRoundTrip(bytes, PMDControlPointNotice.decode, { $0.encode() }, "PMDControlPointNotice")
@@ -23,6 +24,28 @@ extension FuzzTarget {
             checkFrame(frame)
         }
         checkDeltaCompression(bytes)
+        checkPSFTP(bytes)
+    }
+}
+
+/// PSFTP (H10 recording): frames, the RFC60 message and the H10 request in it, and the three answers the H10
+/// sends as protobuf, each back from its own encoding; the assembler over the input cut into frames never traps.
+private func checkPSFTP(_ bytes: [UInt8]) {
+    checkRoundTrip(bytes, PSFTPFrame.decode, { $0.encode() }, "PSFTPFrame")
+    checkRoundTrip(bytes, PSFTPRequestMessage.decode, { (try? $0.encode()) ?? [] }, "PSFTPRequestMessage")
+    if let request = try? H10RecordingRequest.decode(PSFTPRequestMessage.decode(bytes)) {
+        guard let message = try? request.message() else { preconditionFailure("H10RecordingRequest \(request) does not encode") }
+        precondition((try? H10RecordingRequest.decode(message)) == request, "H10RecordingRequest \(request) decodes differently")
+    }
+    checkRoundTrip(bytes, H10RecordingStatus.decode, { $0.encode() }, "H10RecordingStatus")
+    checkRoundTrip(bytes, PSFTPDirectory.decode, { $0.encode() }, "PSFTPDirectory")
+    checkRoundTrip(bytes, H10ExerciseSamples.decode, { (try? $0.encode()) ?? [] }, "H10ExerciseSamples")
+    var assembler = PSFTPMessageAssembler(maximumLength: 256)
+    var offset = 0
+    while offset < bytes.count {
+        let length = Int(bytes[offset]) % 24 + 1
+        _ = try? assembler.receive(Array(bytes[offset..<min(bytes.count, offset + length)]))
+        offset += length
     }
 }
 

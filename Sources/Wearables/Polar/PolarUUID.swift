@@ -12,7 +12,7 @@ public enum PolarUUID {
         public static let measurementData = "fb005c80-02e7-f387-1cad-8acd2d8df0c8"
         /// Polar's file transfer service (PSFTP, "RFC77"; a 16-bit number Polar Electro registered with the SIG).
         /// H10 recordings, the device clock and SDK-mode features live behind it as protocol-buffer messages;
-        /// no codec here speaks it yet (docs/protocols/polar.md, "Not supported").
+        /// the H10 recording codecs are `PSFTPFrame` … `H10RecordingRequest` (docs/protocols/polar.md, "File transfer").
         public static let fileTransfer = "0000feee-0000-1000-8000-00805f9b34fb"
     }
 
