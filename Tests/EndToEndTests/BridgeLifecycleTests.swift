@@ -71,11 +71,14 @@ struct BridgeLifecycleTests {
 
     @Test func sigtermPublishesOfflineAndExitsCleanlyWithinFiveSeconds() async throws {
         let scene = try await onlineGateway()
-        let stopping = ContinuousClock.now
         scene.gateway.child.signal(SIGTERM)
-        let status = await scene.gateway.child.waitForExit(timeout: .seconds(5))
+        let status = await scene.gateway.child.waitForExit(timeout: .seconds(30))
         #expect(status == 0)
-        #expect(ContinuousClock.now - stopping < .seconds(5))
+        // Measured by the gateway's own log, from "shutting down" to "stopped": the test runner, on two cores with the
+        // rest of the suite, once saw 16.9 s pass before it looked again.
+        let log = scene.gateway.child.errorOutput
+        let took = Self.logged("msg=stopped", in: log).flatMap { end in Self.logged("msg=\"shutting down", in: log).map { end - $0 } }
+        #expect(took.map { $0 < 5_000 } == true, "shutdown took \(took.map { "\($0) ms" } ?? "an unknown time"): \(log.suffix(1500))")
         #expect(try await retainedState(scene.broker) == offline)
         await scene.tearDown()
     }
@@ -147,5 +150,13 @@ struct BridgeLifecycleTests {
         #expect(await wrong.child.waitForExit(timeout: .seconds(30)) == 4, "\(wrong.child.errorOutput.suffix(600))")
         #expect(wrong.child.errorOutput.contains("certificate verify failed"))
         await broker.remove()
+    }
+    /// The `ts` (Unix ms) of the gateway's last log line containing `text`, from its logfmt output.
+    static func logged(_ text: String, in log: String) -> Int64? {
+        guard let line = log.split(separator: "\n").last(where: { $0.contains(text) }),
+              let field = line.split(separator: " ").first(where: { $0.hasPrefix("ts=") }) else { return nil }
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.date(from: String(field.dropFirst(3))).map { Int64(($0.timeIntervalSince1970 * 1000).rounded()) }
     }
 }
