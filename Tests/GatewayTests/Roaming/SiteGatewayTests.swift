@@ -32,12 +32,12 @@ struct SiteGatewayTests {
         let levels = Mutex<[String: Int]>([:])
         let task = Mutex<Task<Void, Never>?>(nil)
 
-        init(_ site: InMemorySite, _ levels: [String: Int]) {
+        init(_ site: InMemorySite, _ levels: [String: Int], device: String = "strap") {
             self.levels.withLock { $0 = levels }
             task.withLock { task in
                 task = Task { [self] in
                     while !Task.isCancelled {
-                        for (id, rssi) in self.levels.withLock({ $0 }) { site.gateways[id]?.core.site?.heard("strap", rssi: rssi) }
+                        for (id, rssi) in self.levels.withLock({ $0 }) { site.gateways[id]?.core.site?.heard(device, rssi: rssi) }
                         try? await Task.sleep(for: .milliseconds(50))
                     }
                 }
@@ -149,6 +149,48 @@ struct SiteGatewayTests {
         }
         #expect(site.messages(on: "test/bridge/response/device/remove").map(\.from) == ["a"])
         #expect(await site.gateways["b"]?.core.manager?.managedDevices.map(\.id) == ["strap"])
+    }
+
+    /// An epoch download interrupted by a handover: the old owner stops at its last stored page and hands over the
+    /// Link's cursor with the download still pending; the new owner resumes it by itself. Every epoch arrives; the
+    /// figure says how many arrived twice (same id).
+    @Test func anEpochDownloadInterruptedByAHandoverResumesOnTheNewOwner() async throws {
+        let link = "C0:A6:00:00:00:01"
+        let epochEnd: Int64 = 1_795_046_400
+        let site = try InMemorySite(ids: ["a", "b", "c"], configuration: """
+        devices:
+          - address: "\(link)"
+            driver: actigraph
+            name: link
+        roaming:
+          enabled: true
+          report_interval_s: 0.25
+          hysteresis_s: 1
+          lost_after_s: 6
+          release_timeout_s: 1
+        """)
+        for gateway in site.gateways.values {
+            try gateway.addDevice("actigraph_link", address: link, options: ["epoch_end": .int(Int(epochEnd))])
+        }
+        let walker = Walker(site, ["a": -55, "b": -80, "c": -85], device: "link")
+        for id in ["a", "b", "c"] { await site.start(id) }
+        defer { walker.stop(); Task { await site.stop() } }
+        #expect(await eventually(timeout: .seconds(30)) {
+            site.retained("test/link").flatMap { GatewayHarness.object($0.payload) }?["connection"]?.text == "connected"
+        })
+        // Slow pages, so the walk lands in the middle of the download.
+        site.gateways["a"]?.central.setLatency(BluetoothAddress(link)!, .milliseconds(250))
+        site.publish(OutgoingMessage(topic: "test/link/request/sync",
+                                     text: #"{"startDateTime":"11-18-2026 16:00:00","stopDateTime":"11-18-2026 23:59:59","transaction":"s"}"#))
+        #expect(await eventually(timeout: .seconds(30)) { site.messages(on: "test/link/fitness/epoch").count > 20 })
+        walker.set(["a": -85, "b": -55, "c": -85])
+        func ids() -> [String] { site.messages(on: "test/link/fitness/epoch").compactMap { GatewayHarness.object($0.message.payload)?["id"]?.text } }
+        #expect(await eventually(timeout: .seconds(90)) { Set(ids()).count >= 480 }, "\(Set(ids()).count) of 480 epochs")
+        let publishers = Set(site.messages(on: "test/link/fitness/epoch").map(\.from))
+        let all = ids()
+        print("figure: epoch download across a handover: \(Set(all).count) epochs, \(all.count - Set(all).count) published twice, by \(publishers.sorted())")
+        #expect(Set(all).count == 480)
+        #expect(publishers == ["a", "b"], "the download was not interrupted by the walk")
     }
 
     @Test func aKilledOwnerLosesItsDeviceToTheNextBestAndAKilledRefereeToTheNextID() async throws {
