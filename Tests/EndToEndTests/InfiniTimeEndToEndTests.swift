@@ -10,7 +10,7 @@ import SimulatedWearables
 /// over D-Bus, the gateway picks the `infinitime` driver from the advertisement, sets the clock, streams steps and
 /// motion, pushes a notification the watch shows, turns the watch's buttons into events, and updates its firmware
 /// with a package made as InfiniTime's releases are.
-@Suite(.timeLimit(.minutes(4)))
+@Suite
 struct InfiniTimeEndToEndTests {
     static let watch = "C7:1E:00:00:00:0E"
     static let image: [UInt8] = [0x3D, 0xB8, 0xF3, 0x96] + Array(repeating: 0, count: 28)

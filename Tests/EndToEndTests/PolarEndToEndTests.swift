@@ -8,7 +8,7 @@ import Wear2MQTTTesting
 /// MQTT request, and every sample arrives; RR intervals and heart-rate variability come with them. A Verity Sense
 /// streams PPG without loss and PPI beats that heart-rate variability is computed from. Every
 /// command's errors are tested in memory (Tests/GatewayTests/InMemory/PolarGatewayTests.swift).
-@Suite(.timeLimit(.minutes(4)))
+@Suite
 struct PolarEndToEndTests {
     static let strap = "A0:9E:1A:00:00:10"
 

@@ -7,7 +7,7 @@ import Wearables
 
 /// A PineTime in Home Assistant: battery, heart rate and steps as sensors, a find button that buzzes the watch, and
 /// a device trigger for each music and call button, told apart by the event and its action.
-@Suite("Gateway in memory: Home Assistant for InfiniTime", .timeLimit(.minutes(1)))
+@Suite("Gateway in memory: Home Assistant for InfiniTime")
 struct HomeAssistantInfiniTimeGatewayTests {
     static let watch = "C7:1E:00:00:00:03"
     static let address = BlueZ.BluetoothAddress(watch)!

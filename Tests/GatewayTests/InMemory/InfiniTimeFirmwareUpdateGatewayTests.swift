@@ -9,7 +9,7 @@ import Wearables
 
 /// `request/dfu` of a package made as InfiniTime's releases are (`adafruit-nrfutil dfu genpkg --dev-type 0x0052`),
 /// through the simulated watch's Legacy DFU, which its application serves itself: no bootloader to reboot into.
-@Suite("Gateway in memory: InfiniTime firmware update", .timeLimit(.minutes(1)))
+@Suite("Gateway in memory: InfiniTime firmware update")
 struct InfiniTimeFirmwareUpdateGatewayTests {
     static let watch = "C7:1E:00:00:00:02"
     static let address = BlueZ.BluetoothAddress(watch)!

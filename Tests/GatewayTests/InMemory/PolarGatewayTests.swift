@@ -8,7 +8,7 @@ import Wearables
 /// Simulated Polar sensors through the whole gateway in memory: what the device offers in its state, every
 /// `configure` and its errors, the control point's refusals with Polar's number as `vendor_code`, the streams'
 /// samples on their topics, and heart-rate variability from the H10's RR intervals and the Verity Sense's PPI.
-@Suite("Gateway in memory: Polar", .timeLimit(.minutes(2)))
+@Suite("Gateway in memory: Polar")
 struct PolarGatewayTests {
     static let h10 = "A0:9E:1A:00:00:01"
     static let sense = "A0:9E:1A:00:00:02"
@@ -142,9 +142,10 @@ struct PolarGatewayTests {
         defer { Task { await gateway.stop() } }
         let address = BlueZ.BluetoothAddress(Self.h10)!
         #expect(await gateway.request("h10/request/configure", #"{"sensors":{"accelerometer":{"rate_hz":50}}}"#)?["status"]?.text == "ok")
-        gateway.central.setLatency(address, .milliseconds(400))
+        // A write that cannot finish before the link drops, however loaded the machine; a drop that comes before the
+        // write is sent gets the same answer (the device is not connected).
+        gateway.central.setLatency(address, .seconds(20))
         async let answer = gateway.request("h10/request/configure", #"{"sensors":{"ecg":{}}}"#)
-        try await Task.sleep(for: .milliseconds(100))
         await gateway.central.dropLink(address)
         let dropped = await answer
         #expect(Self.code(dropped) == "DEVICE_DISCONNECTED", "\(String(describing: dropped))")
