@@ -39,6 +39,8 @@ public final class PolarDriver: WearableDriver {
     }
 
     private let connection = Mutex(Connection())
+    /// Wakes commands waiting for `offered` (true: read; false: the session ended).
+    private let offeredReady = NotificationWaiters<Bool>()
     private let desired = Mutex(PolarStreamConfiguration())
     /// `devices[].configure`, checked against the device's settings on the first connection.
     private let initialRequest: Mutex<[String: DeviceValue]?>
@@ -54,6 +56,7 @@ public final class PolarDriver: WearableDriver {
 
     public func session(_ link: DeviceLink) async throws {
         connection.withLock { $0 = Connection() }
+        defer { offeredReady.deliver(false) }
         controlPoint.reset()
         await readInformation(link)
 
@@ -99,6 +102,7 @@ public final class PolarDriver: WearableDriver {
             link.emit(.event(name: "configuration_failed", timestamp: link.now,
                              details: ["code": .text(error.code.rawValue), "message": .text(error.message)]))
             connection.withLock { $0.offered = [:] }
+            offeredReady.deliver(true)
             return
         }
         if let request = initialRequest.withLock({ $0 }) {
@@ -111,6 +115,7 @@ public final class PolarDriver: WearableDriver {
             }
         }
         connection.withLock { $0.offered = offered }
+        offeredReady.deliver(true)
         let failure = await self.controlPoint.chain.run { [self] () async -> CommandError? in
             do throws(CommandError) {
                 try await apply(desired.withLock { $0 }, controlPoint, link)
@@ -271,12 +276,14 @@ public final class PolarDriver: WearableDriver {
     /// The settings the device offers once the session has read them; a command in the first moments of a
     /// connection waits for that rather than racing it.
     private func readyOffered(_ link: DeviceLink) async throws(CommandError) -> [PolarStream: PMDSettings] {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < deadline {
-            if let offered = connection.withLock({ $0.offered }) { return offered }
-            guard link.isConnected else { throw CommandError(.deviceDisconnected, "the device is not connected") }
-            try? await Task.sleep(for: .milliseconds(20))
+        if let offered = connection.withLock({ $0.offered }) { return offered }
+        guard link.isConnected else { throw CommandError(.deviceDisconnected, "the device is not connected") }
+        // Registered before the state is looked at again, so a read that lands in between is not missed.
+        _ = await offeredReady.wait(timeout: .seconds(10), matches: { _ in true }) { [self] () async in
+            if connection.withLock({ $0.offered }) != nil { offeredReady.deliver(true) }
         }
+        if let offered = connection.withLock({ $0.offered }) { return offered }
+        guard link.isConnected else { throw CommandError(.deviceDisconnected, "the device is not connected") }
         throw CommandError(.busy, "the device's session is still starting; try again in a moment")
     }
 
