@@ -249,6 +249,10 @@ public actor DeviceSession {
             group.addTask {
                 do throws(CommandError) {
                     return .success(try await driver.execute(command, link: link))
+                } catch where error.code == .notSupported && !link.isConnected {
+                    // A part that seems missing because the link went during the command (BlueZ drops the GATT
+                    // table with it), for every driver.
+                    return .failure(CommandError(.deviceDisconnected, "the device went away during \(command.name)"))
                 } catch {
                     return .failure(error)
                 }

@@ -2,17 +2,9 @@ import BlueZ
 import Foundation
 
 extension InfiniTimeDriver {
-    /// A part that seems missing because the link went during the command (BlueZ drops the GATT table with it) is
-    /// `DEVICE_DISCONNECTED`, not `NOT_SUPPORTED`.
+    /// (A part that seems missing because the link went during the command is answered `DEVICE_DISCONNECTED` by
+    /// the session, for every driver.)
     public func execute(_ command: DeviceCommand, link: DeviceLink) async throws(CommandError) -> DeviceValue {
-        do {
-            return try await perform(command, link: link)
-        } catch where error.code == .notSupported && !link.isConnected {
-            throw CommandError(.deviceDisconnected, "the watch disconnected")
-        }
-    }
-
-    private func perform(_ command: DeviceCommand, link: DeviceLink) async throws(CommandError) -> DeviceValue {
         switch command {
         case .refresh:
             await readInformation(link)
