@@ -41,8 +41,12 @@ struct HomeAssistantGatewayTests {
         #expect(strap["cmps"]?["heart_rate"]?["state_topic"]?.text == "test/strap/ha/heart_rate")
         // Its RR intervals, once they come, are the inter-beat interval entity.
         #expect(await eventually(timeout: .seconds(60)) { discovery(gateway, Self.strapConfig)?["cmps"]?["ibi"]?["unit_of_measurement"]?.text == "ms" })
-        // Five samples a second on sensor/heart_rate; at most about one a second on ha/heart_rate.
-        try await Task.sleep(for: .seconds(3))
+        // Five samples a second on sensor/heart_rate; at most about one a second on ha/heart_rate. Waits for the
+        // samples rather than a fixed time: on a loaded machine the strap's 3 s can take far longer.
+        #expect(await eventually(timeout: .seconds(60)) {
+            gateway.sink.messages(on: "test/strap/sensor/heart_rate").count >= 10
+                && gateway.sink.messages(on: "test/strap/ha/heart_rate").count >= 2
+        })
         let samples = gateway.sink.messages(on: "test/strap/sensor/heart_rate").count
         let calm = gateway.sink.messages(on: "test/strap/ha/heart_rate").count
         // At most one a second since the test began (on a loaded machine the 3 s wait runs long, and samples slow).
