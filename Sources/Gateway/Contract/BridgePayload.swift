@@ -13,9 +13,12 @@ public struct BridgeDeviceEntry: Sendable, Equatable {
     public var capabilities: [String]
     public var paired: Bool
     public var connected: Bool
+    /// In a site of gateways (docs/roaming.md): the gateway that owns the device; nil outside a site.
+    public var gateway: String?
 
     public init(id: String, name: String? = nil, vendor: String? = nil, model: String? = nil, address: String,
-                driver: String, capabilities: [String] = [], paired: Bool = false, connected: Bool = false) {
+                driver: String, capabilities: [String] = [], paired: Bool = false, connected: Bool = false,
+                gateway: String? = nil) {
         self.id = id
         self.name = name
         self.vendor = vendor
@@ -25,6 +28,7 @@ public struct BridgeDeviceEntry: Sendable, Equatable {
         self.capabilities = capabilities
         self.paired = paired
         self.connected = connected
+        self.gateway = gateway
     }
 }
 
@@ -138,6 +142,7 @@ public enum BridgePayload {
             writer.endArray()
             writer.field("paired", entry.paired)
             writer.field("connected", entry.connected)
+            if let gateway = entry.gateway { writer.field("gateway", gateway) }
             writer.endObject()
         }
         writer.endArray()

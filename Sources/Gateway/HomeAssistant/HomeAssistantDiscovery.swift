@@ -30,12 +30,21 @@ public struct HomeAssistantDiscovery: Sendable {
 
     // MARK: Identity
 
-    /// The bridge's `object_id` and device identifier.
-    public var bridgeObjectID: String { "wear2mqtt_\(gatewayID)_bridge" }
+    /// Whose devices these are: the gateway's id, or in a site the site's (its base topic), so a wearable that
+    /// roams keeps one identity and its entities' history whichever gateway announces it.
+    public var owner: String {
+        guard roaming else { return gatewayID }
+        return "site_" + String(topics.base.lowercased().unicodeScalars.map { scalar in
+            ("a"..."z").contains(scalar) || ("0"..."9").contains(scalar) ? Character(scalar) : "_"
+        })
+    }
 
-    /// A wearable's `object_id` and device identifier: gateway and address, lower case without colons.
+    /// The bridge's `object_id` and device identifier (in a site, the site's bridge, announced by its referee).
+    public var bridgeObjectID: String { "wear2mqtt_\(owner)_bridge" }
+
+    /// A wearable's `object_id` and device identifier: gateway (or site) and address, lower case without colons.
     public func objectID(address: String) -> String {
-        "wear2mqtt_\(gatewayID)_" + address.replacingOccurrences(of: ":", with: "").lowercased()
+        "wear2mqtt_\(owner)_" + address.replacingOccurrences(of: ":", with: "").lowercased()
     }
 
     public func configTopic(objectID: String) -> String { "\(prefix)/device/\(objectID)/config" }
@@ -81,7 +90,7 @@ public struct HomeAssistantDiscovery: Sendable {
             return DiscoveryComponent(key, platform: "sensor", options).diagnostic()
         }
         let device: [String: DeviceValue] = [
-            "identifiers": [.text(objectID)], "name": .text("wear2mqtt \(gatewayID)"), "manufacturer": "wear2mqtt",
+            "identifiers": [.text(objectID)], "name": .text(roaming ? "wear2mqtt site \(topics.base)" : "wear2mqtt \(gatewayID)"), "manufacturer": "wear2mqtt",
             "model": "Bluetooth LE wearables bridge", "sw_version": .text(version),
         ]
         return document(objectID: objectID, device: device, components: components, availability: [state])

@@ -18,6 +18,21 @@ public final class HomeAssistantPublisher: Sendable {
         var lastValues: [String: [String: Double]] = [:]
         var summaries: FitnessSummaries
         var summariesPublished: ContinuousClock.Instant?
+        /// In a site: the object ids of every device the site managed at the last call.
+        var siteManaged: Set<String> = []
+    }
+
+    /// In a site of gateways, what `devices` needs besides this gateway's own: which devices the site manages (a
+    /// device that went to another gateway is not removed from Home Assistant, only no longer announced from here),
+    /// and whether this gateway is the referee (which removes the devices the site removed, whoever held them).
+    public struct SiteView: Sendable {
+        public var managedAddresses: [String]
+        public var referee: Bool
+
+        public init(managedAddresses: [String], referee: Bool) {
+            self.managedAddresses = managedAddresses
+            self.referee = referee
+        }
     }
     private let state: Mutex<State>
 
@@ -37,15 +52,25 @@ public final class HomeAssistantPublisher: Sendable {
     /// changed (all of them with `force`, after a broker or Home Assistant restart), and an empty one for each
     /// device published before and gone now. A renamed device keeps its object id (its address), so Home Assistant
     /// updates it in place and keeps its entities' history.
-    public func devices(_ current: [DiscoveredWearable], force: Bool = false) -> [OutgoingMessage] {
+    ///
+    /// In a site (`site`), `current` holds only the devices this gateway holds: a device another gateway took keeps
+    /// its (site-wide) document, which its new holder republishes.
+    public func devices(_ current: [DiscoveredWearable], force: Bool = false, site: SiteView? = nil) -> [OutgoingMessage] {
         let documents = current.map { (discovery.objectID(address: $0.address), $0, discovery.wearableDocument($0)) }
+        let siteManaged = site.map { Set($0.managedAddresses.map(discovery.objectID)) }
         return state.withLock { state -> [OutgoingMessage] in
             var messages: [OutgoingMessage] = []
             let kept = Set(documents.map(\.0))
+            var removed: Set<String> = []
             for objectID in state.published.keys.sorted() where !kept.contains(objectID) {
                 state.published[objectID] = nil
-                messages.append(discovery.removal(objectID: objectID))
+                if siteManaged?.contains(objectID) != true { removed.insert(objectID) }
             }
+            if let site, let siteManaged {
+                if site.referee { removed.formUnion(state.siteManaged.subtracting(siteManaged)) }
+                state.siteManaged = siteManaged
+            }
+            messages += removed.sorted().map(discovery.removal)
             let ids = Set(documents.map(\.1.id))
             for id in state.lastValues.keys where !ids.contains(id) {
                 state.feed.forget(id)

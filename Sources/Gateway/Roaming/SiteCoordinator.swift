@@ -44,7 +44,20 @@ public final class SiteCoordinator: Sendable {
         /// Devices the registry deleted: not published back while this gateway's manager is still letting them go
         /// (they would come back to life on every gateway), until the registry lists them again.
         var deleted: Set<String> = []
+        /// Each gateway's entries for the devices it holds (`devices/<gateway>`), for the referee's `bridge/devices`.
+        var entries: [String: [BridgeDeviceEntry]] = [:]
+        /// What this gateway last published on `devices/<id>`.
+        var publishedEntries: [UInt8]?
     }
+
+    /// Called on the broker's thread when what the site's `bridge/devices` shows may have changed (an owner, a
+    /// gateway's entries, the gateways present); `becameReferee`: this gateway just took over the bridge's topics.
+    public typealias ViewChanged = @Sendable (_ becameReferee: Bool) -> Void
+    private final class ViewHook: Sendable {
+        let call: ViewChanged
+        init(_ call: @escaping ViewChanged) { self.call = call }
+    }
+    private let viewHook = Mutex<ViewHook?>(nil)
 
     public init(gatewayID: String, room: String?, settings: RoamingSettings, layout: TopicLayout, sharesCredentials: Bool,
                 sink: any MessageSink, clock: GatewayClock, logger: Logger) {
@@ -67,6 +80,11 @@ public final class SiteCoordinator: Sendable {
     /// The will of a gateway in a site: its record deleted, so the others know at once that it is gone.
     public static func will(gatewayID: String, layout: TopicLayout) -> OutgoingMessage {
         OutgoingMessage(topic: SiteTopics(base: layout.base).gateway(gatewayID), payload: [], qos: .atLeastOnce, retain: true)
+    }
+
+    /// Who hears of changes to the site's view (the gateway, which republishes the bridge's topics); set once.
+    public func onViewChanged(_ call: @escaping ViewChanged) {
+        viewHook.withLock { $0 = ViewHook(call) }
     }
 
     public func attach(_ manager: DeviceManager) {
@@ -125,6 +143,7 @@ public final class SiteCoordinator: Sendable {
             return true
         }
         let actions: [DeviceHandover.Action]
+        let wasReferee = isReferee
         do {
             actions = try state.withLock { state throws(SiteMessageError) in try Self.take(kind, message.payload, into: &state) }
         } catch {
@@ -132,6 +151,13 @@ public final class SiteCoordinator: Sendable {
             return true
         }
         perform(actions)
+        switch kind {
+        case .gateway, .owner, .devices:
+            let becameReferee = !wasReferee && isReferee
+            viewHook.withLock { $0 }?.call(becameReferee)
+        case .sightings, .handoff, .registry:
+            break
+        }
         return true
     }
 
@@ -165,8 +191,52 @@ public final class SiteCoordinator: Sendable {
         case .handoff(let device):
             guard !payload.isEmpty else { return [] }
             return state.handover.handoffArrived(try SiteMessages.handoff(payload), device: device)
+        case .devices(let gateway):
+            state.entries[gateway] = payload.isEmpty ? nil : try SiteMessages.deviceEntries(payload, gateway: gateway)
+            return []
         case .registry:
             return []   // see `receive`
+        }
+    }
+
+    // MARK: The site's device list
+
+    /// `devices/<id>` with this gateway's entries of the devices it holds, when they changed since the last.
+    public func heldEntriesMessage(_ own: [BridgeDeviceEntry]) -> OutgoingMessage? {
+        let payload = state.withLock { state -> [UInt8]? in
+            let held = Set(state.acted.keys.filter(state.handover.holds))
+            let payload = SiteMessages.encode(own.filter { held.contains($0.id) })
+            guard payload != state.publishedEntries else { return nil }
+            state.publishedEntries = payload
+            return payload
+        }
+        return payload.map { OutgoingMessage(topic: topics.devices(gatewayID), payload: $0, qos: .atLeastOnce, retain: true,
+                                             properties: MQTTProperties(contentType: "application/json")) }
+    }
+
+    /// The empty `devices/<id>` of a gateway that stops (its entries are no longer anyone's).
+    public var clearedEntriesMessage: OutgoingMessage {
+        OutgoingMessage(topic: topics.devices(gatewayID), payload: [], qos: .atLeastOnce, retain: true)
+    }
+
+    /// The site's `bridge/devices` as the referee writes it: every managed device of `own` (this gateway's list,
+    /// which the registry keeps the same on every gateway), each as its owner describes it, with the owner named;
+    /// a device whose owner has not described it yet (or that nobody owns) as this gateway knows it, not connected.
+    public func siteDeviceList(_ own: [BridgeDeviceEntry]) -> [BridgeDeviceEntry] {
+        state.withLock { state in
+            own.map { entry in
+                let owner = state.ownership.owner(of: entry.id)
+                if owner == gatewayID {
+                    var mine = entry
+                    mine.gateway = gatewayID
+                    return mine
+                }
+                if let owner, let described = state.entries[owner]?.first(where: { $0.id == entry.id }) { return described }
+                var unknown = entry
+                unknown.connected = false
+                unknown.gateway = owner
+                return unknown
+            }
         }
     }
 

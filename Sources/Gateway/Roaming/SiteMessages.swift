@@ -154,6 +154,40 @@ public enum SiteMessages {
         return device
     }
 
+    // MARK: devices/<gateway>
+
+    /// The `bridge/devices` entries of the devices a gateway holds, in `bridge/devices`' own format (sorted by id).
+    public static func encode(_ entries: [BridgeDeviceEntry]) -> [UInt8] { BridgePayload.devices(entries) }
+
+    /// A gateway's entries, read back as strictly as the other site messages; `gateway` is the topic's (a gateway
+    /// cannot speak for another).
+    public static func deviceEntries(_ bytes: [UInt8], gateway: String) throws(SiteMessageError) -> [BridgeDeviceEntry] {
+        let value: DeviceValue
+        do { value = try JSONParser.parse(bytes, limits: limits) } catch { throw SiteMessageError("payload", "\(error)") }
+        guard case .list(let items) = value else { throw SiteMessageError("payload", "expected a JSON array") }
+        var entries: [BridgeDeviceEntry] = []
+        for (index, item) in items.enumerated() {
+            guard case .object(let fields) = item else { throw SiteMessageError("[\(index)]", "expected an object") }
+            var capabilities: [String] = []
+            if case .list(let listed)? = fields["capabilities"] {
+                for capability in listed {
+                    guard case .text(let name) = capability else { throw SiteMessageError("[\(index)].capabilities", "expected text") }
+                    capabilities.append(name)
+                }
+            } else {
+                throw SiteMessageError("[\(index)].capabilities", "expected an array")
+            }
+            let id = try nonEmptyText(fields, "id")
+            if let problem = DeviceIdentifier.problem(id) { throw SiteMessageError("[\(index)].id", problem) }
+            entries.append(BridgeDeviceEntry(
+                id: id, name: try optionalText(fields, "name"), vendor: try optionalText(fields, "vendor"),
+                model: try optionalText(fields, "model"), address: try text(fields, "address"), driver: try text(fields, "driver"),
+                capabilities: capabilities, paired: try flag(fields, "paired", label: "[\(index)].paired"),
+                connected: try flag(fields, "connected", label: "[\(index)].connected"), gateway: gateway))
+        }
+        return entries
+    }
+
     // MARK: Reading and writing
 
     private static func write(_ members: [String: DeviceValue]) -> [UInt8] {

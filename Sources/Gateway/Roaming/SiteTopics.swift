@@ -10,10 +10,12 @@ public struct SiteTopics: Sendable, Equatable {
     public func owner(_ device: String) -> String { prefix + "owners/" + device }
     public func handoff(_ device: String) -> String { prefix + "handoff/" + device }
     public func registry(_ device: String) -> String { prefix + "registry/" + device }
+    /// The `bridge/devices` entries of the devices a gateway holds, from which the referee writes the site's list.
+    public func devices(_ gateway: String) -> String { prefix + "devices/" + gateway }
 
     /// One filter per kind, each matching exactly its own topics.
     public var subscriptions: [String] {
-        ["gateways", "sightings", "owners", "handoff", "registry"].map { prefix + $0 + "/+" }
+        ["gateways", "sightings", "owners", "handoff", "registry", "devices"].map { prefix + $0 + "/+" }
     }
 
     public enum Incoming: Sendable, Equatable {
@@ -22,6 +24,7 @@ public struct SiteTopics: Sendable, Equatable {
         case owner(String)
         case handoff(String)
         case registry(String)
+        case devices(String)
     }
 
     /// The kind and the id a topic names; nil for anything else (a deeper level, an empty id, another prefix).
@@ -36,6 +39,7 @@ public struct SiteTopics: Sendable, Equatable {
         case "owners": return .owner(id)
         case "handoff": return .handoff(id)
         case "registry": return .registry(id)
+        case "devices": return .devices(id)
         default: return nil
         }
     }

@@ -71,6 +71,7 @@ public final class GatewayCore: Sendable {
             ? HomeAssistantPublisher(configuration.homeassistant, topics: topics, gatewayID: configuration.gateway.id,
                                      stateDirectory: configuration.gateway.stateDirectory,
                                      roaming: configuration.roaming.enabled) : nil
+        site?.onViewChanged { [weak self] becameReferee in self?.siteViewChanged(becameReferee: becameReferee) }
     }
 
     var messages: ContractMessages { outputs.withLock { $0.messages } }
@@ -234,7 +235,7 @@ public final class GatewayCore: Sendable {
     public func republishAll() {
         sink.publish(OutgoingMessage(retainedJSON: BridgeState.online.message(topics: topics)))
         if let homeAssistant {
-            sink.publish(homeAssistant.bridge())
+            if publishesBridgeTopics { sink.publish(homeAssistant.bridge()) }
             refreshFirmwareOffers()
         }
         publishBridgeInfo()
@@ -269,14 +270,31 @@ public final class GatewayCore: Sendable {
     /// entity stays `unknown`.
     func homeAssistantCameOnline(_ homeAssistant: HomeAssistantPublisher) async {
         try? await Task.sleep(for: .milliseconds(Int.random(in: 500...2500)))
-        sink.publish(homeAssistant.bridge())
+        if publishesBridgeTopics { sink.publish(homeAssistant.bridge()) }
         if let offers = await FirmwareCatalog.offersOffLoop(configuration.dfu) { firmwareOffers.withLock { $0 = offers } }
         if let (central, manager) = attached.withLock({ $0 }) { await publishDeviceList(manager, central, forceDiscovery: true) }
         for message in retainedDeviceMessages() { sink.publish(message) }
         for message in homeAssistant.lastValues() { sink.publish(message) }
     }
 
+    /// Whether this gateway publishes the bridge's own topics (`bridge/info`, `bridge/devices`, `bridge/health`,
+    /// the bridge's Home Assistant device): always alone, in a site only as its referee, for the whole site.
+    var publishesBridgeTopics: Bool { site?.isReferee ?? true }
+
+    /// In a site, the referee's view changed: a new referee takes the bridge's topics over, a referee refreshes the
+    /// site's device list.
+    func siteViewChanged(becameReferee: Bool) {
+        guard becameReferee else {
+            if publishesBridgeTopics { publishDeviceList() }
+            return
+        }
+        if let homeAssistant { sink.publish(homeAssistant.bridge()) }
+        publishBridgeInfo()
+        publishDeviceList(forceDiscovery: true)
+    }
+
     public func publishBridgeInfo() {
+        guard publishesBridgeTopics else { return }
         let central = central
         let adapters = (central?.model.adapters.values.sorted { $0.path < $1.path } ?? []).map(Self.adapterEntry)
         let info = DeviceValue.object([
@@ -314,7 +332,7 @@ public final class GatewayCore: Sendable {
     /// `bridge/devices`, built from the manager's list (asynchronously: the manager is an actor).
     public func publishDeviceList(forceDiscovery: Bool = false) {
         guard let (central, manager) = attached.withLock({ $0 }) else {
-            sink.publish(messages.bridgeDevices([]))
+            if publishesBridgeTopics { sink.publish(messages.bridgeDevices([])) }
             return
         }
         let start = deviceListDue.withLock { due -> Bool in
@@ -372,15 +390,25 @@ public final class GatewayCore: Sendable {
             wearable.sensors.formUnion(homeAssistant?.fedEntities(of: device.id) ?? [])
             discovered.append(wearable)
         }
-        let list = messages.bridgeDevices(entries)
+        var siteView: HomeAssistantPublisher.SiteView?
+        if let site {
+            // In a site: this gateway's entries for the site's list, the list itself from the referee only, and Home
+            // Assistant's documents of the devices this gateway holds.
+            if let message = site.heldEntriesMessage(entries) { sink.publish(message) }
+            siteView = HomeAssistantPublisher.SiteView(managedAddresses: entries.map(\.address), referee: site.isReferee)
+            let held = site.heldDevices
+            discovered = discovered.filter { held.contains($0.id) }
+            entries = site.isReferee ? site.siteDeviceList(entries) : []
+        }
+        let list = publishesBridgeTopics ? messages.bridgeDevices(entries) : nil
         // A reconnect to the broker (forced) republishes it whatever it was.
         let changed = deviceListDue.withLock { due in
-            defer { due.last = list.payload }
-            return forceDiscovery || due.last != list.payload
+            defer { due.last = list?.payload }
+            return forceDiscovery || due.last != list?.payload
         }
-        if changed { sink.publish(list) }
+        if changed, let list { sink.publish(list) }
         if let homeAssistant {
-            for message in homeAssistant.devices(discovered, force: forceDiscovery) { sink.publish(message) }
+            for message in homeAssistant.devices(discovered, force: forceDiscovery, site: siteView) { sink.publish(message) }
         }
     }
 
@@ -409,7 +437,7 @@ public final class GatewayCore: Sendable {
     /// `bridge/health` now. Not while the broker is away: the report would wait in the offline queue and reach
     /// subscribers stale after the reconnect, which publishes a fresh one instead (`GatewayService`).
     public func publishHealth() async {
-        guard sink.statistics.connected else { return }
+        guard sink.statistics.connected, publishesBridgeTopics else { return }
         let counts = outputs.withLock { $0.takeMessageCounts() }
         let since = countsSince.withLock { since in
             defer { since = .now }
@@ -444,7 +472,7 @@ public final class GatewayCore: Sendable {
         // In a site the bridge stays up with the other gateways, and only the devices this one held go offline
         // (the referee gives them to another gateway once this one's record is gone).
         let held = site.heldDevices
-        return [SiteCoordinator.will(gatewayID: configuration.gateway.id, layout: topics)]
+        return [SiteCoordinator.will(gatewayID: configuration.gateway.id, layout: topics), site.clearedEntriesMessage]
             + outputs.withLock { $0.offlineMessages }.filter { message in held.contains { message.topic == topics.availability($0) } }
     }
 }

@@ -61,17 +61,25 @@ struct SiteDeviceManagerTests {
         #expect(components(gateway)?["presence"] == nil)
     }
 
-    static let discovery = "homeassistant/device/wear2mqtt_wear2mqtt_c0ffee000001/config"
+    /// A lone gateway names the device by its gateway id; a site by its base topic, whichever gateway announces it.
+    static func discovery(site: Bool) -> String {
+        "homeassistant/device/wear2mqtt_\(site ? "site_test" : "wear2mqtt")_c0ffee000001/config"
+    }
 
     func components(_ gateway: GatewayHarness) -> [String: DeviceValue]? {
-        gateway.sink.retained(Self.discovery).flatMap { GatewayHarness.object($0.payload) }?["cmps"]?.object
+        gateway.sink.retained(Self.discovery(site: gateway.core.site != nil)).flatMap { GatewayHarness.object($0.payload) }?["cmps"]?.object
     }
 
     /// In a site every wearable has a Room entity from its `presence`, available with the bridge whichever gateway
     /// holds the device.
     @Test func aSiteWearableHasARoomEntity() async throws {
-        let gateway = try await started()
-        defer { Task { await gateway.stop() } }
+        // A site of one: the gateway announces the wearable once its own referee gives it the strap.
+        let site = try InMemorySite(ids: ["a"], configuration: SiteGatewayTests.configuration)
+        let gateway = try #require(site.gateways["a"])
+        try gateway.addDevice("heart_rate_strap", address: Self.strap)
+        let walker = SiteGatewayTests.Walker(site, ["a": -60])
+        await site.start("a")
+        defer { walker.stop(); Task { await site.stop() } }
         #expect(await eventually(timeout: .seconds(60)) { components(gateway)?["presence"] != nil })
         let room = try #require(components(gateway)?["presence"]?.object)
         #expect(room["p"]?.text == "sensor" && room["state_topic"]?.text == "test/strap/presence")

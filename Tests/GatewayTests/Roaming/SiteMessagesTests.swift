@@ -13,7 +13,8 @@ struct SiteMessagesTests {
         #expect(topics.classify(topics.owner("band")) == .owner("band"))
         #expect(topics.classify(topics.handoff("band")) == .handoff("band"))
         #expect(topics.classify(topics.registry("band")) == .registry("band"))
-        #expect(topics.subscriptions.count == 5)
+        #expect(topics.classify(topics.devices("hall")) == .devices("hall"))
+        #expect(topics.subscriptions.count == 6)
     }
 
     @Test func topicsThatAreNotExactlyASiteRecordAreNotOurs() {
@@ -105,6 +106,24 @@ struct SiteMessagesTests {
         }
     }
 
+    /// A gateway's entries read back as it wrote them, named by the topic's gateway whatever the payload says.
+    @Test func deviceEntriesRoundTripAndTakeTheirGatewayFromTheTopic() throws {
+        let entry = BridgeDeviceEntry(id: "band", name: "Band", vendor: "GoFIT", model: "B1", address: "C0:FF:EE:00:00:01",
+                                      driver: "gofit", capabilities: ["find", "heart_rate"], paired: true, connected: true,
+                                      gateway: "elsewhere")
+        let read = try SiteMessages.deviceEntries(SiteMessages.encode([entry]), gateway: "hall")
+        var expected = entry
+        expected.gateway = "hall"
+        #expect(read == [expected])
+        #expect(try SiteMessages.deviceEntries(Array("[]".utf8), gateway: "hall").isEmpty)
+        for payload in [#"{}"#, #"[1]"#, #"[{"id":"band"}]"#,
+                        #"[{"id":"bad id","address":"x","driver":"d","capabilities":[],"paired":false,"connected":false}]"#,
+                        #"[{"id":"band","address":"x","driver":"d","capabilities":[3],"paired":false,"connected":false}]"#,
+                        #"[{"id":"band","address":"x","driver":"d","capabilities":[],"paired":"no","connected":false}]"#] {
+            #expect(throws: SiteMessageError.self, "\(payload)") { try SiteMessages.deviceEntries(Array(payload.utf8), gateway: "a") }
+        }
+    }
+
     /// Every truncation of every valid message is refused, never half read.
     @Test func everyTruncationIsRefused() {
         let messages: [(String, ([UInt8]) throws -> Void)] = [
@@ -112,12 +131,14 @@ struct SiteMessagesTests {
             ("sightings", { _ = try SiteMessages.sightingReport($0, gateway: "a") }),
             ("record", { _ = try SiteMessages.gatewayRecord($0) }),
             ("handoff", { _ = try SiteMessages.handoff($0) }),
+            ("devices", { _ = try SiteMessages.deviceEntries($0, gateway: "a") }),
         ]
         let valid: [[UInt8]] = [
             SiteMessages.encode(SiteAssignment(gateway: "b", epoch: 2, referee: "a", reason: .stronger), sinceMilliseconds: 1),
             SiteMessages.encode(SightingReport(gateway: "a", devices: ["band": .init(rssi: -60)]), atMilliseconds: 1),
             SiteMessages.encode(SiteMessages.GatewayRecord(room: "x", startedMilliseconds: 1, version: "1")),
             SiteMessages.encode(SiteMessages.Handoff(epoch: 1, from: "a", releasedMilliseconds: 1, storage: ["s": ["c": .integer(1)]])),
+            SiteMessages.encode([BridgeDeviceEntry(id: "band", address: "C0:FF:EE:00:00:01", driver: "gofit")]),
         ]
         for ((name, read), bytes) in zip(messages, valid) {
             #expect(throws: Never.self, "\(name)") { try read(bytes) }
