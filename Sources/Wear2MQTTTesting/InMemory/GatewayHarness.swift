@@ -23,12 +23,13 @@ public final class GatewayHarness: Sendable {
     private let periodic = Mutex<Task<Void, Never>?>(nil)
 
     /// `configuration` is YAML of everything but `mqtt` and `gateway.state_dir`, which the harness sets (base topic
+    /// `test`; `mqtt` adds lines to its section, such as `username: x`,
     /// `test`, a fresh state directory unless `stateDirectory` names one). The gateway's wall clock stands still at
     /// `unixMilliseconds` unless `clock` is given (`.system` where wall time must pass with the devices' samples, as
     /// for a sliding window).
     public init(configuration yaml: String = "", central: InMemoryCentral = InMemoryCentral(),
                 stateDirectory: TemporaryDirectory? = nil, unixMilliseconds: Int64 = 1_750_000_000_000,
-                clock: GatewayClock? = nil, gatewayID: String? = nil, room: String? = nil) throws {
+                clock: GatewayClock? = nil, gatewayID: String? = nil, room: String? = nil, mqtt: [String] = []) throws {
         self.central = central
         self.stateDirectory = try stateDirectory ?? TemporaryDirectory()
         self.yaml = yaml
@@ -41,6 +42,7 @@ public final class GatewayHarness: Sendable {
         mqtt:
           host: 127.0.0.1
           base_topic: \(base)
+        \(mqtt.map { "  " + $0 }.joined(separator: "\n"))
         gateway:
           state_dir: \(stateDirectory.path)
           id: \(gatewayID ?? "wear2mqtt")

@@ -34,7 +34,9 @@ final class InMemoryConnection: PeripheralLink {
         self.mtu = mtu
     }
 
-    var peripheral: (any SimulatedPeripheral)? { state.withLock { $0.peripheral } }
+    /// The peripheral while the link is up: a request still under way when the link ended (one a test slowed with
+    /// `setLatency`) never reaches the device, as on the air — the device may be on another central's link by then.
+    var peripheral: (any SimulatedPeripheral)? { state.withLock { $0.ended ? nil : $0.peripheral } }
 
     /// The peripheral's behaviour runs for as long as the link is up.
     func start(_ peripheral: any SimulatedPeripheral) {

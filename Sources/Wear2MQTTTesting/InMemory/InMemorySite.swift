@@ -25,11 +25,11 @@ public final class InMemorySite: Sendable {
     }
 
     /// `configuration`: YAML shared by every gateway (devices, `roaming:` settings); each gets `gateway.id` (and
-    /// `gateway.room`, the same name) from `ids`.
-    public init(ids: [String], configuration: String) throws {
+    /// `gateway.room`, the same name) from `ids`; `mqtt` adds lines to each one's `mqtt:` section.
+    public init(ids: [String], configuration: String, mqtt: [String] = []) throws {
         var gateways: [String: GatewayHarness] = [:]
         for id in ids {
-            gateways[id] = try GatewayHarness(configuration: configuration, gatewayID: id, room: id)
+            gateways[id] = try GatewayHarness(configuration: configuration, gatewayID: id, room: id, mqtt: mqtt)
         }
         self.gateways = gateways
         for (id, gateway) in gateways {
