@@ -44,6 +44,12 @@ public final class SiteCoordinator: Sendable {
         /// Devices the registry deleted: not published back while this gateway's manager is still letting them go
         /// (they would come back to life on every gateway), until the registry lists them again.
         var deleted: Set<String> = []
+        /// Each device's entry as this gateway last published it or took it from the registry: a local entry that
+        /// differs was changed here (a bridge request on the referee, `configure` on the holder) and is published.
+        var settled: [String: ManagedDevice] = [:]
+        /// Counts changes to `settled` made by adoptions, so a report built from a list read before one is not
+        /// taken for a local change.
+        var adoptions = 0
         /// Each gateway's entries for the devices it holds (`devices/<gateway>`), for the referee's `bridge/devices`.
         var entries: [String: [BridgeDeviceEntry]] = [:]
         /// What this gateway last published on `devices/<id>`.
@@ -90,11 +96,17 @@ public final class SiteCoordinator: Sendable {
     public func attach(_ manager: DeviceManager) {
         self.manager.withLock { $0 = manager }
         let changes = registryChanges, logger = logger
-        Task { [weak manager] in
+        Task { [weak self, weak manager] in
             for await (id, entry) in changes {
                 guard let manager else { return }
                 if let entry {
                     await manager.adopt(entry)
+                    // What the manager holds now (the entry, or its own where it refused it) is settled.
+                    let local = await manager.managedDevices.first { $0.id == id }
+                    self?.state.withLock { state in
+                        state.settled[id] = local
+                        state.adoptions += 1
+                    }
                 } else if await manager.managedDevices.contains(where: { $0.id == id }) {
                     do { try await manager.remove(id: id, announce: false) } catch {
                         logger.warning("cannot remove a device the site removed", metadata: ["id": "\(id)", "error": "\(error)"])
@@ -261,14 +273,21 @@ public final class SiteCoordinator: Sendable {
         }
     }
 
-    /// The registry entries this gateway's list calls for: its devices the registry lacks; as referee also its
-    /// changed entries, and removals of devices it listed at its last report.
-    private func registryUpdates(_ devices: [ManagedDevice], state: inout State) -> [(String, ManagedDevice?)] {
+    /// The registry entries this gateway's list calls for: its devices the registry lacks, the entries changed here
+    /// since they were last settled (a rename or new options on the referee, a held configuration on the holder), and
+    /// as referee the removals of devices it listed at its last report. `adoptions`: the count when `devices` was
+    /// read; if an adoption came since, the list may predate it and only missing devices are published this time.
+    private func registryUpdates(_ devices: [ManagedDevice], adoptions: Int, state: inout State) -> [(String, ManagedDevice?)] {
         var updates: [(String, ManagedDevice?)] = []
         let referee = state.ownership.isReferee
+        let current = adoptions == state.adoptions
         for device in devices where !device.needsDriverDetection && !state.deleted.contains(device.id) {
             let known = state.registry[device.id]
-            if known == nil || (referee && known != device) { updates.append((device.id, device)) }
+            let changedHere = current && state.settled[device.id].map { $0 != device } ?? false
+            if known == nil || (known != device && changedHere) {
+                updates.append((device.id, device))
+                state.settled[device.id] = device
+            }
         }
         let ids = Set(devices.map(\.id))
         if referee, let previous = state.refereeList {
@@ -284,6 +303,7 @@ public final class SiteCoordinator: Sendable {
     public func tick() async {
         guard let manager = manager.withLock({ $0 }) else { return }
         var connected: Set<String> = []
+        let adoptions = state.withLock { $0.adoptions }
         let list = await manager.managedDevices
         let devices = list.map(\.id)
         for id in devices where await manager.connectionState(id: id) == .connected { connected.insert(id) }
@@ -293,7 +313,7 @@ public final class SiteCoordinator: Sendable {
             let lost = state.connected.subtracting(connected).filter(state.handover.holds)
             state.connected = connected
             let report = state.sightings.report(gateway: gatewayID, connected: connected, lost: lost)
-            return (report, state.ownership.decide(at: .now), registryUpdates(list, state: &state))
+            return (report, state.ownership.decide(at: .now), registryUpdates(list, adoptions: adoptions, state: &state))
         }
         for (id, entry) in registry {
             sink.publish(OutgoingMessage(topic: topics.registry(id), payload: entry.map(SiteMessages.encode) ?? [],
