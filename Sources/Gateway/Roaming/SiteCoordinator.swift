@@ -9,8 +9,9 @@ import Wearables
 /// `DeviceHandover` and `SightingCollector`, which hold every rule.
 ///
 /// The site's registry (`registry/<id>`) carries the device list: a gateway publishes the devices it manages that
-/// the registry lacks, the referee also every change and removal of its own list (`device/add`, `rename`,
-/// `options`, `remove` go to the referee), and every gateway applies what it reads, in order, one change at a time.
+/// the registry lacks and every entry changed on it (`device/add`, `rename`, `options` on the referee, which bridge
+/// requests go to; `configure` on the device's holder), the referee also the removals, and every gateway applies
+/// what it reads, in order, one change at a time.
 public final class SiteCoordinator: Sendable {
     public let gatewayID: String
     public let settings: RoamingSettings
