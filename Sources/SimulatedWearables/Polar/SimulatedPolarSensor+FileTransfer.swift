@@ -8,10 +8,12 @@ import Wearables
 /// notifies them a moment after the write, as the control point's responses are. The recording clock is the
 /// device's: seconds since the sensor was created, times `recording_speed`, so a test records an hour in a second.
 /// Fault `psftp_drop_after_frames` (n > 0): an answer longer than n frames is cut after n and the strap drops the
-/// link, as one walking out of range in the middle of a fetch would.
+/// link, as one walking out of range in the middle of a fetch would. Fault `psftp_silent`: the strap takes every
+/// write and never answers, so a host's wait for an answer ends in its timeout.
 extension SimulatedPolarSensor {
     struct FileTransferFaults: Sendable {
         var dropAfterFrames = 0
+        var silent = false
     }
 
     static let fileTransferMTUUUID = BluetoothUUID(string: PolarUUID.Characteristic.fileTransferMTU)!
@@ -30,7 +32,7 @@ extension SimulatedPolarSensor {
     }
 
     func fileTransferWrite(_ value: [UInt8]) {
-        guard let current = currentLink, var engine = fileTransfer else { return }
+        guard let current = currentLink, var engine = fileTransfer, !fileTransferFaults.silent else { return }
         let answer = engine.receive(value, at: recordingTime)
         fileTransfer = engine
         let frames: [PSFTPFrame]

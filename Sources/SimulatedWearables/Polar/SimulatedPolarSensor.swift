@@ -17,7 +17,7 @@ import Wearables
 /// (`ecg`, `ppg`, `accelerometer`, `ppi`, `gyroscope`, `magnetometer`: only that stream's starts fail),
 /// `minimum_mtu` (23: a start on a link with a smaller ATT MTU is answered `invalidMTU`, 10), `battery`,
 /// `battery_drain_per_hour`, and the Device Information strings. The H10 adds on-device recording over PSFTP
-/// (`SimulatedPolarSensor+FileTransfer.swift`) with `recording_speed` and the fault `psftp_drop_after_frames`.
+/// (`SimulatedPolarSensor+FileTransfer.swift`) with `recording_speed` and the faults `psftp_drop_after_frames` and `psftp_silent`.
 public actor SimulatedPolarSensor: SimulatedPeripheral {
     public nonisolated let advertisement: SimulatedAdvertisement
     public nonisolated let services: [SimulatedService]
@@ -70,7 +70,8 @@ public actor SimulatedPolarSensor: SimulatedPeripheral {
         faults.minimumMTU = try options.int("minimum_mtu", default: 23, in: 23...517)
         self.faults = faults
         recordingSpeed = try options.double("recording_speed", default: 1, in: 1...3600)
-        fileTransferFaults = FileTransferFaults(dropAfterFrames: try options.int("psftp_drop_after_frames", default: 0, in: 0...1000))
+        fileTransferFaults = FileTransferFaults(dropAfterFrames: try options.int("psftp_drop_after_frames", default: 0, in: 0...1000),
+                                                silent: try options.bool("psftp_silent", default: false))
         battery = try SimulatedBattery(reading: &options, defaultLevel: 90)
         var information = try SimulatedDeviceInformation(reading: &options, defaultModel: model.model, seed: configuration.seed)
         information.manufacturer = try options.string("manufacturer", default: "Polar Electro Oy")

@@ -22,8 +22,11 @@ struct PolarRecordingGatewayTests {
         try gateway.addDevice("polar_h10", address: Self.h10, options: h10Options)
         try gateway.addDevice("polar_verity_sense", address: Self.sense)
         await gateway.start()
+        // The state's recording comes from the status the driver asks at every connection (a silent strap has none).
+        let silent = h10Options["psftp_silent"] != nil
         #expect(await eventually(timeout: .seconds(60)) {
-            gateway.last("h10")?["recording"] != nil && gateway.last("sense")?["capabilities"] != nil
+            (silent ? gateway.last("h10")?["capabilities"] : gateway.last("h10")?["recording"]) != nil
+                && gateway.last("sense")?["capabilities"] != nil
         })
         return gateway
     }
@@ -170,6 +173,18 @@ struct PolarRecordingGatewayTests {
         })
         let list = await gateway.request("h10/request/recording", #"{"action":"list"}"#)
         #expect(list?["data"]?["exercises"]?.list?.first?["identifier"] == "walk", "\(String(describing: list))")
+    }
+
+    @Test("a strap that never answers: TIMEOUT after the driver's 10 s of silence, and the strap is still usable by others")
+    func silentStrap() async throws {
+        let gateway = try await started(h10Options: ["psftp_silent": .bool(true)])
+        defer { Task { await gateway.stop() } }
+        let started = ContinuousClock.now
+        let status = await gateway.request("h10/request/recording", #"{"action":"status"}"#)
+        #expect(Self.code(status) == "TIMEOUT", "\(String(describing: status))")
+        #expect(status?["error"]?["message"]?.text?.contains("did not answer recording status") == true)
+        #expect(ContinuousClock.now - started >= .seconds(10))
+        #expect(await gateway.request("h10/request/refresh")?["status"] == "ok")
     }
 
     @Test("Home Assistant: a Recording binary sensor for the H10 alone, on the state's recording.active")
