@@ -175,6 +175,22 @@ struct PolarRecordingGatewayTests {
         #expect(list?["data"]?["exercises"]?.list?.first?["identifier"] == "walk", "\(String(describing: list))")
     }
 
+    @Test("the start time outlives a restart of the gateway: fetched again afterwards, the record has the same id and ts")
+    func startTimeOutlivesARestart() async throws {
+        let gateway = try await started()
+        #expect(await gateway.request("h10/request/recording", #"{"action":"start","identifier":"day","sample_type":"rr"}"#)?["status"] == "ok")
+        #expect(await recorded(gateway, atLeast: 20))
+        #expect(await gateway.request("h10/request/recording", #"{"action":"stop"}"#)?["status"] == "ok")
+        let before = try #require(await gateway.request("h10/request/recording", #"{"action":"fetch","identifier":"day"}"#)?["data"])
+        #expect(before["start_known"] == true)
+        let restarted = try await gateway.restarted()
+        defer { Task { await restarted.stop() } }
+        #expect(await eventually(timeout: .seconds(60)) { restarted.last("h10")?["recording"] != nil })
+        let after = await restarted.request("h10/request/recording", #"{"action":"fetch","identifier":"day"}"#)
+        #expect(after?["data"]?["record_id"] == before["record_id"] && after?["data"]?["ts"] == before["ts"], "\(String(describing: after))")
+        #expect(after?["data"]?["rr_ms"] == before["rr_ms"])
+    }
+
     @Test("a strap that never answers: TIMEOUT after the driver's 10 s of silence, and the strap is still usable by others")
     func silentStrap() async throws {
         let gateway = try await started(h10Options: ["psftp_silent": .bool(true)])
