@@ -6,8 +6,9 @@ import Wear2MQTTTesting
 /// A Polar H10 over the whole product: the simulator serves the PMD service from the Polar codecs, the gateway's
 /// `polar` driver reads what the strap offers, starts ECG at 130 Hz and acceleration at 200 Hz together from one
 /// MQTT request, and every sample arrives; RR intervals and heart-rate variability come with them. A Verity Sense
-/// streams PPG without loss and PPI beats that heart-rate variability is computed from. Every
-/// command's errors are tested in memory (Tests/GatewayTests/InMemory/PolarGatewayTests.swift).
+/// streams PPG without loss and PPI beats that heart-rate variability is computed from. The H10 records on itself
+/// over PSFTP: start, stop, list, fetch and remove through MQTT. Every command's errors are tested in memory
+/// (Tests/GatewayTests/InMemory/PolarGatewayTests.swift, PolarRecordingGatewayTests.swift).
 @Suite
 struct PolarEndToEndTests {
     static let strap = "A0:9E:1A:00:00:10"
@@ -94,6 +95,45 @@ struct PolarEndToEndTests {
             #expect(!intervals.isEmpty && intervals.allSatisfy { abs($0 - 500) <= 20 }, "\(intervals)")
             let meanHR = stack.last("sense/sensor/hrv")?["mean_hr_bpm"] as? Double ?? 0
             #expect(abs(meanHR - 120) < 4, "\(String(describing: stack.last("sense/sensor/hrv")))")
+        }
+    }
+
+    @Test func h10RecordsOnItselfAndTheRecordingIsFetchedAsADurableRecord() async throws {
+        let recorder = "A0:9E:1A:00:00:12"
+        // The strap's recording clock runs an hour a second: even the 5 ms before it answers the start are 18 s of
+        // recording, so the stop that follows the answer always finds samples.
+        try await Stack.with(scenarioDevices: """
+          - kind: polar_h10
+            address: \(recorder)
+            advertising_interval: 100ms
+            options: { recording_speed: 3600 }
+        """, configuredDevices: "  - address: \(recorder)\n    name: strap") { stack in
+            #expect(await eventually(timeout: .seconds(60)) {
+                (stack.last("strap")?["capabilities"] as? [String: Any])?["recording"] as? Bool == true
+            })
+            func ask(_ transaction: String, _ body: String) async throws -> [String: Any]? {
+                try await stack.request("strap/request/recording", #"{"transaction":"\#(transaction)",\#(body)}"#)
+                let answer = await stack.response("strap/response/recording", transaction: transaction)
+                #expect(answer?["status"] as? String == "ok", "\(transaction): \(String(describing: answer))")
+                return answer?["data"] as? [String: Any]
+            }
+            _ = try await ask("start", #""action":"start","identifier":"e2e","sample_type":"hr","interval_s":1"#)
+            #expect(await eventually(timeout: .seconds(30)) {
+                (stack.last("strap")?["recording"] as? [String: Any])?["active"] as? Bool == true
+            })
+            _ = try await ask("stop", #""action":"stop""#)
+            let list = try await ask("list", #""action":"list""#)
+            let exercises = list?["exercises"] as? [[String: Any]] ?? []
+            #expect(exercises.map { $0["identifier"] as? String } == ["e2e"], "\(String(describing: list))")
+            let fetched = try await ask("fetch", #""action":"fetch","identifier":"e2e""#)
+            let rates = fetched?["heart_rates"] as? [Int] ?? []
+            #expect(!rates.isEmpty && rates.allSatisfy { (55...66).contains($0) }, "\(rates)")
+            #expect(await eventually(timeout: .seconds(30)) {
+                (stack.last("strap/fitness/recording")?["heart_rates"] as? [Int]) == rates
+            })
+            _ = try await ask("remove", #""action":"remove","identifier":"e2e""#)
+            let after = try await ask("list2", #""action":"list""#)
+            #expect((after?["exercises"] as? [Any])?.isEmpty == true)
         }
     }
 }

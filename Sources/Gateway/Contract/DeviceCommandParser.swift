@@ -10,7 +10,7 @@ public enum DeviceCommandParser {
     /// Every device command of contract version 1.
     public static let commandNames = [
         "clear_data", "configure", "connect", "dfu", "dfu/cancel", "disconnect", "factory_reset", "find", "music",
-        "navigation", "notify", "refresh", "reset_energy_expended", "settings", "sync", "time_sync", "weather",
+        "navigation", "notify", "recording", "refresh", "reset_energy_expended", "settings", "sync", "time_sync", "weather",
     ]
 
     /// Levels of the Immediate Alert service, by their contract names.
@@ -38,8 +38,9 @@ public enum DeviceCommandParser {
             return try configure(reader)
         case "dfu":
             return try dfu(reader)
-        case "notify", "music", "weather", "navigation":
-            // A watch's own pushes (InfiniTime): the driver reads and checks their fields, unknown ones included.
+        case "notify", "music", "weather", "navigation", "recording":
+            // A watch's own pushes (InfiniTime), a strap's recording (Polar H10): the driver reads and checks their
+            // fields, unknown ones included.
             return .named(command, arguments)
         default:
             throw CommandError(

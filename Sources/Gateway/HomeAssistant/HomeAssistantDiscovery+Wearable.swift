@@ -161,6 +161,13 @@ extension HomeAssistantDiscovery {
             components.append(DiscoveryComponent(key, platform: "sensor", options))
         }
         if wearable.commands.contains("sync") { components += syncComponents(stateTopic: stateTopic) }
+        if wearable.state["capabilities"]?["recording"]?.flag == true {
+            // A strap that records on itself (Polar H10): whether it records now, from the state's `recording`.
+            components.append(DiscoveryComponent("recording", platform: "binary_sensor", [
+                "name": "Recording", "icon": "mdi:record-rec", "state_topic": .text(stateTopic),
+                "value_template": "{{ 'ON' if value_json.recording is defined and value_json.recording.active else 'OFF' }}",
+            ]))
+        }
         components += summaryComponents(wearable.summaries, id: wearable.id)
         components += settingComponents(wearable.settings, id: wearable.id)
         if let firmware = wearable.firmware {

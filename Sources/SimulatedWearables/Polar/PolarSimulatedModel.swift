@@ -26,6 +26,9 @@ struct PolarSimulatedModel: Sendable {
     let streams: [PMDMeasurementType: Stream]
     /// Whether Heart Rate Measurement carries RR intervals (the H10's does; the Verity Sense's optical rate not).
     let heartRateHasRR: Bool
+    /// Whether it records heart rate or RR intervals in its own memory, over PSFTP (the H10 alone, per the SDK's
+    /// `polar_device_capabilities.json`: `recordingSupported` and the H10 file system).
+    var recordsOnDevice = false
 
     var features: PMDFeatures { PMDFeatures(offering: Set(streams.keys)) }
 
@@ -33,7 +36,7 @@ struct PolarSimulatedModel: Sendable {
         .ecg: Stream(settings: PMDSettings(values: [.sampleRate: [130], .resolution: [14]]), framing: .rawECG),
         .acc: Stream(settings: PMDSettings(values: [.sampleRate: [25, 50, 100, 200], .resolution: [16], .range: [2, 4, 8]]),
                      framing: .rawAcceleration),
-    ], heartRateHasRR: true)
+    ], heartRateHasRR: true, recordsOnDevice: true)
 
     static let veritySense = PolarSimulatedModel(model: "Sense", streams: [
         .ppg: Stream(settings: PMDSettings(values: [.sampleRate: [55], .resolution: [22], .channels: [4]]), framing: .compressedPPG),

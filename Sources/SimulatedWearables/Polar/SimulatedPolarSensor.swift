@@ -16,7 +16,8 @@ import Wearables
 /// the mean), faults `start_error` (a `PMDResponseStatus` number every start is answered with), `start_error_sensor`
 /// (`ecg`, `ppg`, `accelerometer`, `ppi`, `gyroscope`, `magnetometer`: only that stream's starts fail),
 /// `minimum_mtu` (23: a start on a link with a smaller ATT MTU is answered `invalidMTU`, 10), `battery`,
-/// `battery_drain_per_hour`, and the Device Information strings.
+/// `battery_drain_per_hour`, and the Device Information strings. The H10 adds on-device recording over PSFTP
+/// (`SimulatedPolarSensor+FileTransfer.swift`) with `recording_speed` and the faults `psftp_drop_after_frames` and `psftp_silent`.
 public actor SimulatedPolarSensor: SimulatedPeripheral {
     public nonisolated let advertisement: SimulatedAdvertisement
     public nonisolated let services: [SimulatedService]
@@ -38,6 +39,12 @@ public actor SimulatedPolarSensor: SimulatedPeripheral {
     private var seeds: SimulationRandom
     private var connection: Connection?
     private var connectionCount = 0
+    /// The H10's recordings; nil on a model without them. Lives across connections: the strap records alone.
+    var fileTransfer: PolarPSFTPEngine?
+    let fileTransferFaults: FileTransferFaults
+    /// When the device's recording clock started, and how much faster than real time it runs.
+    let recordingClockStart = ContinuousClock.now
+    let recordingSpeed: Double
 
     private struct Connection {
         let id: Int
@@ -62,6 +69,9 @@ public actor SimulatedPolarSensor: SimulatedPeripheral {
         faults.startErrorType = PolarStream(rawValue: sensor)?.measurementType
         faults.minimumMTU = try options.int("minimum_mtu", default: 23, in: 23...517)
         self.faults = faults
+        recordingSpeed = try options.double("recording_speed", default: 1, in: 1...3600)
+        fileTransferFaults = FileTransferFaults(dropAfterFrames: try options.int("psftp_drop_after_frames", default: 0, in: 0...1000),
+                                                silent: try options.bool("psftp_silent", default: false))
         battery = try SimulatedBattery(reading: &options, defaultLevel: 90)
         var information = try SimulatedDeviceInformation(reading: &options, defaultModel: model.model, seed: configuration.seed)
         information.manufacturer = try options.string("manufacturer", default: "Polar Electro Oy")
@@ -69,6 +79,9 @@ public actor SimulatedPolarSensor: SimulatedPeripheral {
         try options.rejectUnknownKeys()
 
         seeds = SimulationRandom(seed: configuration.seed)
+        if model.recordsOnDevice {
+            fileTransfer = PolarPSFTPEngine(meanBPM: meanBPM, variation: variation, seed: seeds.next())
+        }
         let name = configuration.name ?? "Polar \(model.model) \(information.serial)"
         deviceName = name
         advertisement = SimulatedAdvertisement(
@@ -84,7 +97,7 @@ public actor SimulatedPolarSensor: SimulatedPeripheral {
                 SimulatedCharacteristic(Self.controlPointUUID, flags: [.read, .write, .indicate], initialValue: model.features.encode()),
                 SimulatedCharacteristic(Self.dataUUID, flags: .notify),
             ]),
-        ]
+        ] + (model.recordsOnDevice ? [Self.fileTransferService] : [])
     }
 
     /// Whether a central is connected (the behaviour is running).
@@ -94,7 +107,9 @@ public actor SimulatedPolarSensor: SimulatedPeripheral {
     var runningTypes: [PMDMeasurementType] { connection?.engine.runningTypes ?? [] }
 
     public func inspect() async -> [String: String] {
-        ["bpm": "\(meanBPM)", "running": runningTypes.map { "\($0)" }.joined(separator: ",")]
+        var shown = ["bpm": "\(meanBPM)", "running": runningTypes.map { "\($0)" }.joined(separator: ",")]
+        shown.merge(recordingInspection()) { $1 }
+        return shown
     }
 
     // MARK: Connection
@@ -111,6 +126,7 @@ public actor SimulatedPolarSensor: SimulatedPeripheral {
     private func connect(_ link: any PeripheralLink) -> Int {
         connectionCount += 1
         let origin = PMDSampleTiming.polarNanoseconds(fromUnixMilliseconds: Int64(Date().timeIntervalSince1970 * 1000)) ?? 0
+        fileTransfer?.connected()
         connection = Connection(id: connectionCount, link: link, start: .now,
                                 engine: PolarPMDEngine(model: model, faults: faults, clockOrigin: origin),
                                 heart: PolarHeartSignal(meanBPM: meanBPM, variation: variation, seed: seeds.next()))
@@ -167,6 +183,7 @@ public actor SimulatedPolarSensor: SimulatedPeripheral {
     }
 
     public func write(_ characteristic: BluetoothUUID, value: [UInt8], kind: WriteKind) async throws(ATTError) {
+        if characteristic == Self.fileTransferMTUUUID, fileTransfer != nil { return fileTransferWrite(value) }
         guard characteristic == Self.controlPointUUID else { throw .writeNotPermitted }
         guard var current = connection else { return }
         let response = current.engine.handle(value, at: elapsed(current), mtu: current.link.mtu)
@@ -182,7 +199,10 @@ public actor SimulatedPolarSensor: SimulatedPeripheral {
         }
     }
 
-    private func isCurrent(_ id: Int) -> Bool { connection?.id == id }
+    func isCurrent(_ id: Int) -> Bool { connection?.id == id }
+
+    /// The current connection's id and link, for the file-transfer side.
+    var currentLink: (id: Int, link: any PeripheralLink)? { connection.map { ($0.id, $0.link) } }
 
     /// `button_press` stands for the sensor taken off: it stops every stream and says so on the control point
     /// (the "measurement stopped" notice), as the SDK's `processPmdCpCommand` expects it.

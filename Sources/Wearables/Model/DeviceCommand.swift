@@ -18,11 +18,12 @@ public enum DeviceCommand: Sendable, Equatable {
 
     /// A history download or a firmware update takes as long as the data takes; the driver watches the device's
     /// progress instead, so the gateway's command timeout does not apply. A `configure` with an `epoch` section
-    /// (the ActiGraph SDK's way to ask for a download) is one.
+    /// (the ActiGraph SDK's way to ask for a download) is one, and so is fetching or listing an H10's recordings.
     public var runsLong: Bool {
         switch self {
         case .sync, .named("dfu", _): true
         case .configure(let request): request["epoch"] != nil
+        case .named("recording", let request): request["action"] == .text("fetch") || request["action"] == .text("list")
         default: false
         }
     }

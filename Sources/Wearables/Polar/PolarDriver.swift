@@ -11,12 +11,13 @@ import Synchronization
 /// stops them when the link drops). Requests are checked against the device's own lists before anything is
 /// written; a refusal on the control point is the contract's error with `vendor_code` = Polar's status number.
 ///
-/// It does not speak PSFTP, so H10 on-device recording, the device clock and offline recordings are not offered;
-/// nor SDK mode (docs/protocols/polar.md, "Not supported").
+/// On an H10 it also drives the strap's own recording over PSFTP (`request/recording`, PolarDriver+Recording.swift).
+/// The device clock, other models' offline recordings and SDK mode are not offered (docs/protocols/polar.md,
+/// "Not supported").
 public final class PolarDriver: WearableDriver {
     public static let name = "polar"
     public static let vendor = "Polar Electro"
-    public static let commands: Set<String> = ["configure", "refresh", "connect", "disconnect"]
+    public static let commands: Set<String> = ["configure", "refresh", "connect", "disconnect", "recording"]
 
     /// The SDK's name rule ("Polar <model> <id>") or the PMD service each make a likely match; both, certain.
     public static func match(_ device: Advertisement) -> DriverMatch? {
@@ -30,24 +31,31 @@ public final class PolarDriver: WearableDriver {
     }
 
     /// What holds for one connection.
-    private struct Connection {
+    struct Connection {
         /// The settings each offered stream lists; nil until read.
         var offered: [PolarStream: PMDSettings]?
         /// What runs on the device now, as far as the driver started it.
         var running: [PolarStream: PMDSettingSelection] = [:]
         var decoder = PolarSampleDecoder()
+        /// The Device Information model number and serial, as read at the start of the connection.
+        var model: String?
+        var serial: String?
     }
 
-    private let connection = Mutex(Connection())
+    let connection = Mutex(Connection())
     /// Wakes commands waiting for `offered` (true: read; false: the session ended).
     private let offeredReady = NotificationWaiters<Bool>()
     private let desired = Mutex(PolarStreamConfiguration())
     /// `devices[].configure`, checked against the device's settings on the first connection.
     private let initialRequest: Mutex<[String: DeviceValue]?>
     private let controlPoint = PolarControlPoint()
+    let fileTransfer = PolarFileTransfer()
+    /// Where the start times of the recordings this gateway started are kept (a recording's file has none).
+    let storage: DriverStorage
 
     public init(configuration: DriverConfiguration) {
         initialRequest = Mutex(configuration.configure.isEmpty ? nil : configuration.configure)
+        storage = configuration.storage
     }
 
     private static let heartRateMeasurement = GATTUUID.string(for: GATTUUID.Characteristic.heartRateMeasurement)
@@ -58,6 +66,7 @@ public final class PolarDriver: WearableDriver {
         connection.withLock { $0 = Connection() }
         defer { offeredReady.deliver(false) }
         controlPoint.reset()
+        fileTransfer.reset()
         await readInformation(link)
 
         var notifications: [NotificationHandler] = []
@@ -72,9 +81,11 @@ public final class PolarDriver: WearableDriver {
         } else {
             link.logger.info("no Polar Measurement Data service: heart rate only")
         }
+        let recording = recordingCharacteristic(link)
+        if let recording { notifications.append(NotificationHandler(recording) { [self] in fileTransfer.receive($0) }) }
         try await link.runSession(notifications) { [self] in
-            guard let pmd else { return }
-            await prepareStreams(pmd.controlPoint, link)
+            if let pmd { await prepareStreams(pmd.controlPoint, link) }
+            if recording != nil { await publishRecordingStatus(link) }
         }
     }
 
@@ -88,6 +99,10 @@ public final class PolarDriver: WearableDriver {
 
     private func readInformation(_ link: DeviceLink) async {
         var state = await link.readDeviceInformationStrings()
+        connection.withLock {
+            $0.model = state["model"]?.text
+            $0.serial = state["serial"]?.text
+        }
         if let percent = await link.readBatteryPercent() { state["battery"] = .integer(Int64(percent)) }
         if !state.isEmpty { link.emit(.state(state)) }
     }
@@ -159,7 +174,8 @@ public final class PolarDriver: WearableDriver {
                 throw CommandError(.internalError, "the \(stream.rawValue) settings could not be decoded: \(error)")
             }
         }
-        link.emit(.state(["capabilities": .object(["sensors": PolarStreamConfiguration.describe(offered: offered)])]))
+        link.emit(.state(["capabilities": .object(["sensors": PolarStreamConfiguration.describe(offered: offered),
+                                                   "recording": .flag(recordingCharacteristic(link) != nil)])]))
         return offered
     }
 
@@ -317,6 +333,8 @@ public final class PolarDriver: WearableDriver {
             await readInformation(link)
             publishSensors(link)
             return .object([:])
+        case .named("recording", let arguments):
+            return try await recording(H10RecordingCommand(RequestReader(arguments)), link: link)
         default:
             throw CommandError(.notSupported, "\(command.name) is not supported by Polar sensors")
         }

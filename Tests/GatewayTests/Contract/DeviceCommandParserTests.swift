@@ -170,7 +170,7 @@ struct DeviceCommandParserTests {
     func unknownCommand() {
         #expect(commandError("explode", "{}") == CommandError(
             .unknownCommand,
-            #"unknown command "explode"; device commands are clear_data, configure, connect, dfu, dfu/cancel, disconnect, factory_reset, find, music, navigation, notify, refresh, reset_energy_expended, settings, sync, time_sync and weather"#))
+            #"unknown command "explode"; device commands are clear_data, configure, connect, dfu, dfu/cancel, disconnect, factory_reset, find, music, navigation, notify, recording, refresh, reset_energy_expended, settings, sync, time_sync and weather"#))
         #expect(commandError("Find", "{}")?.code == .unknownCommand)
         #expect(commandError("find/now", "{}")?.code == .unknownCommand)
     }
