@@ -87,6 +87,8 @@ struct RoamingSiteFaultTests {
                     try await MosquittoClients.publish(port: port, topic: "\(site.base)/bridge/request/health_check",
                                                        message: "{\"transaction\":\"h\(sent)\"}")
                     sent += 1
+                    // About five pairs a second: every process spawned costs the machine the rest of the suite runs on.
+                    _ = await eventually(timeout: .milliseconds(200), interval: .milliseconds(50)) { site.presence == room }
                 }
                 let moved = ContinuousClock.now - walked
                 #expect(site.presence == room)
@@ -133,17 +135,18 @@ struct RoamingSiteFaultTests {
 
     // MARK: An owner cut off the network
 
-    /// The strap's owner stops (SIGSTOP: its broker connection stays open, so the broker notices only when its
-    /// keepalive runs out, 1.5 × `mqtt.keepalive_s` = 15 s with the 10 s docs/roaming.md gives a site); the
-    /// referee, another gateway, sees its reports stop and gives the strap to the next best after `lost_after_s`.
+    /// The strap's owner, the kitchen, stops (SIGSTOP: its broker connection stays open, so the broker notices only
+    /// when its keepalive runs out, 1.5 × `mqtt.keepalive_s` = 15 s with the 10 s docs/roaming.md advises for a
+    /// site); the referee, the bedroom, sees its reports stop and takes the strap after `lost_after_s`. Two rooms
+    /// are enough (the referee is the next owner), and each gateway spared is CPU for the rest of the suite.
     @Test func anOwnerCutOffTheNetworkIsReplacedAndLetsTheStrapGoWhenItReturns() async throws {
-        try await Self.cutOff(owner: "kitchen", next: "living", levels: ["bedroom": -85, "kitchen": -55, "living": -58])
+        try await Self.cutOff(owner: "kitchen", next: "bedroom", levels: ["bedroom": -58, "kitchen": -55])
     }
 
-    /// The same when the owner is also the referee: the others keep it as referee while its record stands, that is
-    /// until the broker's keepalive runs out and its will deletes the record.
+    /// The same when the owner is also the referee (the bedroom): the kitchen keeps it as referee while its record
+    /// stands, that is until the broker's keepalive runs out and its will deletes the record.
     @Test func aRefereeOwningTheStrapCutOffTheNetworkIsReplacedAndLetsTheStrapGoWhenItReturns() async throws {
-        try await Self.cutOff(owner: "bedroom", next: "kitchen", levels: ["bedroom": -55, "kitchen": -58, "living": -85])
+        try await Self.cutOff(owner: "bedroom", next: "kitchen", levels: ["bedroom": -55, "kitchen": -58])
     }
 
     /// Each room's simulator makes the strap beat at its own resting rate, so a sample's `bpm` tells which gateway
@@ -178,10 +181,12 @@ struct RoamingSiteFaultTests {
             while site.owners.last != next, ContinuousClock.now - cut < .seconds(120) {
                 try await request("c\(duringCut)")
                 duringCut += 1
+                // Four a second (each is a process spawned), until the strap has a new owner.
+                _ = await eventually(timeout: .milliseconds(250), interval: .milliseconds(50)) { site.owners.last == next }
             }
             let takeover = ContinuousClock.now - cut
-            #expect(await eventually(timeout: .seconds(30), interval: .milliseconds(20)) { site.presence == next }, "owners: \(site.owners)")
-            #expect(await eventually(timeout: .seconds(30), interval: .milliseconds(20)) { samples().contains { $0.room == next } })
+            #expect(await eventually(timeout: .seconds(30), interval: .milliseconds(50)) { site.presence == next }, "owners: \(site.owners)")
+            #expect(await eventually(timeout: .seconds(30), interval: .milliseconds(100)) { samples().contains { $0.room == next } })
             let restored = ContinuousClock.now - cut
             let willFired = site.payloads("bridge/site/gateways/\(owner)").contains { Stack.isCleared($0) }
             let reason = site.payloads("bridge/site/owners/strap").last.flatMap(site.json)?["reason"] as? String
