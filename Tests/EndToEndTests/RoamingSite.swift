@@ -57,10 +57,12 @@ struct RoamingSite {
     var broker: MosquittoBroker { brokers[0] }
 
     /// Every payload on `topic` (under the base) the witness of broker `on` saw, in its order.
+    /// Split as bytes: the witness of a long test holds hundreds of kilobytes, read again on every poll, and a split
+    /// by characters costs the test process (where the in-memory suites run too) many times more.
     func payloads(_ topic: String, on broker: Int = 0) -> [String] {
-        let prefix = "\(base)/\(topic) "
-        return witnesses[broker].output.split(separator: "\n").filter { $0.hasPrefix(prefix) }
-            .map { String($0.dropFirst(prefix.count)) }
+        let prefix = Array("\(base)/\(topic) ".utf8)
+        return witnesses[broker].output.utf8.split(separator: UInt8(ascii: "\n")).filter { $0.starts(with: prefix) }
+            .map { String(decoding: $0.dropFirst(prefix.count), as: UTF8.self) }
     }
 
     func json(_ text: String) -> [String: Any]? { (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] }

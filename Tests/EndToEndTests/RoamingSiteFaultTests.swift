@@ -36,7 +36,7 @@ struct RoamingSiteFaultTests {
             let reportsBefore = Dictionary(uniqueKeysWithValues: rooms.map { ($0, site.payloads("bridge/site/sightings/\($0)").count) })
             let reports = 1200
             let started = ContinuousClock.now
-            #expect(await eventually(timeout: .seconds(600), interval: .milliseconds(500)) {
+            #expect(await eventually(timeout: .seconds(600), interval: .seconds(2)) {
                 rooms.allSatisfy { site.payloads("bridge/site/sightings/\($0)").count >= reportsBefore[$0]! + reports }
             })
             let elapsed = ContinuousClock.now - started
