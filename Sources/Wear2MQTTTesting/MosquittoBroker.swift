@@ -30,7 +30,8 @@ public final class MosquittoBroker: @unchecked Sendable {
     /// - Parameters:
     ///   - passwordFile: a file made by `mosquitto_passwd`; anonymous clients are refused when set.
     ///   - persistence: keep retained messages and sessions across `stop()` / `start()`.
-    public init(passwordFile: String? = nil, tls: TLSFiles? = nil, persistence: Bool = false) throws {
+    ///   - extraLines: more configuration, such as a bridge to another broker (`connection`, `address`, `topic`).
+    public init(passwordFile: String? = nil, tls: TLSFiles? = nil, persistence: Bool = false, extraLines: [String] = []) throws {
         directory = try TemporaryDirectory(prefix: "mosquitto")
         port = try FreePort.loopback()
         var lines = ["listener \(port) 127.0.0.1", "log_dest stderr", "log_type error", "log_type warning",
@@ -50,6 +51,7 @@ public final class MosquittoBroker: @unchecked Sendable {
         if persistence {
             lines += ["persistence true", "persistence_location \(directory.path)/", "autosave_interval 1"]
         }
+        lines += extraLines
         configurationPath = try directory.write("mosquitto.conf", lines.joined(separator: "\n") + "\n")
     }
 

@@ -97,7 +97,7 @@ struct Control: AsyncParsableCommand {
         Verbs: list; drop-link ADDRESS; refuse-connects ADDRESS COUNT [ERROR]; advertising ADDRESS on|off;
         latency ADDRESS|adapter MILLISECONDS; fail-next-call ADDRESS|adapter METHOD [ERROR]; power on|off;
         press-button ADDRESS; event ADDRESS button_press|find_my_phone|spot_check; rssi ADDRESS DBM;
-        received ADDRESS CHARACTERISTIC-UUID; inspect ADDRESS.
+        rssi-noise ADDRESS DB SEED; received ADDRESS CHARACTERISTIC-UUID; inspect ADDRESS.
         """)
 
     @Option(help: "session, system, or a D-Bus address (unix:path=…).")
@@ -157,6 +157,9 @@ struct Control: AsyncParsableCommand {
                 }
                 try await client.raiseEvent(try argument(0, "an address"), event)
             case "rssi": try await client.setRSSI(try argument(0, "an address"), try number(1, "an RSSI in dBm"))
+            case "rssi-noise":
+                guard let seed = UInt64(try argument(2, "a seed")) else { throw ValidationError("the seed must be a number") }
+                try await client.setRSSINoise(try argument(0, "an address"), amplitude: try number(1, "an amplitude in dB"), seed: seed)
             case "received":
                 let values = try await client.received(try argument(0, "an address"), characteristic: try argument(1, "a UUID"))
                 for value in values { print(value.map { String(format: "%02x", $0) }.joined()) }

@@ -262,7 +262,7 @@ struct ConfigurationTests {
             ("hrv:\n  interval_s: 0\n", "hrv.interval_s", 2, "between 1 and 3600, got 0"),
             ("hrv:\n  enabled: often\n", "hrv.enabled", 2, "true or false"),
             ("roaming:\n  hysteresis_db: -1\n", "roaming.hysteresis_db", 2, "between 0 and 40"),
-            ("roaming:\n  report_interval_s: 0.1\n", "roaming.report_interval_s", 2, "between 0.2 and 60"),
+            ("roaming:\n  report_interval_s: 0.04\n", "roaming.report_interval_s", 2, "between 0.05 and 60"),
             ("roaming:\n  smoothing: 0\n", "roaming.smoothing", 2, "above 0 and at most 1"),
             ("roaming:\n  report_interval_s: 5\n  lost_after_s: 8\n", "roaming.lost_after_s", 3, "at least twice report_interval_s"),
             ("gateway:\n  room: \"living room\"\n", "gateway.room", 2, "may only contain"),

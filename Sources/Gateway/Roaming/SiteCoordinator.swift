@@ -55,6 +55,9 @@ public final class SiteCoordinator: Sendable {
         var entries: [String: [BridgeDeviceEntry]] = [:]
         /// What this gateway last published on `devices/<id>`.
         var publishedEntries: [UInt8]?
+        /// When this gateway last read its own report back from the broker: everything the broker sent it before
+        /// that report, a newer assignment above all, has been taken by then.
+        var ownReportEchoed: ContinuousClock.Instant?
     }
 
     /// Called on the broker's thread when what the site's `bridge/devices` shows may have changed (an owner, a
@@ -120,6 +123,19 @@ public final class SiteCoordinator: Sendable {
     public var isReferee: Bool { state.withLock { $0.ownership.isReferee } }
     public func owner(of device: String) -> String? { state.withLock { $0.ownership.owner(of: device) } }
     public var heldDevices: Set<String> { state.withLock { state in Set(state.acted.keys.filter(state.handover.holds)) } }
+
+    /// Whether a sample of `device` read now may be published: only while this gateway holds the device, and only
+    /// while its own reports come back from the broker within `lostAfter`. A gateway that was cut off (stopped,
+    /// or its network gone) may have been counted gone and replaced meanwhile; the samples it reads on its return
+    /// (those its sockets kept while it was away among them) would stand beside the new owner's, and it learns
+    /// of the newer assignment only from the messages queued behind them. Once a report it sent after its return
+    /// has come back, it has read that assignment too.
+    public func publishesSamples(of device: String, at now: ContinuousClock.Instant = .now) -> Bool {
+        state.withLock { state in
+            guard state.handover.holds(device) else { return false }
+            return state.ownReportEchoed.map { now - $0 <= settings.lostAfter } ?? true
+        }
+    }
 
     // MARK: Messages from the broker, in its order
 
@@ -190,7 +206,9 @@ public final class SiteCoordinator: Sendable {
             return []
         case .sightings(let gateway):
             guard !payload.isEmpty else { return [] }
-            state.ownership.record(try SiteMessages.sightingReport(payload, gateway: gateway).report, at: .now)
+            let now = ContinuousClock.now
+            state.ownership.record(try SiteMessages.sightingReport(payload, gateway: gateway).report, at: now)
+            if gateway == state.ownership.gatewayID { state.ownReportEchoed = now }
             return []
         case .owner(let device):
             guard !payload.isEmpty else { return [] }
@@ -199,8 +217,11 @@ public final class SiteCoordinator: Sendable {
             let previous = state.acted[device]?.gateway
             guard state.acted[device] != assignment else { return [] }
             state.acted[device] = assignment
+            // An owner the referee counted gone (its record deleted, or its reports stopped: cut off, stopped)
+            // hands nothing over; waiting `releaseTimeout` for its handoff only lengthens the gap.
+            let previousPresent = assignment.reason != .ownerGone && (previous.map(state.ownership.gateways.contains) ?? false)
             return state.handover.assigned(assignment, device: device, previousOwner: previous,
-                                           previousOwnerPresent: previous.map(state.ownership.gateways.contains) ?? false)
+                                           previousOwnerPresent: previousPresent)
         case .handoff(let device):
             guard !payload.isEmpty else { return [] }
             return state.handover.handoffArrived(try SiteMessages.handoff(payload), device: device)

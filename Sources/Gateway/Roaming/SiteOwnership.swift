@@ -107,7 +107,7 @@ public struct SiteOwnership: Sendable {
     /// The referee's decisions at `now`: the assignments to publish (already recorded here). Empty on any other
     /// gateway.
     public mutating func decide(at now: ContinuousClock.Instant) -> [String: SiteAssignment] {
-        guard isReferee else {
+        guard isReferee, isCurrent(at: now) else {
             refereeSince = nil
             return [:]
         }
@@ -159,6 +159,15 @@ public struct SiteOwnership: Sendable {
         }
         guard now - challenger.since >= settings.hysteresisDuration else { return nil }
         return assign(candidate, .stronger)
+    }
+
+    /// Whether this gateway's own last report came back within `lostAfter` (or none has yet). One that was cut off
+    /// (stopped, its network gone) knows only the site of before: its levels and owners are old, its reports had
+    /// stopped, and the others have counted it gone and may have a referee of their own. Deciding on that picture,
+    /// at equal epochs its smaller id would even win. It decides again once a report it sent since has come back
+    /// (behind the records the broker kept for it), listening first as a new referee does.
+    private func isCurrent(at now: ContinuousClock.Instant) -> Bool {
+        lastReport[gatewayID].map { now - $0 <= settings.lostAfter } ?? true
     }
 
     /// Heard within `lostAfter`, or holding a link.

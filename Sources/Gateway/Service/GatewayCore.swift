@@ -155,6 +155,8 @@ public final class GatewayCore: Sendable {
     /// A report from the device side, turned into messages.
     func handle(_ output: ManagerOutput) {
         let now = ContinuousClock.now
+        // In a site, samples only from the gateway that holds the device and is current with the site.
+        if let site, case .device(let id, .event(.sample)) = output, !site.publishesSamples(of: id, at: now) { return }
         let unixMilliseconds = clock.unixMilliseconds()
         let actions = outputs.withLock { $0.map(output, now: now, unixMilliseconds: unixMilliseconds) }
         perform(actions)

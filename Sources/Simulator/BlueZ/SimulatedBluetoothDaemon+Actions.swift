@@ -31,6 +31,8 @@ extension SimulatedBluetoothDaemon {
             guard handled else { throw ControlError.eventNotSupported(event, address) }
         case .setRSSI(let address, let rssi):
             try simulatedDevice(address).rssi = rssi
+        case .setRSSINoise(let address, let amplitude, let seed):
+            try simulatedDevice(address).rssiNoise = amplitude == 0 ? nil : RSSINoise(amplitude: amplitude, seed: seed)
         }
     }
 

@@ -145,8 +145,15 @@ extension SimulatedBluetoothDaemon {
     /// (`btd_adapter_device_found`).
     func sighted(_ device: SimulatedDevice, at now: ContinuousClock.Instant) {
         let advertisement = device.advertisement
-        // Two or three dB of fading on every packet, around the device's level.
-        let rssi = max(-127, min(20, advertisement.rssi + Int.random(in: -2...2, using: &device.random)))
+        // Two or three dB of fading on every packet around the device's level, or the noise a test set.
+        var level = advertisement.rssi
+        if var noise = device.rssiNoise {
+            level = noise.level(around: level)
+            device.rssiNoise = noise
+        } else {
+            level += Int.random(in: -2...2, using: &device.random)
+        }
+        let rssi = max(-127, min(20, level))
         let sighting = DiscoveryFilter.Sighting(address: device.address.description, name: advertisement.localName,
                                                 serviceUUIDs: advertisement.serviceUUIDs, rssi: rssi,
                                                 txPower: advertisement.txPower)

@@ -20,6 +20,8 @@ final class SimulatedDevice {
     var advertising: Bool
     var rssi: Int
     var random: SimulationRandom
+    /// Noise in place of the built-in fading (`SetRSSINoise`); nil: the fading.
+    var rssiNoise: RSSINoise?
     var nextSighting: ContinuousClock.Instant?
 
     // BlueZ's view.

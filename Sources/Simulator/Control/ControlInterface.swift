@@ -75,6 +75,16 @@ public enum SimulatorControl {
             action("SetRSSI", "sn") { arguments throws(BlueZErrorReply) in
                 .setRSSI(try address(arguments[0]), Int(arguments[1].integerValue ?? -60))
             },
+            action("SetRSSINoise", "sqt") { arguments throws(BlueZErrorReply) in
+                let amplitude = Int(arguments[1].integerValue ?? 0)
+                guard (0...RSSINoise.maximumAmplitude).contains(amplitude) else {
+                    throw ControlError.invalidArgument("\(amplitude) dB is outside 0…\(RSSINoise.maximumAmplitude)")
+                }
+                guard case .uint64(let seed) = arguments[2].unwrapped else {
+                    throw ControlError.invalidArgument("\(arguments[2]) is not a seed (uint64)")
+                }
+                return .setRSSINoise(try address(arguments[0]), amplitude: amplitude, seed: seed)
+            },
             MethodDefinition("GetReceived", input: "ss", output: "aay") { call throws(BusError) in
                 try await BlueZInterfaces.answer { () throws(BlueZErrorReply) in
                     let device = try address(call.arguments[0])

@@ -45,6 +45,12 @@ public struct SimulatorControlClient: Sendable {
         try await call("SetRSSI", [.string(address), .int16(Int16(clamping: rssi))])
     }
 
+    /// Each advertisement heard at the level ± uniform noise of `amplitude` dB, drawn from a stream seeded with
+    /// `seed`; 0 dB: back to the built-in ±2 dB fading.
+    public func setRSSINoise(_ address: String, amplitude: Int, seed: UInt64) async throws(BusError) {
+        try await call("SetRSSINoise", [.string(address), .uint16(UInt16(clamping: amplitude)), .uint64(seed)])
+    }
+
     public func received(_ address: String, characteristic: String) async throws(BusError) -> [[UInt8]] {
         let reply = try await call("GetReceived", [.string(address), .string(characteristic)])
         return reply.first?.arrayValues?.compactMap(\.bytesValue) ?? []

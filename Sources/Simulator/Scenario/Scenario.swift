@@ -178,6 +178,9 @@ public enum SimulatorAction: Sendable, Equatable {
     case deviceEvent(BluetoothAddress, DeviceEvent)
     /// The device's signal strength changes (it moved).
     case setRSSI(BluetoothAddress, Int)
+    /// Every advertisement is heard at the level ± uniform noise of `amplitude` dB from a stream seeded with `seed`;
+    /// amplitude 0: back to the built-in ±2 dB fading.
+    case setRSSINoise(BluetoothAddress, amplitude: Int, seed: UInt64)
 }
 
 /// Where devices' companions (`SimulatedCompanion`: a band's DFU bootloader) go on the air, checked against the

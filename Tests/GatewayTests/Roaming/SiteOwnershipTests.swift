@@ -137,6 +137,24 @@ struct SiteOwnershipTests {
         #expect(site.owner(of: band) == "a")
     }
 
+    /// The referee `a` owns the band and is cut off (stopped) for 20 s; `b`, the next id, took over as referee and
+    /// gave the band to itself. On `a`'s return its picture is old: it must not decide on it (it would win equal
+    /// epochs) until its own report comes back, after the site's records.
+    @Test func aRefereeCutOffDecidesNothingUntilItsOwnReportComesBack() {
+        let site = site()
+        site.round(at: 0, ["a": -55, "b": -60], connected: "a")
+        #expect(site.owner(of: band) == "a")
+        // Back after 20 s: the others' retained reports arrive first, its own has not come back yet.
+        site.ownership.record(SightingReport(gateway: "b", devices: [band: .init(rssi: -60, connected: true)]), at: at(20))
+        #expect(site.decide(at: at(20)).isEmpty)
+        site.record(SiteAssignment(gateway: "b", epoch: 2, referee: "b", reason: .ownerGone), for: band)
+        #expect(site.decide(at: at(20.1)).isEmpty)
+        // Its own report is back: current again, it keeps b's choice (5 dB is within the hysteresis).
+        site.ownership.record(SightingReport(gateway: "a", devices: [band: .init(rssi: -55)]), at: at(20.5))
+        for second in 21...30 { #expect(site.round(at: Double(second), ["a": -55, "b": -60], connected: "b") == nil) }
+        #expect(site.owner(of: band) == "b")
+    }
+
     @Test func anOwnerThatLostItsLinkAndNoLongerHearsTheDeviceLosesIt() {
         let site = site()
         site.round(at: 0, ["a": -80, "b": -60], connected: "b")
