@@ -342,7 +342,9 @@ public final class SiteCoordinator: Sendable {
                                          qos: .atLeastOnce, retain: true, properties: MQTTProperties(contentType: "application/json")))
         }
         let now = clock.unixMilliseconds()
-        let expiry = UInt32(clamping: max(1, (settings.reportInterval * 3).components.seconds))
+        // Three intervals, in whole seconds rounded up (1.5 s must not become 1 s).
+        let (seconds, attoseconds) = (settings.reportInterval * 3).components
+        let expiry = UInt32(clamping: max(1, seconds + (attoseconds > 0 ? 1 : 0)))
         sink.publish(OutgoingMessage(topic: topics.sightings(gatewayID), payload: SiteMessages.encode(report, atMilliseconds: now),
                                      qos: .atMostOnce, retain: true,
                                      properties: MQTTProperties(contentType: "application/json", messageExpiryInterval: expiry)))
