@@ -301,7 +301,10 @@ public actor DeviceManager {
     /// `sharingCredentials`.
     public func release(id: String, sharingCredentials: Bool) async -> [String: [String: DeviceValue]] {
         held?.remove(id)
-        if let session = sessions.removeValue(forKey: id) { await session.stop() }
+        if let session = sessions.removeValue(forKey: id) {
+            await session.stop()
+            await session.settled(upTo: .seconds(5))
+        }
         guard let device = devices[id], let address = BluetoothAddress(device.address) else { return [:] }
         return DriverFileStorage.entries(stateDirectory: store.stateDirectory, address: address,
                                          excluding: sharingCredentials ? [] : ["credentials"])
