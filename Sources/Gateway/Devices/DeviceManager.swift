@@ -301,10 +301,7 @@ public actor DeviceManager {
     /// `sharingCredentials`.
     public func release(id: String, sharingCredentials: Bool) async -> [String: [String: DeviceValue]] {
         held?.remove(id)
-        if let session = sessions.removeValue(forKey: id) {
-            await session.stop()
-            await session.settled(upTo: .seconds(5))
-        }
+        if let session = sessions.removeValue(forKey: id) { await session.stop() }
         guard let device = devices[id], let address = BluetoothAddress(device.address) else { return [:] }
         return DriverFileStorage.entries(stateDirectory: store.stateDirectory, address: address,
                                          excluding: sharingCredentials ? [] : ["credentials"])

@@ -40,8 +40,6 @@ public actor DeviceSession {
     private var connectionTask: Task<Void, Never>?
     private var queued = 0
     private var lastCommand: Task<Void, Never>?
-    /// The connection's task `stop()` cancelled, for `settled(upTo:)`.
-    private var stoppedConnection: Task<Void, Never>?
     private(set) var link: DeviceLink?
     /// Whether the gateway may connect, what the contract shows of the link, where an update stands.
     var lifecycle = DeviceLifecycle()
@@ -91,7 +89,6 @@ public actor DeviceSession {
     /// Stops reconnecting and disconnects.
     public func stop() async {
         connectionTask?.cancel()
-        stoppedConnection = connectionTask
         connectionTask = nil
         let path = devicePath()
         for action in apply(lifecycle.stopRequested()) {
@@ -102,21 +99,6 @@ public actor DeviceSession {
             }
         }
         updateJob = nil
-    }
-
-    /// After `stop()`: waits, up to `limit`, for the command under way and the cancelled connection to end, so a
-    /// history download has stored its last page's cursor (or failed before it) when the caller reads the device's
-    /// entries for a handover; read earlier, the next owner would fetch that page again.
-    public func settled(upTo limit: Duration) async {
-        let tasks = [lastCommand, stoppedConnection].compactMap { $0 }
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask {
-                for task in tasks { await task.value }
-            }
-            group.addTask { try? await Task.sleep(for: limit) }
-            await group.next()
-            group.cancelAll()
-        }
     }
 
     /// Tries to connect now instead of waiting out the backoff (the `connect` command).
