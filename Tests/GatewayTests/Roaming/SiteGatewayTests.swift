@@ -14,17 +14,21 @@ import Wearables
 @Suite("Roaming: three gateways on one broker, in memory")
 struct SiteGatewayTests {
     static let strap = "C0:FF:EE:00:00:01"
-    static let configuration = """
-    devices:
-      - address: "\(strap)"
-        driver: standard
-        name: strap
+    /// The site's short settings, shared by every in-memory site test.
+    static let roaming = """
     roaming:
       enabled: true
       report_interval_s: 0.25
       hysteresis_s: 1
       lost_after_s: 6
       release_timeout_s: 1
+    """
+    static let configuration = """
+    devices:
+      - address: "\(strap)"
+        driver: standard
+        name: strap
+    \(roaming)
     """
 
     /// The strap's level at each gateway, fed to its site coordinator every 50 ms while the test runs.
@@ -162,12 +166,7 @@ struct SiteGatewayTests {
           - address: "\(link)"
             driver: actigraph
             name: link
-        roaming:
-          enabled: true
-          report_interval_s: 0.25
-          hysteresis_s: 1
-          lost_after_s: 6
-          release_timeout_s: 1
+        \(SiteGatewayTests.roaming)
         """)
         for gateway in site.gateways.values {
             try gateway.addDevice("actigraph_link", address: link, options: ["epoch_end": .int(Int(epochEnd))])

@@ -21,12 +21,7 @@ struct SiteGoFITHandoverTests {
           - address: "\(band)"
             driver: gofit
             name: band
-        roaming:
-          enabled: true
-          report_interval_s: 0.25
-          hysteresis_s: 1
-          lost_after_s: 6
-          release_timeout_s: 1
+        \(SiteGatewayTests.roaming)
           share_credentials: \(sharing)
         """
     }

@@ -18,12 +18,7 @@ struct SiteHeldConfigurationTests {
           - address: "\(Self.frames)"
             driver: bose
             name: frames
-        roaming:
-          enabled: true
-          report_interval_s: 0.25
-          hysteresis_s: 1
-          lost_after_s: 6
-          release_timeout_s: 1
+        \(SiteGatewayTests.roaming)
         """)
         for gateway in site.gateways.values { try gateway.addDevice("bose_frames", address: Self.frames) }
         // b holds the frames first: not the referee (a is).

@@ -30,12 +30,7 @@ struct SiteScheduledUpdateTests {
           max_mb: 1
         allow:
           dfu: true
-        roaming:
-          enabled: true
-          report_interval_s: 0.25
-          hysteresis_s: 1
-          lost_after_s: 6
-          release_timeout_s: 1
+        \(SiteGatewayTests.roaming)
         """)
         // One band per gateway's central (the same seed, so the same band): what travels is the gateway's schedule,
         // and each simulated band's switch to its bootloader is watched by one central.
