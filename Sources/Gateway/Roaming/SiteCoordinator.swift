@@ -55,6 +55,9 @@ public final class SiteCoordinator: Sendable {
         var entries: [String: [BridgeDeviceEntry]] = [:]
         /// What this gateway last published on `devices/<id>`.
         var publishedEntries: [UInt8]?
+
+        /// The devices this gateway holds now.
+        var held: Set<String> { Set(acted.keys.filter(handover.holds)) }
         /// When this gateway last read its own report back from the broker: everything the broker sent it before
         /// that report, a newer assignment above all, has been taken by then.
         var ownReportEchoed: ContinuousClock.Instant?
@@ -122,7 +125,7 @@ public final class SiteCoordinator: Sendable {
 
     public var isReferee: Bool { state.withLock { $0.ownership.isReferee } }
     public func owner(of device: String) -> String? { state.withLock { $0.ownership.owner(of: device) } }
-    public var heldDevices: Set<String> { state.withLock { state in Set(state.acted.keys.filter(state.handover.holds)) } }
+    public var heldDevices: Set<String> { state.withLock(\.held) }
 
     /// Whether a sample of `device` read now may be published: only while this gateway holds the device, and only
     /// while its own reports come back from the broker within `lostAfter`. A gateway that was cut off (stopped,
@@ -238,7 +241,7 @@ public final class SiteCoordinator: Sendable {
     /// `devices/<id>` with this gateway's entries of the devices it holds, when they changed since the last.
     public func heldEntriesMessage(_ own: [BridgeDeviceEntry]) -> OutgoingMessage? {
         let payload = state.withLock { state -> [UInt8]? in
-            let held = Set(state.acted.keys.filter(state.handover.holds))
+            let held = state.held
             let payload = SiteMessages.encode(own.filter { held.contains($0.id) })
             guard payload != state.publishedEntries else { return nil }
             state.publishedEntries = payload
