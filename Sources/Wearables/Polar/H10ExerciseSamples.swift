@@ -42,15 +42,12 @@ public struct H10ExerciseSamples: Sendable, Hashable {
                                   heartRateOffline: samples.heartRateOffline.map { ($0.startIndex, $0.stopIndex) })
     }
 
-    /// Writes the interval as whole seconds and milliseconds (how the SDK writes a recording's interval);
-    /// throws `outOfRange` when the seconds do not fit `PbDuration`'s 32 bits.
+    /// Writes the interval as whole seconds and milliseconds (how the SDK writes a recording's interval); an
+    /// interval whose seconds do not fit `PbDuration`'s 32 bits (only a decoded hostile file has one) is spread
+    /// over hours, minutes, seconds and milliseconds, so every decoded value encodes back.
     public func encode() throws(GATTCodecError) -> [UInt8] {
-        guard intervalMilliseconds / 1000 <= UInt64(UInt32.max) else {
-            throw .outOfRange(field: "H10 recording interval in seconds", value: Int(clamping: intervalMilliseconds / 1000))
-        }
         var samples = Psftp_PbExerciseSamples()
-        samples.recordingInterval.seconds = UInt32(intervalMilliseconds / 1000)
-        if intervalMilliseconds % 1000 != 0 { samples.recordingInterval.millis = UInt32(intervalMilliseconds % 1000) }
+        samples.recordingInterval = Self.duration(milliseconds: intervalMilliseconds)
         samples.heartRateSamples = heartRates
         if let rrIntervalsMilliseconds { samples.rrSamples.rrIntervals = rrIntervalsMilliseconds }
         samples.heartRateOffline = offline.map { range in
@@ -60,6 +57,22 @@ public struct H10ExerciseSamples: Sendable, Hashable {
             return message
         }
         return PSFTPProtobuf.encode(samples)
+    }
+
+    private static func duration(milliseconds: UInt64) -> Psftp_PbDuration {
+        var duration = Psftp_PbDuration()
+        var rest = milliseconds
+        if rest / 1000 > UInt64(UInt32.max) {
+            // Each part takes what it can hold; what a decoder can produce (each part at most UInt32.max) always fits.
+            duration.hours = UInt32(min(rest / 3_600_000, UInt64(UInt32.max)))
+            rest -= UInt64(duration.hours) * 3_600_000
+            duration.minutes = UInt32(min(rest / 60_000, UInt64(UInt32.max)))
+            rest -= UInt64(duration.minutes) * 60_000
+        }
+        duration.seconds = UInt32(min(rest / 1000, UInt64(UInt32.max)))
+        rest -= UInt64(duration.seconds) * 1000
+        if rest != 0 { duration.millis = UInt32(clamping: rest) }
+        return duration
     }
 
     /// The time of each heart rate: `start`, then one interval apart.

@@ -142,4 +142,16 @@ struct PolarH10RecordingTests {
         // recording_interval is required.
         #expect(throws: GATTCodecError.self) { try H10ExerciseSamples.decode([0x12, 0x01, 0x3C]) }
     }
+
+    @Test("SAMPLES.BPB: an interval whose seconds overflow 32 bits (found by the polar fuzz target) encodes back")
+    func hugeInterval() throws {
+        // The fuzzer's input: a recording_interval of 2,399,009,785 hours; then the largest interval a file can state.
+        let found: [UInt8] = [0x0A, 0x08, 0x08, 0x08, 0x08, 0xF9, 0xF7, 0xF7, 0xF7, 0x08, 0x08, 0x08, 0x08, 0x01]
+        let largest = H10ExerciseSamples(intervalMilliseconds: UInt64(UInt32.max) * (3_600_000 + 60_000 + 1000 + 1))
+        for samples in [try H10ExerciseSamples.decode(found), largest,
+                        H10ExerciseSamples(intervalMilliseconds: UInt64(UInt32.max) * 1000 + 999),
+                        H10ExerciseSamples(intervalMilliseconds: UInt64(UInt32.max) * 1000 + 1000)] {
+            #expect(try H10ExerciseSamples.decode(samples.encode()) == samples)
+        }
+    }
 }
