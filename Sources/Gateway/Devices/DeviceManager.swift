@@ -296,12 +296,12 @@ public actor DeviceManager {
         startSessionIfIdle(id)
     }
 
-    /// Another gateway owns `id` now: stops its session (streams, a sync at its last stored record) and
-    /// disconnects it, then answers the driver's stored entries for the handoff; `credentials` only when
-    /// `sharingCredentials`.
-    public func release(id: String, sharingCredentials: Bool) async -> [String: [String: DeviceValue]] {
+    /// Another gateway owns `id` now: stops its session (streams, a sync after the page it is committing, waiting
+    /// at most `commitWait` for that) and disconnects it, then answers the driver's stored entries for the handoff;
+    /// `credentials` only when `sharingCredentials`.
+    public func release(id: String, sharingCredentials: Bool, commitWait: Duration) async -> [String: [String: DeviceValue]] {
         held?.remove(id)
-        if let session = sessions.removeValue(forKey: id) { await session.stop() }
+        if let session = sessions.removeValue(forKey: id) { await session.stop(commitWait: commitWait) }
         guard let device = devices[id], let address = BluetoothAddress(device.address) else { return [:] }
         return DriverFileStorage.entries(stateDirectory: store.stateDirectory, address: address,
                                          excluding: sharingCredentials ? [] : ["credentials"])

@@ -49,6 +49,8 @@ public actor DeviceSession {
     let linkUp = WakeSignal()
     /// Lets the driver wait until its records are stored before the device forgets them.
     let durableRecords: DurableRecords
+    /// The driver's record commits (records out, cursor moved), which `stop` lets finish before the cursors are read.
+    private let commits = RecordCommits()
     /// The data of the update the lifecycle says is scheduled or running (`DeviceSession+FirmwareUpdate.swift`).
     var updateJob: FirmwareUpdateJob?
 
@@ -86,8 +88,15 @@ public actor DeviceSession {
         }
     }
 
-    /// Stops reconnecting and disconnects.
-    public func stop() async {
+    /// Stops reconnecting and disconnects, after letting a record commit in flight finish (at most `commitWait`):
+    /// what is stored for the device afterwards matches what was published.
+    public func stop(commitWait: Duration = .seconds(2)) async {
+        let settled = WakeSignal()
+        if !commits.close(whenSettled: { settled.signal() }),
+           await !settled.wait(until: .now + commitWait), !Task.isCancelled {
+            logger.warning("a record commit did not finish in time; its records may be published again by the next sync",
+                           metadata: ["device": "\(device.id)"])
+        }
         connectionTask?.cancel()
         connectionTask = nil
         let path = devicePath()
@@ -178,7 +187,7 @@ public actor DeviceSession {
             central: bluez, device: path, address: address,
             notifyMethod: device.options.notify == "start_notify" ? .startNotify : .acquire,
             logger: logger, emit: { output(.event($0)) },
-            clock: { Int64(Date().timeIntervalSince1970 * 1000) }, durable: durableRecords)
+            clock: { Int64(Date().timeIntervalSince1970 * 1000) }, durable: durableRecords, commits: commits)
         link = sessionLink
         linkUp.signal()
         if startingUpdate, case .scheduled(let order) = updateJob { startUpdate(order) }

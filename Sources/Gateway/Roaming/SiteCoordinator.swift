@@ -379,7 +379,9 @@ public final class SiteCoordinator: Sendable {
                 }
             case .release(let device, let epoch):
                 Task { [self] in
-                    let entries = await manager.withLock({ $0 })?.release(id: device, sharingCredentials: sharesCredentials) ?? [:]
+                    // Half the new owner's wait for the handoff goes to a page being committed; the rest to publishing.
+                    let entries = await manager.withLock({ $0 })?.release(id: device, sharingCredentials: sharesCredentials,
+                                                                          commitWait: settings.releaseTimeout / 2) ?? [:]
                     let released = clock.unixMilliseconds()
                     perform(state.withLock { $0.handover.released(device: device, storage: entries, releasedMilliseconds: released) })
                     logger.info("site: device released", metadata: ["device": "\(device)", "epoch": "\(epoch)"])

@@ -20,7 +20,8 @@ public final class DriverHarness: Sendable {
     public init(_ driver: any WearableDriver.Type, peripheral: any SimulatedPeripheral,
                 address: BlueZ.BluetoothAddress = BlueZ.BluetoothAddress("C0:FF:EE:00:00:01")!,
                 configuration: DriverConfiguration? = nil, central: InMemoryCentral = InMemoryCentral(),
-                notifyMethod: NotifyMethod = .acquire) {
+                notifyMethod: NotifyMethod = .acquire, durable: DurableRecords = .immediate,
+                commits: RecordCommits = RecordCommits()) {
         self.central = central
         self.address = address
         var configuration = configuration ?? DriverConfiguration(address: address)
@@ -31,7 +32,8 @@ public final class DriverHarness: Sendable {
         logger.logLevel = .critical
         let recorder = recorder
         link = DeviceLink(central: central, device: central.path(of: address), address: address, notifyMethod: notifyMethod,
-                          logger: logger, emit: { recorder.record($0) }, clock: { Int64(Date().timeIntervalSince1970 * 1000) })
+                          logger: logger, emit: { recorder.record($0) }, clock: { Int64(Date().timeIntervalSince1970 * 1000) },
+                          durable: durable, commits: commits)
     }
 
     /// Connects and starts the driver's session; returns at once (the session runs until the link drops).

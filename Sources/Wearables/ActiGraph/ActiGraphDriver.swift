@@ -308,16 +308,17 @@ public final class ActiGraphDriver: WearableDriver {
                 try ActiGraphEpochPage(decoding: pageData)
             }
             let epochs = contents.records.filter { $0.timestamp >= range.start && $0.timestamp <= range.stop }
-            // Stored in the spool before the cursor moves and the Link forgets the page.
-            try await link.emitDurably(epochs.map { $0.fitnessRecord(serial: serial) })
-            published += epochs.count
-            if let newest = epochs.map(\.timestamp).max() {
+            // Stored in the spool before the cursor moves and the Link forgets the page; one commit, so a handover
+            // reads the cursor either before the page went out or after it moved.
+            try await link.commit(epochs.map { $0.fitnessRecord(serial: serial) }) { () throws(CommandError) in
+                guard let newest = epochs.map(\.timestamp).max() else { return }
                 entry["pending"] = .object(["next": .integer(Int64(newest) + 1), "stop": .integer(Int64(range.stop))])
                 let cursor = max(entry["cursor"]?.integer ?? 0, Int64(newest))
                 entry["cursor"] = .integer(cursor)
                 try storage.save(Self.syncEntry, entry)
                 lastTimestamp = cursor * 1000
             }
+            published += epochs.count
             _ = try await channel.call(.epochAck(page))
             let percent = (Double(page + 1) / Double(opened.pageCount) * 1000).rounded() / 10
             link.emit(.progress(key: "sync", OperationProgress(state: "downloading", percent: percent, lastTimestamp: lastTimestamp)))

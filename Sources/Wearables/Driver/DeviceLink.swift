@@ -17,10 +17,12 @@ public struct DeviceLink: Sendable {
     private let emitter: @Sendable (WearableEvent) -> Void
     private let clock: @Sendable () -> Int64
     private let durable: DurableRecords
+    private let commits: RecordCommits
 
     public init(central: any BluetoothCentral, device: ObjectPath, address: BluetoothAddress, notifyMethod: NotifyMethod,
                 logger: Logger, emit: @escaping @Sendable (WearableEvent) -> Void,
-                clock: @escaping @Sendable () -> Int64, durable: DurableRecords = .immediate) {
+                clock: @escaping @Sendable () -> Int64, durable: DurableRecords = .immediate,
+                commits: RecordCommits = RecordCommits()) {
         self.central = central
         self.device = device
         self.address = address
@@ -29,6 +31,7 @@ public struct DeviceLink: Sendable {
         self.emitter = emit
         self.clock = clock
         self.durable = durable
+        self.commits = commits
     }
 
     public func emit(_ event: WearableEvent) { emitter(event) }
@@ -42,6 +45,20 @@ public struct DeviceLink: Sendable {
         guard await durable.stored(before, durable.handedOver()) else {
             throw CommandError(.internalError, "the gateway could not store the records durably (see its log); the device keeps them")
         }
+    }
+
+    /// Emits `records` durably and then runs `advance` (stores the cursor past them), as one commit the session's
+    /// stop waits for: whoever reads the cursor after a stop (the next owner of a roaming device) sees exactly the
+    /// records that went out. Once the session is stopping, nothing is emitted and `DEVICE_DISCONNECTED` is thrown:
+    /// the device keeps those records for the next sync.
+    public func commit(_ records: [FitnessRecord],
+                       thenAdvance advance: () throws(CommandError) -> Void) async throws(CommandError) {
+        guard commits.begin() else {
+            throw CommandError(.deviceDisconnected, "the session is stopping; the device keeps these records for the next sync")
+        }
+        defer { commits.end() }
+        try await emitDurably(records)
+        try advance()
     }
 
     /// Unix time in milliseconds: the `ts` of samples and events.

@@ -265,16 +265,17 @@ public final class GoFITDriver: WearableDriver {
                 let pageData = try await channel.call(.historyPage(kind: kind, page: page))
                 let contents = try Self.decoded { () throws(GATTCodecError) in try GoFITHistoryPage(decoding: pageData) }
                 // Stored in the spool before the cursor moves and the band forgets the page (a kill in between
-                // then repeats records, with the same ids, rather than losing them).
-                try await link.emitDurably(contents.records.map { $0.fitnessRecord(serial: serial) })
-                count += contents.records.count
-                if let last = contents.records.map(\.timestamp).max() {
+                // then repeats records, with the same ids, rather than losing them); one commit, so a handover reads
+                // the cursor either before the page went out or after it moved.
+                try await link.commit(contents.records.map { $0.fitnessRecord(serial: serial) }) { () throws(CommandError) in
+                    guard let last = contents.records.map(\.timestamp).max() else { return }
                     var cursors = entry["cursors"]?.object ?? [:]
                     cursors[kind.topicKind] = .integer(Int64(last))
                     entry["cursors"] = .object(cursors)
                     try storage.save("sync", entry)
                     lastTimestamp = max(lastTimestamp ?? 0, Int64(last) * 1000)
                 }
+                count += contents.records.count
                 _ = try await channel.call(.historyAck(kind: kind, page: page))
                 let percent = (Double(index) + Double(page + 1) / Double(opened.pageCount)) / Double(kinds.count) * 100
                 link.emit(.progress(key: "sync", OperationProgress(state: "syncing", percent: percent.rounded(),

@@ -44,11 +44,11 @@ struct SiteDeviceManagerTests {
         #expect(await eventually(timeout: .seconds(60)) { gateway.last("strap/availability")?["state"]?.text == "online" })
         #expect(FileManager.default.fileExists(atPath: syncEntryPath(gateway, "sync")))
 
-        let kept = await manager.release(id: "strap", sharingCredentials: false)
+        let kept = await manager.release(id: "strap", sharingCredentials: false, commitWait: .seconds(1))
         #expect(kept == ["sync": ["cursor": .integer(4711)]])
         #expect(await manager.session(id: "strap") == nil)
         #expect(await eventually(timeout: .seconds(60)) { gateway.central.model.device(address: address)?.connected == false })
-        #expect(await manager.release(id: "strap", sharingCredentials: true) == handed)
+        #expect(await manager.release(id: "strap", sharingCredentials: true, commitWait: .seconds(1)) == handed)
     }
 
     @Test func aLoneGatewayConnectsEveryManagedDeviceAsBefore() async throws {
