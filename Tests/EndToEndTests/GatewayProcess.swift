@@ -12,10 +12,11 @@ struct GatewayProcess {
         return URL(fileURLWithPath: bundle).deletingLastPathComponent().appendingPathComponent("wear2mqtt").path
     }
 
-    /// A configuration for a broker on `port`, with a fast reconnect so tests need not wait. `mqttLines` go
-    /// into the `mqtt:` section (indented as there), `extra` at the top level.
+    /// A configuration for a broker on `port`, with a fast reconnect and a short keepalive (a lost broker is
+    /// noticed in seconds) so tests need not wait. `mqttLines` go into the `mqtt:` section (indented as there),
+    /// `extra` at the top level.
     static func configuration(port: Int, stateDirectory: String, baseTopic: String, host: String = "127.0.0.1",
-                              mqttLines: [String] = [], extra: String = "") -> String {
+                              keepaliveSeconds: Int = 5, mqttLines: [String] = [], extra: String = "") -> String {
         """
         gateway:
           id: e2e
@@ -25,7 +26,7 @@ struct GatewayProcess {
           host: \(host)
           port: \(port)
           base_topic: \(baseTopic)
-          keepalive_s: 5
+          keepalive_s: \(keepaliveSeconds)
           reconnect:
             min_delay_s: 0.1
             max_delay_s: 0.5

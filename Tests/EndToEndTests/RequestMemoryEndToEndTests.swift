@@ -27,12 +27,12 @@ struct RequestMemoryEndToEndTests {
     static let window = 1_000
 
     /// A gateway with one strap it does not manage, its adapter answering, quietened, and a requester ready.
-    static func withQuietGateway(_ body: (Stack, Requester) async throws -> Void) async throws {
+    static func withQuietGateway(keepaliveSeconds: Int = 5, _ body: (Stack, Requester) async throws -> Void) async throws {
         try await Stack.with(scenarioDevices: """
           - kind: heart_rate_strap
             address: \(Self.strap)
             advertising_interval: 1s
-        """, configuredDevices: nil) { stack in
+        """, configuredDevices: nil, keepaliveSeconds: keepaliveSeconds) { stack in
             try await Self.waitUntilTheAdapterAnswers(stack)
             try await Self.quieten(stack)
             try await body(stack, try await Requester.start(stack))

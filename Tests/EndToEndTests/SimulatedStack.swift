@@ -27,7 +27,7 @@ struct Stack {
     /// `adapterLines` go into the scenario's `adapter:` section (such as `max_connections: 10`).
     static func start(scenarioDevices: String, configuredDevices: String?, gatewayExtra: String = "",
                       stateDirectory: String? = nil, brokerPersistence: Bool = false,
-                      adapterLines: [String] = []) async throws -> Stack {
+                      adapterLines: [String] = [], keepaliveSeconds: Int = 5) async throws -> Stack {
         let base = "sim/\(UUID().uuidString.prefix(8))"
         let broker = try MosquittoBroker(persistence: brokerPersistence)
         try await broker.start()
@@ -49,7 +49,7 @@ struct Stack {
                                                       directory: broker.directory, name: "witness")
         let config = try broker.directory.write("gateway.yaml", GatewayProcess.configuration(
             port: broker.port, stateDirectory: stateDirectory ?? broker.directory.file("state"), baseTopic: base,
-            extra: """
+            keepaliveSeconds: keepaliveSeconds, extra: """
             bluez:
               bus: \(daemon.address)
             """ + (configuredDevices.map { "\ndevices:\n" + $0 } ?? "") + (gatewayExtra.isEmpty ? "" : "\n" + gatewayExtra)))
@@ -112,10 +112,11 @@ struct Stack {
     /// failed `#require`), which a `defer` could not await.
     static func with(scenarioDevices: String, configuredDevices: String?, gatewayExtra: String = "",
                      stateDirectory: String? = nil, brokerPersistence: Bool = false, adapterLines: [String] = [],
-                     _ body: (inout Stack) async throws -> Void) async throws {
+                     keepaliveSeconds: Int = 5, _ body: (inout Stack) async throws -> Void) async throws {
         var stack = try await start(scenarioDevices: scenarioDevices, configuredDevices: configuredDevices,
                                     gatewayExtra: gatewayExtra, stateDirectory: stateDirectory,
-                                    brokerPersistence: brokerPersistence, adapterLines: adapterLines)
+                                    brokerPersistence: brokerPersistence, adapterLines: adapterLines,
+                                    keepaliveSeconds: keepaliveSeconds)
         do {
             try await body(&stack)
         } catch {
