@@ -22,6 +22,9 @@ public final class MosquittoBroker: @unchecked Sendable {
     }
 
     public let port: Int
+    /// Holds the port from the moment it is chosen, so that no other test's server (or outgoing connection) takes it
+    /// before mosquitto binds it: a broker created now and started later once found another test's broker on it.
+    private let reservation: FreePort.Reservation
     public let directory: TemporaryDirectory
     private let configurationPath: String
     private var child: ChildProcess?
@@ -33,7 +36,8 @@ public final class MosquittoBroker: @unchecked Sendable {
     ///   - extraLines: more configuration, such as a bridge to another broker (`connection`, `address`, `topic`).
     public init(passwordFile: String? = nil, tls: TLSFiles? = nil, persistence: Bool = false, extraLines: [String] = []) throws {
         directory = try TemporaryDirectory(prefix: "mosquitto")
-        port = try FreePort.loopback()
+        reservation = try FreePort.reserve()
+        port = reservation.port
         var lines = ["listener \(port) 127.0.0.1", "log_dest stderr", "log_type error", "log_type warning",
                      "max_queued_messages 100000",
                      // Run as whoever runs the test: as root, mosquitto would otherwise switch to the
@@ -115,6 +119,42 @@ public final class MosquittoBroker: @unchecked Sendable {
 
 /// Loopback ports for test servers.
 public enum FreePort {
+    /// A loopback port kept bound (with SO_REUSEADDR, not listening) while the value lives: the kernel gives it to
+    /// no other `bind` to port 0 nor to an outgoing connection, and a server that sets SO_REUSEADDR itself (mosquitto
+    /// does) can still bind and listen on it.
+    public final class Reservation: Sendable {
+        public let port: Int
+        private let descriptor: Int32
+
+        fileprivate init(port: Int, descriptor: Int32) {
+            self.port = port
+            self.descriptor = descriptor
+        }
+
+        deinit { close(descriptor) }
+    }
+
+    public static func reserve() throws -> Reservation {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw POSIXError(.EMFILE) }
+        var on: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0
+                && getsockname(fd, $0, &length) == 0 }
+        }
+        guard bound else {
+            close(fd)
+            throw POSIXError(.EADDRINUSE)
+        }
+        return Reservation(port: Int(UInt16(bigEndian: address.sin_port)), descriptor: fd)
+    }
+
     /// A port the kernel reports free on 127.0.0.1 right now.
     public static func loopback() throws -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

@@ -36,6 +36,7 @@ struct FaultFirmwareUpdateKillTests {
             let durable = try FaultWitness.persistent(stack)
             defer { durable.signal(SIGKILL) }
             try #require(await Self.connected(stack))
+            try #require(await FaultWitness.sessionSaved(durable, stack), "the broker never saved the durable witness's session")
             let started = ContinuousClock.now
             try await Self.sendDFU(stack, "u1")
             try #require(await eventually(timeout: .seconds(120), interval: .milliseconds(10)) { Self.progress(stack) >= 20 },
