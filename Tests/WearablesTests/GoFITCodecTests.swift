@@ -86,6 +86,23 @@ struct GoFITCodecTests {
         #expect(reassembler.append([0x80, 0x01, 0x05, 0x00, 0x00, 0x84, 0x19]) == Self.pairStart)
     }
 
+    @Test("the frame in progress is named by its first segment's opcode and sequence, and by nothing between frames")
+    func frameInProgress() {
+        var reassembler = FrameReassembler()
+        #expect(reassembler.frameInProgress == nil)
+        let segments = FrameSegmenter.segments(of: (0..<50).map { UInt8($0) }, segmentSize: 20)
+        _ = reassembler.append(segments[0])
+        #expect(reassembler.frameInProgress.map { [$0.opcode, $0.sequence] } == [0, 1])
+        _ = reassembler.append(segments[1])
+        #expect(reassembler.frameInProgress.map { [$0.opcode, $0.sequence] } == [0, 1])
+        #expect(reassembler.append(segments[2]) != nil)
+        #expect(reassembler.frameInProgress == nil)
+        // A lost segment: nothing is in progress until the next frame starts.
+        _ = reassembler.append(segments[0])
+        _ = reassembler.append(segments[2])
+        #expect(reassembler.frameInProgress == nil)
+    }
+
     // MARK: CRC
 
     @Test("CRC-16/CCITT-FALSE: \"123456789\" gives 0x29B1, nothing gives the initial 0xFFFF")

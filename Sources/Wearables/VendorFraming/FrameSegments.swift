@@ -105,6 +105,13 @@ public struct FrameReassembler: Sendable {
         return buffer
     }
 
+    /// The opcode and sequence number of the frame being reassembled, once its first segment carried them: whose
+    /// answer is streaming in.
+    public var frameInProgress: (opcode: UInt8, sequence: UInt8)? {
+        guard case .assembling = state, buffer.count >= 2 else { return nil }
+        return (buffer[0], buffer[1])
+    }
+
     private mutating func drop() {
         state = .discarding
         buffer = []

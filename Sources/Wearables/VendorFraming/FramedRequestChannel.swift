@@ -7,7 +7,9 @@ import Synchronization
 /// sequence number.
 ///
 /// One request is in flight at a time (the device answers in order and keeps one transfer). The device's silence
-/// is measured from the last segment received, so a long page is not cut off while it streams in; after
+/// is measured from the last segment of the awaited answer, so a long page is not cut off while it streams in (and
+/// segments of anything else — frames the device sends unasked, answers to other requests — do not keep a request
+/// the device ignores waiting for ever); after
 /// `silenceLimit` the request is sent again with the same sequence number, which the device answers from its
 /// cache without executing it twice; a second silence is `TIMEOUT`. Frames the device sends unasked (opcodes
 /// `unsolicitedOpcodes`) go to `onUnsolicited`.
@@ -15,7 +17,7 @@ import Synchronization
 /// Knows frames only: what a payload means is the vendor's codec's.
 final class FramedRequestChannel: Sendable {
     private enum Signal: Sendable {
-        /// A segment arrived that did not complete the awaited frame: the device is still talking.
+        /// A segment of the awaited frame arrived that did not complete it: the device is still answering.
         case progress
         case response(VendorFrame)
         case tick
@@ -60,18 +62,24 @@ final class FramedRequestChannel: Sendable {
 
     /// One notification of the response characteristic.
     func receive(_ segment: [UInt8]) {
-        let (waiter, completed) = state.withLock { state in (state.waiter?.signals, state.reassembler.append(segment)) }
+        let (progress, completed) = state.withLock { state -> (AsyncStream<Signal>.Continuation?, [UInt8]?) in
+            let completed = state.reassembler.append(segment)
+            guard completed == nil, let waiter = state.waiter,
+                  let inProgress = state.reassembler.frameInProgress,
+                  inProgress.opcode == waiter.opcode, inProgress.sequence == waiter.sequence else { return (nil, completed) }
+            return (waiter.signals, nil)
+        }
         guard let completed else {
-            waiter?.yield(.progress)
+            progress?.yield(.progress)
             return
         }
         let frame: VendorFrame
         do {
             frame = try VendorFrame(decoding: completed)
         } catch {
+            // A garbled answer is no answer: the silence runs on, and the request goes again.
             state.withLock { $0.malformedFrames += 1 }
             link.logger.warning("dropped a malformed frame from \(peerName)", metadata: ["error": "\(error)"])
-            waiter?.yield(.progress)
             return
         }
         if let unsolicitedOpcodes, unsolicitedOpcodes.contains(frame.opcode) {

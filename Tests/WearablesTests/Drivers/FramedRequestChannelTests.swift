@@ -1,0 +1,82 @@
+import Synchronization
+import Testing
+import Wear2MQTTTesting
+@testable import Wearables
+
+/// The framed vendor channel (GoFIT, ActiGraph) waits for an answer while the answer streams in, and only then: a
+/// device that keeps sending something else (frames it sends unasked, answers to another request) while it
+/// ignores the request used to keep the request waiting for ever — a sync stalled for the 6-hour command limit.
+@Suite("Framed request channel: silence is counted against the awaited answer only")
+struct FramedRequestChannelTests {
+    static let silence = Duration.milliseconds(300)
+
+    /// A connected simulated ActiGraph Link, its driver not running: the Link gets the requests (and answers
+    /// nobody), the test plays the notifications.
+    func channel(silence: Duration = Self.silence) async throws -> (DriverHarness, FramedRequestChannel) {
+        let harness = DriverHarness(ActiGraphDriver.self, peripheral: try simulated("actigraph_link"))
+        try await harness.central.connect(harness.central.path(of: harness.address))
+        let control = try #require(harness.link.characteristic(ActiGraphUUID.control))
+        return (harness, FramedRequestChannel(link: harness.link, request: control, peerName: "the device", silenceLimit: silence))
+    }
+
+    /// Feeds `segments` one by one, `gap` apart, until `done` says the exchange ended; false if it had not after
+    /// 30 s (a hang guard: the channel's own limit is two silences of 300 ms).
+    func feed(_ channel: FramedRequestChannel, _ segments: [[UInt8]], gap: Duration, until done: () -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + .seconds(30)
+        var index = 0
+        while !done() {
+            guard ContinuousClock.now < deadline else { return false }
+            channel.receive(segments[index % segments.count])
+            index += 1
+            try? await Task.sleep(for: gap)
+        }
+        return true
+    }
+
+    @Test("segments of other frames, without end, do not hold off the TIMEOUT")
+    func unrelatedSegmentsDoNotCountAsAnAnswer() async throws {
+        let (harness, channel) = try await channel()
+        defer { Task { await harness.disconnect() } }
+        let exchange = Task { () -> CommandError? in
+            do throws(CommandError) { _ = try await channel.exchange(opcode: 0x11, payload: [], name: "a test request") } catch { return error }
+            return nil
+        }
+        // The first segment of a long frame the device sends unasked (opcode 0x05), again and again: each starts a
+        // new frame, none ends. Before, every one of them counted as the device still answering.
+        let unasked = FrameSegmenter.segments(of: VendorFrame(opcode: 0x05, sequence: 9, payload: Array(repeating: 1, count: 200)).encoded())
+        let ended = Flag()
+        Task { _ = await exchange.value; ended.set() }
+        let endedWhileFed = await feed(channel, [unasked[0]], gap: .milliseconds(50), until: { ended.isSet })
+        #expect(endedWhileFed, "still waiting after 30 s of segments of another frame")
+        let error = await exchange.value
+        #expect(error?.code == .timeout, "\(String(describing: error))")
+    }
+
+    @Test("an answer that streams in more slowly than the silence limit in total, but never pauses that long, arrives")
+    func aSlowAnswerIsNotCutOff() async throws {
+        // 1 s of silence allowed; a segment every 300 ms, 3 s or more in all (longer than the two silences the
+        // request is sent for). The gap leaves room for a loaded machine's late wake-ups.
+        let (harness, channel) = try await channel(silence: .seconds(1))
+        defer { Task { await harness.disconnect() } }
+        let answer = VendorFrame(opcode: 0x91, sequence: 0, payload: Array(0..<200))
+        let segments = FrameSegmenter.segments(of: answer.encoded())
+        try #require(segments.count >= 10)
+        let exchange = Task { () -> Result<VendorFrame, CommandError> in
+            do throws(CommandError) { return .success(try await channel.exchange(opcode: 0x11, payload: [], name: "a test request")) } catch { return .failure(error) }
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        for segment in segments {
+            channel.receive(segment)
+            try await Task.sleep(for: .milliseconds(300))
+        }
+        let result = await exchange.value
+        #expect(try result.get() == answer)
+    }
+}
+
+/// Set once, from any task.
+private final class Flag: Sendable {
+    private let value = Atomic(false)
+    func set() { value.store(true, ordering: .releasing) }
+    var isSet: Bool { value.load(ordering: .acquiring) }
+}
