@@ -113,7 +113,8 @@ struct BoseGatewayTests {
         // The configuration file's sensors stream with no request at all.
         #expect(await eventually(timeout: .seconds(60)) { gateway.all("frames/sensor/accelerometer").count >= 20 })
         #expect(await eventually { sensor(gateway.last("frames"), "accelerometer") == (true, 40) })
-        #expect(gateway.last("frames")?["gestures"]?["double_tap"]?.flag == true)
+        // The gestures are written after the sensors, and the state follows each write.
+        #expect(await eventually { gateway.last("frames")?["gestures"]?["double_tap"]?.flag == true })
 
         // A request replaces it...
         let swap = await gateway.request("frames/request/configure",
