@@ -157,7 +157,13 @@ public final class SiteCoordinator: Sendable {
         state.withLock { state in
             switch incoming {
             case .deviceRequest(let device, _):
-                guard let owner = state.ownership.owner(of: device) else { return state.ownership.isReferee }
+                // By the assignment as the broker delivered it (`acted`), never by the referee's own decision before
+                // it comes back: only then is every request before or after it for every gateway alike. (Answering
+                // by the decision, a referee that took a device from an owner cut off answered a request the old
+                // owner, reading the same broker order on its return, answered too.)
+                guard state.ownership.owner(of: device) != nil, let owner = state.acted[device]?.gateway else {
+                    return state.ownership.isReferee
+                }
                 return owner == gatewayID
             case .bridgeRequest:
                 return state.ownership.isReferee
