@@ -50,7 +50,7 @@ struct TolerantDecodingTests {
             try simulated("bose_frames"), sensorData) { $0 + [0x07, 0x00, 0x00, 0xAA, 0xBB] })
         try await frames.connect()
         #expect(await eventually { frames.recorder.state["capabilities"] != nil })
-        _ = try await frames.execute(.configure(["sensors": .object(["accelerometer": .object(["period_ms": 20])])]))
+        _ = try await frames.executeWhenReady(.configure(["sensors": .object(["accelerometer": .object(["period_ms": 20])])]))
         #expect(await frames.samplesFlow(.accelerometer))
         await frames.disconnect()
     }
@@ -65,7 +65,7 @@ struct TolerantDecodingTests {
             })
         try await frames.connect()
         #expect(await eventually { frames.recorder.state["capabilities"] != nil })
-        let applied = try await frames.execute(.configure(["gestures": .object(["double_tap": .flag(true)])]))
+        let applied = try await frames.executeWhenReady(.configure(["gestures": .object(["double_tap": .flag(true)])]))
         #expect(applied.object?["gestures"]?.object?["double_tap"] == .flag(true))
         #expect(frames.recorder.state["gestures"]?.object?["double_tap"] == .flag(true))
         await frames.disconnect()
@@ -123,5 +123,21 @@ final class RewritingPeripheral: SimulatedPeripheral {
         }
 
         func disconnect() async { await link.disconnect() }
+    }
+}
+
+extension DriverHarness {
+    /// `execute`, again while the driver answers `BUSY` because its session is still starting (it publishes its
+    /// capabilities before it has read everything it needs; under a loaded suite that gap lasted seconds), as a
+    /// client would; any other error at once.
+    func executeWhenReady(_ command: DeviceCommand) async throws(CommandError) -> DeviceValue {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while true {
+            do {
+                return try await execute(command)
+            } catch where error.code == .busy && ContinuousClock.now < deadline {
+                try? await Task.sleep(for: .milliseconds(100))
+            }
+        }
     }
 }
