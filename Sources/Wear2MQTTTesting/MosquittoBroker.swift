@@ -155,23 +155,9 @@ public enum FreePort {
         return Reservation(port: Int(UInt16(bigEndian: address.sin_port)), descriptor: fd)
     }
 
-    /// A port the kernel reports free on 127.0.0.1 right now.
-    public static func loopback() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw POSIXError(.EMFILE) }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0
-                && getsockname(fd, $0, &length) == 0 }
-        }
-        guard bound else { throw POSIXError(.EADDRINUSE) }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
+    /// A port the kernel reports free on 127.0.0.1 right now (and free for anyone once this returns: `reserve`
+    /// keeps it).
+    public static func loopback() throws -> Int { try reserve().port }
 
     public static func isListening(port: Int) -> Bool {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

@@ -23,4 +23,18 @@ extension DriverHarness {
         let before = recorder.samples(sensor).count
         return await eventually(timeout: timeout) { self.recorder.samples(sensor).count >= before + count }
     }
+
+    /// `execute`, again while the driver answers `BUSY` because its session is still starting (it publishes its
+    /// capabilities before it has read everything it needs; under a loaded suite that gap lasted seconds), as a
+    /// client would; any other error at once.
+    func executeWhenReady(_ command: DeviceCommand) async throws(CommandError) -> DeviceValue {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while true {
+            do {
+                return try await execute(command)
+            } catch where error.code == .busy && ContinuousClock.now < deadline {
+                try? await Task.sleep(for: .milliseconds(100))
+            }
+        }
+    }
 }

@@ -12,11 +12,11 @@ struct FramedRequestChannelTests {
 
     /// A connected simulated ActiGraph Link, its driver not running: the Link gets the requests (and answers
     /// nobody), the test plays the notifications.
-    func channel(silence: Duration = Self.silence) async throws -> (DriverHarness, FramedRequestChannel) {
+    func channel() async throws -> (DriverHarness, FramedRequestChannel) {
         let harness = DriverHarness(ActiGraphDriver.self, peripheral: try simulated("actigraph_link"))
         try await harness.central.connect(harness.central.path(of: harness.address))
         let control = try #require(harness.link.characteristic(ActiGraphUUID.control))
-        return (harness, FramedRequestChannel(link: harness.link, request: control, peerName: "the device", silenceLimit: silence))
+        return (harness, FramedRequestChannel(link: harness.link, request: control, peerName: "the device", silenceLimit: Self.silence))
     }
 
     /// Feeds `segments` one by one, `gap` apart, until `done` says the exchange ended; false if it had not after

@@ -58,7 +58,7 @@ struct NotificationResilienceTests {
         frames.central.refuseNotifications(BoseUUID.gestureData)
         try await frames.connect()
         #expect(await eventually(timeout: .seconds(20)) { frames.recorder.state["capabilities"] != nil })
-        let applied = try await frames.execute(.configure(["sensors": .object(["accelerometer": .object(["period_ms": 20])])]))
+        let applied = try await frames.executeWhenReady(.configure(["sensors": .object(["accelerometer": .object(["period_ms": 20])])]))
         #expect(applied.object?["sensors"]?.object?["accelerometer"] == .object(["period_ms": 20]))
         #expect(await frames.samplesFlow(.accelerometer))
         #expect(frames.reportedFailure(of: BoseUUID.gestureData))

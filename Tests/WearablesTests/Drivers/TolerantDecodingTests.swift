@@ -125,19 +125,3 @@ final class RewritingPeripheral: SimulatedPeripheral {
         func disconnect() async { await link.disconnect() }
     }
 }
-
-extension DriverHarness {
-    /// `execute`, again while the driver answers `BUSY` because its session is still starting (it publishes its
-    /// capabilities before it has read everything it needs; under a loaded suite that gap lasted seconds), as a
-    /// client would; any other error at once.
-    func executeWhenReady(_ command: DeviceCommand) async throws(CommandError) -> DeviceValue {
-        let deadline = ContinuousClock.now + .seconds(60)
-        while true {
-            do {
-                return try await execute(command)
-            } catch where error.code == .busy && ContinuousClock.now < deadline {
-                try? await Task.sleep(for: .milliseconds(100))
-            }
-        }
-    }
-}
