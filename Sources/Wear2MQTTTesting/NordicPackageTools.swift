@@ -6,11 +6,9 @@ import MQTT
 /// Legacy init packets) and Nordic's nrfutil 6.1.7 (`nrfutil pkg generate`: Secure DFU packages, sizes in
 /// `info_read_only_metadata`, protobuf init packets, signed with `nrfutil keys generate` keys).
 ///
-/// Both come from PyPI; `.ci/run` installs them. adafruit-nrfutil goes into the Python the tests find as
-/// `python3`; Nordic's nrfutil, which shares the `nordicsemi` package name and declares Python < 3.11, goes into its
-/// own virtual environment at `.build/nrfutil-venv`, installed without its BLE driver's native part (package
-/// generation does not use it). A missing tool is an error that says how to install it, so a test that needs it
-/// fails rather than passing without it.
+/// Both come from PyPI, in the venvs of `TestTools` (`deploy/prerequisites suite` installs them; Nordic's without its
+/// BLE driver's native part, which package generation does not use). A missing tool is an error that says how to
+/// install it, so a test that needs it fails rather than passing without it.
 public enum NordicPackageTools {
     /// Where nrfutil and adafruit-nrfutil put the images (nRF52 addresses): the SoftDevice right after the MBR,
     /// an application above it, the bootloader near the end of flash.
@@ -21,17 +19,6 @@ public enum NordicPackageTools {
     public struct ToolError: Error, CustomStringConvertible {
         public let description: String
     }
-
-    /// The checkout this file is in.
-    static let checkout = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().path
-
-    /// Nordic's nrfutil in its virtual environment.
-    public static var nordicNrfutil: String { checkout + "/.build/nrfutil-venv/bin/nrfutil" }
-
-    /// The install lines of `.ci/run`, for the error a missing tool raises.
-    static let adafruitInstall = "python3 -m pip install --break-system-packages adafruit-nrfutil==0.5.3.post16"
-    static let nordicInstall = "the nrfutil lines of .ci/run's install step (a venv at .build/nrfutil-venv)"
 
     /// `bytes` at `address` as an Intel HEX file: an extended linear address record per 64 KiB, 16-byte data
     /// records, the end-of-file record.
@@ -62,12 +49,12 @@ public enum NordicPackageTools {
                                        deviceType: UInt16? = nil) async throws -> [UInt8] {
         let folder = try TemporaryDirectory(prefix: "wear2mqtt-adafruit-nrfutil")
         defer { folder.remove() }
-        var arguments = ["adafruit-nrfutil", "dfu", "genpkg"]
+        let adafruitNrfutil = try TestTools.require(TestTools.adafruitNrfutil)
+        var arguments = ["dfu", "genpkg"]
         arguments += try hexArguments(folder, application: application, softDevice: softDevice, bootloader: bootloader)
         if let applicationVersion { arguments += ["--application-version", String(applicationVersion)] }
         if let deviceType { arguments += ["--dev-type", "0x" + String(deviceType, radix: 16)] }
-        try await run("/usr/bin/env", arguments + [folder.file("package.zip")], in: folder,
-                missing: "adafruit-nrfutil is not installed: \(adafruitInstall)")
+        try await run(adafruitNrfutil, arguments + [folder.file("package.zip")], in: folder)
         return try read(folder.file("package.zip"))
     }
 
@@ -76,9 +63,7 @@ public enum NordicPackageTools {
     public static func nordicPackage(application: [UInt8]? = nil, applicationVersion: UInt32? = nil,
                                      softDevice: [UInt8]? = nil, bootloader: [UInt8]? = nil,
                                      bootloaderVersion: UInt32 = 1, signed: Bool = false) async throws -> [UInt8] {
-        guard FileManager.default.isExecutableFile(atPath: nordicNrfutil) else {
-            throw ToolError(description: "Nordic's nrfutil is not installed at \(nordicNrfutil): run \(nordicInstall)")
-        }
+        let nordicNrfutil = try TestTools.require(TestTools.nordicNrfutil)
         let folder = try TemporaryDirectory(prefix: "wear2mqtt-nrfutil")
         defer { folder.remove() }
         var arguments = ["pkg", "generate", "--hw-version", "52", "--sd-req", "0xFFFE"]
@@ -88,10 +73,10 @@ public enum NordicPackageTools {
         // A SoftDevice with an application: the application's requirement after the update (any, here).
         if softDevice != nil, application != nil { arguments += ["--sd-id", "0xFFFE"] }
         if signed {
-            try await run(nordicNrfutil, ["keys", "generate", folder.file("key.pem")], in: folder, missing: nordicInstall)
+            try await run(nordicNrfutil, ["keys", "generate", folder.file("key.pem")], in: folder)
             arguments += ["--key-file", folder.file("key.pem")]
         }
-        try await run(nordicNrfutil, arguments + [folder.file("package.zip")], in: folder, missing: nordicInstall)
+        try await run(nordicNrfutil, arguments + [folder.file("package.zip")], in: folder)
         return try read(folder.file("package.zip"))
     }
 
@@ -110,8 +95,7 @@ public enum NordicPackageTools {
 
     /// Runs a tool to its end without holding a thread: the tests that call it run on the cooperative pool, which
     /// has one thread per core, and a blocked one stalls every other test's tasks (`waitUntilExit` would).
-    private static func run(_ executable: String, _ arguments: [String], in folder: TemporaryDirectory,
-                            missing: String) async throws {
+    private static func run(_ executable: String, _ arguments: [String], in folder: TemporaryDirectory) async throws {
         let output = folder.file("tool-output.txt")
         // A ChildProcess (posix_spawn), not Foundation's `Process`, which LeakSanitizer shows leaking itself, its file
         // handles and run-loop source on every run; the tool runs in `folder` through `sh`'s `cd`.
@@ -124,8 +108,6 @@ public enum NordicPackageTools {
             throw ToolError(description: "\(executable) did not finish in 300 s")
         }
         let text = (readWholeTextFile(atPath: output) ?? "") + (readWholeTextFile(atPath: output + ".err") ?? "")
-        // /usr/bin/env answers 127 for a command it cannot find (so does sh for a missing executable).
-        if status == 127 { throw ToolError(description: "\(missing)\n\(text)") }
         guard status == 0 else {
             throw ToolError(description: "\(([executable] + arguments).joined(separator: " ")) failed "
                             + "(\(status)):\n\(text)")

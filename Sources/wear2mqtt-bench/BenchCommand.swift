@@ -27,8 +27,8 @@ struct BenchRunCommand: AsyncParsableCommand {
     @Option(help: "default; targets (the scenarios of the performance targets); realistic (cost per sample vs the Python peer); soak (50 devices for --seconds, default an hour).")
     var profile: Profile = .default
 
-    @Option(help: "The Python that runs the peer of --profile realistic (needs bleak and paho-mqtt).")
-    var python: String = "python3"
+    @Option(help: "The Python that runs the peer of --profile realistic (needs bleak and paho-mqtt; default the venv `deploy/prerequisites bench` makes).")
+    var python: String = FileManager.default.isExecutableFile(atPath: TestTools.python) ? TestTools.python : "python3"
 
     @Option(help: "Simulated heart-rate sensors (0…100).")
     var straps: Int = 20

@@ -34,7 +34,7 @@ struct PythonPeer: Sendable {
         process.waitUntilExit()
         let interpreter = printed.trimmingCharacters(in: .whitespacesAndNewlines)
         guard process.terminationStatus == 0, !interpreter.isEmpty else {
-            throw BenchError("\(python) cannot run the Python peer (python3 -m pip install bleak paho-mqtt): "
+            throw BenchError("\(python) cannot run the Python peer (deploy/prerequisites bench installs them): "
                              + complaint.split(separator: "\n").suffix(2).joined(separator: " "))
         }
         return PythonPeer(interpreter: interpreter, script: script)

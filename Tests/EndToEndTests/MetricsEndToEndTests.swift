@@ -65,7 +65,7 @@ struct MetricsEndToEndTests {
         return String(decoding: data, as: UTF8.self)
     }
 
-    /// Samples by name, parsed by prometheus_client (pip install prometheus-client): a parse error fails the test.
+    /// Samples by name, parsed by prometheus_client (in `TestTools.python`): a parse error fails the test.
     static func parse(_ text: String) async throws -> [String: [Sample]] {
         let directory = try TemporaryDirectory()
         let input = try directory.write("metrics.txt", text)
@@ -75,7 +75,7 @@ struct MetricsEndToEndTests {
         print(json.dumps([{"name": s.name, "labels": s.labels, "value": s.value}
                           for f in text_string_to_metric_families(open(sys.argv[1]).read()) for s in f.samples]))
         """
-        let child = try ChildProcess(executable: "/usr/bin/env", arguments: ["python3", "-c", script, input],
+        let child = try ChildProcess(executable: try TestTools.require(TestTools.python), arguments: ["-c", script, input],
                                      outputPath: directory.file("out"), errorPath: directory.file("err"))
         let status = await child.waitForExit(timeout: .seconds(20))
         try #require(status == 0, "prometheus_client could not parse the page: \(child.errorOutput)")

@@ -127,21 +127,9 @@ struct ChildProcessTests {
         await daemon.stop()
     }
 
-    static let bleakIsInstalled: Bool = {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", "import bleak"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return false }
-        process.waitUntilExit()
-        return process.terminationStatus == 0
-    }()
-
     static let bleakScript = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("bleak_interop.py").path
 
-    @Test(.enabled(if: bleakIsInstalled, "python3 -c 'import bleak' failed: install it with `pip install bleak`"),
-          arguments: [false, true])
+    @Test(arguments: [false, true])
     func bleakDiscoversTheStrapConnectsAndReceivesHeartRateNotifications(acquire: Bool) async throws {
         let daemon = try await DBusDaemon()
         let simulator = try SimulatorProcess.start(on: daemon, scenario: SimulatorHarness.scenario())
@@ -150,8 +138,8 @@ struct ChildProcessTests {
         var environment = ProcessInfo.processInfo.environment
         environment["DBUS_SYSTEM_BUS_ADDRESS"] = daemon.address
         let name = acquire ? "bleak-acquire" : "bleak"
-        let bleak = try ChildProcess(executable: "/usr/bin/env",
-                                     arguments: ["python3", Self.bleakScript, SimulatorHarness.strap, "5"] + (acquire ? ["--acquire"] : []),
+        let bleak = try ChildProcess(executable: try TestTools.require(TestTools.python),
+                                     arguments: [Self.bleakScript, SimulatorHarness.strap, "5"] + (acquire ? ["--acquire"] : []),
                                      environment: environment,
                                      outputPath: daemon.directory.file("\(name).out"), errorPath: daemon.directory.file("\(name).err"))
         let status = await bleak.waitForExit(timeout: .seconds(60))
