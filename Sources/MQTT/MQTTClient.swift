@@ -87,9 +87,12 @@ public final class MQTTClient: Sendable {
     }
 
     /// Subscribes now if connected and again after every reconnect.
-    public func subscribe(_ filter: String, qos: QoS = .atLeastOnce) throws(MQTTError) {
+    /// `retainAsPublished`: with MQTT 5, a message published retained arrives with its retain flag set even while
+    /// the subscription is live (not only from the broker's store at subscribe time), so a retained request can be
+    /// told apart from a plain one whenever it comes.
+    public func subscribe(_ filter: String, qos: QoS = .atLeastOnce, retainAsPublished: Bool = false) throws(MQTTError) {
         guard TopicValidation.isValidFilter(filter) else { throw .invalidTopic(filter) }
-        connection.send(.subscribe(filter: filter, qos: qos))
+        connection.send(.subscribe(filter: filter, qos: qos, retainAsPublished: retainAsPublished))
     }
 
     public func unsubscribe(_ filter: String) {

@@ -22,7 +22,7 @@ enum ConnectionEvent: Sendable {
 enum ConnectionCommand: Sendable {
     case publish(OutgoingMessage)
     case publishDurable(OutgoingMessage, completion: @Sendable (Result<Void, MQTTError>) -> Void)
-    case subscribe(filter: String, qos: QoS)
+    case subscribe(filter: String, qos: QoS, retainAsPublished: Bool)
     case unsubscribe(filter: String)
     case close(finalMessages: [OutgoingMessage], timeout: Duration, completion: @Sendable () -> Void)
 }
@@ -72,7 +72,7 @@ final class MosquittoConnection: @unchecked Sendable {
     private var nextAttempt = ContinuousClock.now
     private var everConnected = false
     private var lastLibraryError: String?
-    private var subscriptions: [(filter: String, qos: QoS)] = []
+    private var subscriptions: [(filter: String, qos: QoS, retainAsPublished: Bool)] = []
     private var ring: OfflineRing
     private let spool: DurableSpool
     /// Durable messages handed to libmosquitto, by message id, awaiting PUBACK.
@@ -481,10 +481,10 @@ final class MosquittoConnection: @unchecked Sendable {
                 statistics.withLock { $0.spoolFailures += 1 }
                 completion(.failure(error))
             }
-        case .subscribe(let filter, let qos):
+        case .subscribe(let filter, let qos, let retainAsPublished):
             subscriptions.removeAll { $0.filter == filter }
-            subscriptions.append((filter, qos))
-            if case .up = link { subscribeNow(filter: filter, qos: qos) }
+            subscriptions.append((filter, qos, retainAsPublished))
+            if case .up = link { subscribeNow(filter: filter, qos: qos, retainAsPublished: retainAsPublished) }
         case .unsubscribe(let filter):
             subscriptions.removeAll { $0.filter == filter }
             if case .up = link, let handle { mosquitto_unsubscribe_v5(handle, nil, filter, nil) }
@@ -570,9 +570,11 @@ final class MosquittoConnection: @unchecked Sendable {
         }
     }
 
-    private func subscribeNow(filter: String, qos: QoS) {
+    private func subscribeNow(filter: String, qos: QoS, retainAsPublished: Bool) {
         guard let handle else { return }
-        let result = mosquitto_subscribe_v5(handle, nil, filter, Int32(qos.rawValue), 0, nil)
+        // Retain As Published exists from MQTT 5 on; under 3.1.1 a live message always arrives with retain 0.
+        let options = retainAsPublished && configuration.protocolVersion == .v5 ? Int32(MQTT_SUB_OPT_RETAIN_AS_PUBLISHED.rawValue) : 0
+        let result = mosquitto_subscribe_v5(handle, nil, filter, Int32(qos.rawValue), options, nil)
         if result != MOSQ_ERR_SUCCESS.rawValue {
             logger.error("MQTT subscribe failed", metadata: ["filter": "\(filter)", "error": "\(MosquittoText.error(result))"])
         }
@@ -606,7 +608,9 @@ final class MosquittoConnection: @unchecked Sendable {
         logger.info("connected to the MQTT broker",
                     metadata: ["host": "\(configuration.host)", "port": "\(configuration.port)",
                                "protocol": "\(configuration.protocolVersion.rawValue)"])
-        for subscription in subscriptions { subscribeNow(filter: subscription.filter, qos: subscription.qos) }
+        for subscription in subscriptions {
+            subscribeNow(filter: subscription.filter, qos: subscription.qos, retainAsPublished: subscription.retainAsPublished)
+        }
         events.yield(.connected(sessionPresent: flags & 1 != 0))
     }
 

@@ -1,3 +1,4 @@
+import Firmware
 import Foundation
 import Testing
 import Wear2MQTTTesting
@@ -28,8 +29,63 @@ struct AcceptedCredentialsTests {
             #expect(!AcceptedCredentials(changed).wereAcceptedBefore)
         }
         let stored = try String(contentsOfFile: accepted.path, encoding: .utf8)
-        #expect(!stored.contains("s3cret") && stored.count == 65)
+        #expect(!stored.contains("s3cret") && stored.hasPrefix("pbkdf2-sha256$50000$"))
         var status = stat()
         #expect(stat(accepted.path, &status) == 0 && status.st_mode & 0o777 == 0o600)
+    }
+
+    @Test("salted per installation: two state folders with the same credentials hold different files, each accepted")
+    func saltedPerInstallation() throws {
+        let first = try TemporaryDirectory(), second = try TemporaryDirectory()
+        defer { first.remove(); second.remove() }
+        let a = AcceptedCredentials(try Self.configuration(first)), b = AcceptedCredentials(try Self.configuration(second))
+        try a.remember()
+        try b.remember()
+        let fileA = try String(contentsOfFile: a.path, encoding: .utf8), fileB = try String(contentsOfFile: b.path, encoding: .utf8)
+        #expect(fileA != fileB)
+        #expect(fileA.split(separator: "$").count == 4 && fileA.split(separator: "$")[2].count == 32)
+        #expect(a.wereAcceptedBefore && b.wereAcceptedBefore)
+        // Remembering again keeps the file as it is (no rewrite per connection).
+        try a.remember()
+        #expect(try String(contentsOfFile: a.path, encoding: .utf8) == fileA)
+    }
+
+    @Test("a file of the unsalted first version still counts, and the next connection rewrites it salted")
+    func migratesTheUnsaltedFile() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let configuration = try Self.configuration(directory)
+        let accepted = AcceptedCredentials(configuration)
+        // What the first version wrote: SHA-256 in hex over the four fields joined by NUL.
+        let fields = ["wear2mqtt credentials v1", "broker.lan", "1883", "gateway", "s3cret"].joined(separator: "\u{0}")
+        let unsalted = DFUPackageFile.sha256(of: Array(fields.utf8))
+        try (unsalted + "\n").write(toFile: accepted.path, atomically: true, encoding: .utf8)
+        #expect(accepted.wereAcceptedBefore)
+        #expect(!AcceptedCredentials(try Self.configuration(directory, password: "other")).wereAcceptedBefore)
+        try accepted.remember()
+        let stored = try String(contentsOfFile: accepted.path, encoding: .utf8)
+        #expect(stored.hasPrefix("pbkdf2-sha256$") && !stored.contains(unsalted))
+        #expect(accepted.wereAcceptedBefore)
+    }
+
+    @Test("a damaged file counts as never accepted", arguments: [
+        "", "pbkdf2-sha256$", "pbkdf2-sha256$0$00$00", "pbkdf2-sha256$50000$zz$00", "md5$1$00$00", "pbkdf2-sha256$99999999999$00$00",
+    ])
+    func damagedFile(_ content: String) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let accepted = AcceptedCredentials(try Self.configuration(directory))
+        try content.write(toFile: accepted.path, atomically: true, encoding: .utf8)
+        #expect(!accepted.wereAcceptedBefore)
+    }
+
+    /// RFC 7914, section 11 (PBKDF2-HMAC-SHA256 test vectors), the first 32 bytes of each.
+    @Test("PBKDF2-HMAC-SHA256 gives RFC 7914's vectors")
+    func pbkdf2Vectors() {
+        func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
+        #expect(hex(PBKDF2.sha256(password: Array("passwd".utf8), salt: Array("salt".utf8), rounds: 1))
+                == "55ac046e56e3089fec1691c22544b605f94185216dde0465e68b9d57c20dacbc")
+        #expect(hex(PBKDF2.sha256(password: Array("Password".utf8), salt: Array("NaCl".utf8), rounds: 80_000))
+                == "4ddcd8f60b98be21830cee5ef22701f9641a4418d04c0414aeff08876b34ab56")
     }
 }

@@ -85,10 +85,11 @@ public struct Configuration: Sendable, Equatable, Codable, ConfigurationSection 
                     message: "\(device.address) is already listed as devices[\(first)]"
                 )
             }
-            if let name = device.name, let first = seenNames.updateValue(index, forKey: name) {
+            // Device ids are compared in any case (DeviceIdentifier.same).
+            if let name = device.name, let first = seenNames.updateValue(index, forKey: name.lowercased()) {
                 throw InvalidConfigurationValue(
                     keyPath: path.appending(DeviceEntry.CodingKeys.name.stringValue),
-                    message: "\"\(name)\" is already the name of devices[\(first)]"
+                    message: "\"\(name)\" is already the name of devices[\(first)] (names are compared in any case)"
                 )
             }
         }

@@ -16,6 +16,18 @@ public enum DeviceIdentifier {
     /// on a case-insensitive screen or ACL.
     public static let reserved: Set<String> = ["bridge", "request", "response", "set", "get"]
 
+    /// `DEVICE_NOT_FOUND` for an id from a request, quoted as every echo of a client's text is (cut at 40
+    /// characters, invisible and bidirectional characters escaped).
+    public static func notFound(_ id: String) -> CommandError {
+        CommandError(.deviceNotFound, "no device with id \(RequestReader.quote(id))")
+    }
+
+    /// Whether two ids name the same device: ids are compared without regard to case everywhere (lookups,
+    /// uniqueness, reserved words), so `n1` and `N1` can never be two devices.
+    public static func same(_ first: String, _ second: String) -> Bool {
+        first == second || first.lowercased() == second.lowercased()
+    }
+
     /// Passes ``problem(_:)``.
     public static func isValid(_ id: String) -> Bool { problem(id) == nil }
 

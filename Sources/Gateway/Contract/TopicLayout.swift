@@ -54,13 +54,16 @@ public struct TopicLayout: Sendable, Equatable {
     ///
     /// `<base>/<id>/set` and `/get` come back as the `settings` and `refresh` commands, so their responses go
     /// to `response/settings` and `response/refresh`. The device id is returned as written, not validated: an
-    /// id that names no device is answered with `DEVICE_NOT_FOUND` by the caller. Everything else under the
-    /// base (our own publications, `<base>/bridge/set`, an empty id) is `.notOurs` and ignored.
+    /// id that names no device is answered with `DEVICE_NOT_FOUND` by the caller, an empty or malformed one with
+    /// `invalid_request`. Everything else under the base (our own publications, `<base>/bridge/set`) is
+    /// `.notOurs` and ignored.
     public func classify(_ topic: String) -> IncomingTopic {
         let prefix = base + "/"
         guard topic.hasPrefix(prefix) else { return .notOurs }
         let levels = topic.dropFirst(prefix.count).split(separator: "/", omittingEmptySubsequences: false)
-        guard let first = levels.first, !first.isEmpty else { return .notOurs }
+        // An empty id level (`<base>//request/refresh`, `<base>//set`) is still a request, refused as one
+        // (`RequestTopicRule`): the asker gets `invalid_request` instead of silence.
+        guard let first = levels.first else { return .notOurs }
         let isRequest = levels.count >= 3 && levels[1] == "request"
         let name = isRequest ? levels[2...].joined(separator: "/") : ""
         if first == "bridge" {

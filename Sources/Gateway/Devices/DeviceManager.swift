@@ -215,9 +215,9 @@ public actor DeviceManager {
 
     public var managedDevices: [ManagedDevice] { devices.values.sorted { $0.id < $1.id } }
 
-    public func session(id: String) -> DeviceSession? { sessions[id] }
+    public func session(id: String) -> DeviceSession? { sessions[managedID(id)] }
 
-    public func connectionState(id: String) async -> ConnectionState { await sessions[id]?.state ?? .disconnected }
+    public func connectionState(id: String) async -> ConnectionState { await sessions[managedID(id)]?.state ?? .disconnected }
 
     /// The one place a device becomes managed, so the rule "one managed entry per address" holds here: two sessions
     /// on one address would fight over its notifications ("Notify acquired") and leave both in InProgress.
@@ -387,7 +387,7 @@ public actor DeviceManager {
             throw CommandError(.forbidden, "\(address) with driver \(driver) is not allowed by the configuration's allow/deny lists")
         }
         let id = name ?? "\(driver)_\(address.compactLowercase)"
-        guard devices[id] == nil else { throw .invalidValue(field: "name", "\(id) is already the id of another device") }
+        guard !idTaken(id) else { throw .invalidValue(field: "name", "\(id) is already the id of another device (ids are compared in any case)") }
         let device = ManagedDevice(id: id, address: address.rawValue, driver: driver, name: name)
         var list = devices
         list[id] = device
@@ -426,8 +426,9 @@ public actor DeviceManager {
     }
 
     /// `announce` false: the site's registry removed it and the gateway that took the request announced it.
-    public func remove(id: String, announce: Bool = true) async throws(CommandError) {
-        guard devices[id] != nil else { throw notFound(id) }
+    public func remove(id requested: String, announce: Bool = true) async throws(CommandError) {
+        let id = managedID(requested)
+        guard devices[id] != nil else { throw notFound(requested) }
         var list = devices
         list[id] = nil
         try saveBeforeChanging(list)
@@ -447,10 +448,13 @@ public actor DeviceManager {
 
     /// A rename to the device's own id changes nothing and keeps it connected. The new id is taken before the
     /// old session is stopped, so a request arriving meanwhile sees one entry for the address, under the new id.
-    public func rename(id: String, to name: String) async throws(CommandError) {
-        guard var device = devices[id] else { throw notFound(id) }
+    public func rename(id requested: String, to name: String) async throws(CommandError) {
+        let id = managedID(requested)
+        guard var device = devices[id] else { throw notFound(requested) }
         if name == id { return }
-        guard devices[name] == nil else { throw .invalidValue(field: "name", "\(name) is already the id of another device") }
+        guard !idTaken(name, except: id) else {
+            throw .invalidValue(field: "name", "\(name) is already the id of another device (ids are compared in any case)")
+        }
         device.id = name
         device.name = name
         var list = devices
@@ -464,8 +468,9 @@ public actor DeviceManager {
         output(.deviceListChanged)
     }
 
-    public func setOptions(id: String, options: DeviceOptions) async throws(CommandError) {
-        guard var device = devices[id] else { throw notFound(id) }
+    public func setOptions(id requested: String, options: DeviceOptions) async throws(CommandError) {
+        let id = managedID(requested)
+        guard var device = devices[id] else { throw notFound(requested) }
         device.options = options
         var list = devices
         list[id] = device
@@ -477,16 +482,32 @@ public actor DeviceManager {
     }
 
     public func options(id: String) throws(CommandError) -> DeviceOptions {
-        guard let device = devices[id] else { throw notFound(id) }
+        guard let device = device(id) else { throw notFound(id) }
         return device.options
     }
 
     private func notFound(_ id: String) -> CommandError {
-        CommandError(.deviceNotFound, "no device with id \(id)")
+        DeviceIdentifier.notFound(id)
     }
 
-    public func execute(_ command: DeviceCommand, id: String) async throws(CommandError) -> DeviceValue {
-        guard let session = sessions[id] else { throw notFound(id) }
+    /// The id under which the device `id` names is managed, compared without regard to case
+    /// (`DeviceIdentifier.same`); `id` itself when none is.
+    public func managedID(_ id: String) -> String {
+        if devices[id] != nil { return id }
+        return devices.keys.first { DeviceIdentifier.same($0, id) } ?? id
+    }
+
+    /// The device `id` names, compared without regard to case.
+    public func device(_ id: String) -> ManagedDevice? { devices[managedID(id)] }
+
+    /// Whether `id` is already the id of a device other than `except`, in any case.
+    private func idTaken(_ id: String, except: String? = nil) -> Bool {
+        devices.keys.contains { DeviceIdentifier.same($0, id) && $0 != except }
+    }
+
+    public func execute(_ command: DeviceCommand, id requested: String) async throws(CommandError) -> DeviceValue {
+        let id = managedID(requested)
+        guard let session = sessions[id] else { throw notFound(requested) }
         let result = try await session.execute(command)
         // The driver answers `configure` with the whole configuration it now applies on every connection:
         // kept, so a restart of the gateway brings the sensors back without a new request.
@@ -499,11 +520,13 @@ public actor DeviceManager {
 
     /// `request/dfu` with a checked package: runs now or when the device next connects.
     public func updateFirmware(_ order: FirmwareUpdateOrder, id: String) async throws(CommandError) -> DeviceValue {
+        let id = managedID(id)
         guard let session = sessions[id] else { throw notFound(id) }
         return try await session.updateFirmware(order)
     }
 
     public func cancelFirmwareUpdate(id: String) async throws(CommandError) -> DeviceValue {
+        let id = managedID(id)
         guard let session = sessions[id] else { throw notFound(id) }
         return await session.cancelFirmwareUpdate()
     }
@@ -572,6 +595,7 @@ public actor DeviceManager {
     /// A driver whose devices pair in their own protocol (GoFIT's code on the band) takes both requests itself,
     /// as its commands `pair` and `pair_confirm`, on the connected link.
     public func pair(id: String) async throws(CommandError) -> DeviceValue {
+        let id = managedID(id)
         guard let device = devices[id], let address = BluetoothAddress(device.address) else { throw notFound(id) }
         if pairsInDriver(device), let session = sessions[id] {
             return try await session.execute(.named("pair", [:]))
@@ -602,6 +626,7 @@ public actor DeviceManager {
 
     /// `device/pair/confirm`: the code the user read on the device.
     public func confirmPairing(id: String, code: String) async throws(CommandError) -> DeviceValue {
+        let id = managedID(id)
         if let device = devices[id], pairsInDriver(device), let session = sessions[id] {
             let result = try await session.execute(.named("pair_confirm", ["code": .text(code)]))
             output(.bridgeEvent(type: "device_paired", data: ["id": .text(id)]))

@@ -28,6 +28,8 @@ public final class GatewayCore: Sendable {
     let durableRecords = DurableRecordTracker()
     private let started = ContinuousClock.now
     private let countsSince = Mutex(ContinuousClock.now)
+    /// Requests published retained: refused and cleared, never run (`RetainedRequests`).
+    private let retainedRequests = Mutex(RetainedRequests())
     /// Said in `ADAPTER_UNAVAILABLE` answers while no central is attached.
     private let unavailable: String
     /// Home Assistant discovery and calm entity states; nil with `homeassistant.enabled: false`.
@@ -224,7 +226,14 @@ public final class GatewayCore: Sendable {
             await homeAssistantCameOnline(homeAssistant)
             return
         }
-        guard let request = ContractRequest(message, layout: topics, responseTopics: responseTopics) else { return }
+        guard var request = ContractRequest(message, layout: topics, responseTopics: responseTopics) else { return }
+        switch retainedRequests.withLock({ $0.decide(message, at: .now) }) {
+        case .handle: break
+        case .ignore: return
+        case .refuseAndClear(let clearing):
+            sink.publish(clearing)
+            request.arguments = .failure(RetainedRequests.refusal)
+        }
         let started = ContinuousClock.now
         let answer = await router.answer(request)
         metrics?.recordCommand(request, ok: answer.payload.starts(with: Self.okPrefix), duration: .now - started)

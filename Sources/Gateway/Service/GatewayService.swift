@@ -42,7 +42,8 @@ public final class GatewayService: Service, Sendable {
     public func status() async -> ServiceStatus { await core.serviceStatus() }
 
     public func run() async throws {
-        for filter in core.topics.requestSubscriptions { try client.subscribe(filter, qos: .atLeastOnce) }
+        // Retain As Published: a request published retained is refused and cleared however it arrives (GatewayCore).
+        for filter in core.topics.requestSubscriptions { try client.subscribe(filter, qos: .atLeastOnce, retainAsPublished: true) }
         if core.homeAssistant != nil { try client.subscribe(core.configuration.homeassistant.statusTopic, qos: .atLeastOnce) }
         if let site = core.site { for filter in site.topics.subscriptions { try client.subscribe(filter, qos: .atLeastOnce) } }
         let credentials = AcceptedCredentials(core.configuration)

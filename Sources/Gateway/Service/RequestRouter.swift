@@ -76,9 +76,9 @@ public struct RequestRouter: Sendable {
 
     private func deviceRequest(_ id: String, _ name: String, _ arguments: [String: DeviceValue]) async throws(CommandError) -> [String: DeviceValue] {
         let manager = try requireManager()
-        guard let device = await manager.managedDevices.first(where: { $0.id == id }) else {
-            throw CommandError(.deviceNotFound, "no device with id \(id)")
-        }
+        guard let device = await manager.device(id) else { throw DeviceIdentifier.notFound(id) }
+        // The id as managed (ids are compared in any case); the answer still goes to the topic the request named.
+        let id = device.id
         let driver = registry.driver(named: device.driver)
         let contractArguments = try driver?.contractArguments(for: name, arguments) ?? arguments
         let command = try DeviceCommandParser.parse(command: name, arguments: contractArguments)
@@ -168,6 +168,7 @@ public struct RequestRouter: Sendable {
     }
 
     private func setOptions(_ change: DeviceOptionsChange, id: String, manager: DeviceManager) async throws(CommandError) -> DeviceOptions {
+        let id = await manager.managedID(id)
         let options = change.applied(to: try await manager.options(id: id))
         try await manager.setOptions(id: id, options: options)
         optionsChanged(id, options)
@@ -178,9 +179,9 @@ public struct RequestRouter: Sendable {
     /// nothing; then the gateway's options, then each device's.
     private func options(_ change: BridgeOptionsChange, manager: DeviceManager? = nil) async throws(CommandError) -> [String: DeviceValue] {
         if let manager {
-            let known = Set(await manager.managedDevices.map(\.id))
-            if let unknown = change.devices.keys.sorted().first(where: { !known.contains($0) }) {
-                throw CommandError(.deviceNotFound, "no device with id \(unknown)")
+            let known = await manager.managedDevices.map(\.id)
+            if let unknown = change.devices.keys.sorted().first(where: { id in !known.contains { DeviceIdentifier.same($0, id) } }) {
+                throw DeviceIdentifier.notFound(unknown)
             }
         }
         if let level = change.logLevel { runtime.logLevel = level }

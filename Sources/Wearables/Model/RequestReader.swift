@@ -99,7 +99,7 @@ public struct RequestReader: Sendable {
     public func rejectUnknownFields(allowed: [String], request: String) throws(CommandError) {
         let unknown = arguments.keys.filter { !allowed.contains($0) }.sorted()
         guard !unknown.isEmpty else { return }
-        let names = Self.list(unknown.map { "\"\(name($0))\"" }, conjunction: "and")
+        let names = Self.list(unknown.map { Self.quote(name($0)) }, conjunction: "and")
         let field = unknown.count == 1 ? "field" : "fields"
         if allowed.isEmpty {
             throw CommandError(.invalidValue, "\(request) takes no fields, got unknown \(field) \(names)")
@@ -112,11 +112,27 @@ public struct RequestReader: Sendable {
         CommandError(.invalidValue, "\(name(key)) \(rule), got \(Self.quote(value))")
     }
 
-    /// The received value as compact JSON, cut short so an error never echoes a whole payload.
+    /// The received value as compact JSON, cut at 40 characters (37 and `...`) so an error never echoes a whole
+    /// payload, and with every control, format (bidirectional overrides, zero-width joiners) and line or paragraph
+    /// separator character written as `\uXXXX`, so a quote can neither reorder nor break the line that shows it.
+    /// Cut by Unicode scalars, not characters: one character can hold thousands of combining marks.
     public static func quote(_ value: DeviceValue) -> String {
-        let text = String(decoding: JSONWriter.encode(value), as: UTF8.self)
-        return text.count <= 40 ? text : text.prefix(37) + "..."
+        let scalars = String(decoding: JSONWriter.encode(value), as: UTF8.self).unicodeScalars
+        var quoted = ""
+        for scalar in scalars.count <= 40 ? Array(scalars) : Array(scalars.prefix(37)) + Array("...".unicodeScalars) {
+            switch scalar.properties.generalCategory {
+            case .control, .format, .lineSeparator, .paragraphSeparator, .surrogate, .privateUse, .unassigned:
+                let hex = String(scalar.value, radix: 16, uppercase: true)
+                quoted += "\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+            default:
+                quoted.unicodeScalars.append(scalar)
+            }
+        }
+        return quoted
     }
+
+    /// A string from a client (a device id, a field name), quoted as ``quote(_:)`` quotes values: `"n1"`.
+    public static func quote(_ text: String) -> String { quote(.text(text)) }
 
     /// `a`, `a or b`, `a, b or c`.
     public static func list(_ items: [String], conjunction: String) -> String {

@@ -47,6 +47,9 @@ struct TopicLayoutTests {
         ("wear2mqtt/band/set", .deviceRequest(device: "band", command: "settings")),
         ("wear2mqtt/band/get", .deviceRequest(device: "band", command: "refresh")),
         ("wear2mqtt/no such device/set", .deviceRequest(device: "no such device", command: "settings")),
+        // Empty id levels are requests too, refused by RequestTopicRule with an answer (issue 38).
+        ("wear2mqtt//set", .deviceRequest(device: "", command: "settings")),
+        ("wear2mqtt//request/refresh", .deviceRequest(device: "", command: "refresh")),
     ])
     func incoming(topic: String, expected: IncomingTopic) {
         #expect(layout.classify(topic) == expected)
@@ -55,7 +58,7 @@ struct TopicLayoutTests {
     @Test("our own publications, other bases and malformed topics are not requests", arguments: [
         "wear2mqtt/bridge/state", "wear2mqtt/bridge/response/scan", "wear2mqtt/bridge/set", "wear2mqtt/bridge/get",
         "wear2mqtt/bridge/request", "wear2mqtt/tag", "wear2mqtt/tag/response/find", "wear2mqtt/tag/request",
-        "wear2mqtt/tag/sensor/heart_rate", "wear2mqtt/tag/set/extra", "wear2mqtt//set", "wear2mqtt", "wear2mqttx/tag/set",
+        "wear2mqtt/tag/sensor/heart_rate", "wear2mqtt/tag/set/extra", "wear2mqtt//sensor", "wear2mqtt", "wear2mqttx/tag/set",
         "other/tag/set", "",
     ])
     func notOurs(topic: String) {
