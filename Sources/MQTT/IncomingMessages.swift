@@ -15,7 +15,7 @@ public struct IncomingMessages: AsyncSequence, Sendable {
 
         public mutating func next() async -> IncomingMessage? {
             let message = await base.next()
-            if message != nil { flow.taken() }
+            if let message { flow.taken(bytes: message.bufferedBytes) }
             return message
         }
     }
@@ -23,19 +23,35 @@ public struct IncomingMessages: AsyncSequence, Sendable {
     public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(base: stream.makeAsyncIterator(), flow: flow) }
 }
 
-/// How many received messages wait for the consumer, shared by the connection (which adds) and the consumer
-/// (which takes). Reading pauses at `capacity` and resumes at half of it, so a busy gateway reads in batches
-/// rather than one message per free slot.
+/// How many received messages, and how many bytes of them, wait for the consumer, shared by the connection (which
+/// adds) and the consumer (which takes). Reading pauses at either capacity and resumes at half of both, so a busy
+/// gateway reads in batches rather than one message per free slot; beyond twice the byte capacity a message is
+/// dropped (`hasRoom(for:)`), so a storm of large messages is bounded in memory, not only in count.
 final class IncomingFlow: Sendable {
     let capacity: Int
+    let byteCapacity: Int
     private let pending = Atomic<Int>(0)
+    private let pendingBytes = Atomic<Int>(0)
 
-    init(capacity: Int) { self.capacity = max(1, capacity) }
+    init(capacity: Int, byteCapacity: Int = .max / 4) {
+        self.capacity = max(1, capacity)
+        self.byteCapacity = max(1, byteCapacity)
+    }
 
-    func added() { pending.add(1, ordering: .relaxed) }
-    func taken() { pending.subtract(1, ordering: .relaxed) }
+    func added(bytes: Int) {
+        pending.add(1, ordering: .relaxed)
+        pendingBytes.add(bytes, ordering: .relaxed)
+    }
+
+    func taken(bytes: Int) {
+        pending.subtract(1, ordering: .relaxed)
+        pendingBytes.subtract(bytes, ordering: .relaxed)
+    }
 
     var waiting: Int { pending.load(ordering: .relaxed) }
-    var isFull: Bool { waiting >= capacity }
-    var hasRoomAgain: Bool { waiting <= capacity / 2 }
+    var waitingBytes: Int { pendingBytes.load(ordering: .relaxed) }
+    var isFull: Bool { waiting >= capacity || waitingBytes >= byteCapacity }
+    var hasRoomAgain: Bool { waiting <= capacity / 2 && waitingBytes <= byteCapacity / 2 }
+    /// Whether a message of `bytes` may still be buffered.
+    func hasRoom(for bytes: Int) -> Bool { waitingBytes + bytes <= 2 * byteCapacity }
 }

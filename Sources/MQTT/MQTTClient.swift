@@ -34,7 +34,7 @@ public final class MQTTClient: Sendable {
         // took in, or what arrives once a pause has lasted half the keepalive, still fits before anything drops.
         let (messages, messageContinuation) = AsyncStream.makeStream(
             of: IncomingMessage.self, bufferingPolicy: .bufferingOldest(2 * configuration.incomingBufferCapacity))
-        let flow = IncomingFlow(capacity: configuration.incomingBufferCapacity)
+        let flow = IncomingFlow(capacity: configuration.incomingBufferCapacity, byteCapacity: configuration.incomingBufferBytes)
         self.events = events
         self.messages = IncomingMessages(stream: messages, flow: flow)
         connection = try MosquittoConnection(configuration: configuration, logger: logger, loop: loop,

@@ -48,6 +48,12 @@ public struct MQTTClientConfiguration: Sendable {
     public var connectTimeout: Duration
     /// Incoming messages buffered for a slow consumer before new ones are dropped (and counted).
     public var incomingBufferCapacity: Int
+    /// The same buffer bounded in bytes (payloads and topics): reading pauses at this many, and beyond twice it a
+    /// message is dropped and counted, so a storm of large messages cannot grow the process.
+    public var incomingBufferBytes: Int = 16 << 20
+    /// A payload larger than this is not kept: the message is delivered without it, `droppedPayloadBytes` saying
+    /// how large it was (so a request can still be answered), and counted as oversized.
+    public var maximumIncomingPayload: Int = 1 << 20
     /// The broker accepted these credentials before (an earlier run said so): a refusal is then an outage of the
     /// broker's authentication, retried like any other, not the end of `run()`. Without it only a refusal after
     /// this client's own first connection is retried.
@@ -93,6 +99,8 @@ public struct MQTTClientStatistics: Sendable, Equatable {
     public var spoolBytes = 0
     public var durableRejectedByBroker: UInt64 = 0
     public var incomingDropped: UInt64 = 0
+    /// Incoming messages whose payload was over `maximumIncomingPayload` and was not kept.
+    public var incomingOversized: UInt64 = 0
     /// Times reading paused because the consumer's buffer was full, and pauses ended by the keepalive bound rather
     /// than by the consumer catching up.
     public var incomingPauses: UInt64 = 0

@@ -72,14 +72,21 @@ public struct IncomingMessage: Sendable, Equatable {
     public var qos: QoS
     public var retain: Bool
     public var properties: MQTTProperties
+    /// The size of a payload over `maximumIncomingPayload`, which was not kept (`payload` is then empty); 0 otherwise.
+    public var droppedPayloadBytes: Int
 
-    public init(topic: String, payload: [UInt8], qos: QoS, retain: Bool, properties: MQTTProperties) {
+    public init(topic: String, payload: [UInt8], qos: QoS, retain: Bool, properties: MQTTProperties,
+                droppedPayloadBytes: Int = 0) {
         self.topic = topic
         self.payload = payload
         self.qos = qos
         self.retain = retain
         self.properties = properties
+        self.droppedPayloadBytes = droppedPayloadBytes
     }
+
+    /// What the message holds in memory while it waits, for the incoming buffer's byte bound.
+    var bufferedBytes: Int { payload.count + topic.utf8.count + 64 }
 
     public var text: String { String(decoding: payload, as: UTF8.self) }
 }

@@ -636,15 +636,23 @@ final class MosquittoConnection: @unchecked Sendable {
 
     private func didReceive(_ message: mosquitto_message, properties: OpaquePointer?) {
         let topic = String(cString: message.topic)
-        let payload = message.payloadlen > 0
-            ? Array(UnsafeRawBufferPointer(start: message.payload, count: Int(message.payloadlen)))
-            : []
+        let length = Int(message.payloadlen)
+        // An oversized payload is not copied: the message goes on without it, so its requester can be answered.
+        let oversized = length > configuration.maximumIncomingPayload
+        let payload = length > 0 && !oversized ? Array(UnsafeRawBufferPointer(start: message.payload, count: length)) : []
+        if oversized { statistics.withLock { $0.incomingOversized += 1 } }
         let copy = IncomingMessage(topic: topic, payload: payload, qos: QoS(rawValue: Int(message.qos)) ?? .atMostOnce,
-                                   retain: message.retain, properties: readProperties(properties))
+                                   retain: message.retain, properties: readProperties(properties),
+                                   droppedPayloadBytes: oversized ? length : 0)
+        let bytes = copy.bufferedBytes
+        guard flow.hasRoom(for: bytes) else {
+            statistics.withLock { $0.incomingDropped += 1 }
+            return
+        }
         if case .dropped = incoming.yield(copy) {
             statistics.withLock { $0.incomingDropped += 1 }
         } else {
-            flow.added()
+            flow.added(bytes: bytes)
         }
     }
 

@@ -21,7 +21,7 @@ struct ModuleImportTests {
         "MQTT": ["CMosquitto", "EventLoop", "DequeModule"],
         "Wearables": ["BlueZ", "DBus", "Crypto", "SwiftProtobuf"],
         "Firmware": ["Wearables", "BlueZ", "Crypto", "SwiftProtobuf", "ZIPFoundation"],
-        "Gateway": ["Wearables", "Firmware", "BlueZ", "DBus", "MQTT", "EventLoop", "Yams", "ServiceLifecycle", "Prometheus"],
+        "Gateway": ["Wearables", "Firmware", "BlueZ", "DBus", "MQTT", "EventLoop", "Yams", "ServiceLifecycle", "Prometheus", "Crypto"],
         "MetricsExporter": ["NIOCore", "NIOPosix", "NIOHTTP1", "ServiceLifecycle"],
         "wear2mqtt": ["Gateway", "MetricsExporter", "MQTT", "EventLoop", "ArgumentParser", "ServiceLifecycle"],
         "SimulatedWearables": ["Wearables", "Firmware", "Crypto", "ZIPFoundation"],

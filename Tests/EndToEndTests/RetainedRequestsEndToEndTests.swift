@@ -48,3 +48,62 @@ struct RetainedRequestsEndToEndTests {
                                            timeoutSeconds: 1).first
     }
 }
+
+/// Issue 38 against a real mosquitto: the retained view of a device that is away is the same before and after a
+/// restart of the gateway, and after a restart of the broker (which forgets everything retained: the gateway puts
+/// the whole document back).
+@Suite
+struct StateKeptEndToEndTests {
+    static let strap = "C0:FF:EE:00:03:02"
+
+    @Test func anAwayStrapsRetainedViewSurvivesAGatewayRestartAndABrokerRestart() async throws {
+        let scenario = "  - kind: heart_rate_strap\n    address: \(Self.strap)\n    advertising_interval: 100ms"
+        try await Stack.with(scenarioDevices: scenario, configuredDevices: "  - address: \(Self.strap)\n    driver: standard\n    name: strap") { stack in
+            try #require(await eventually(timeout: .seconds(60)) {
+                let state = stack.last("strap")
+                return state?["battery"] != nil && state?["firmware"] != nil && state?["connection"] as? String == "connected"
+            }, "\(stack.payloads("strap"))")
+            try await stack.control.setAdvertising(Self.strap, false)
+            try await stack.control.dropLink(Self.strap)
+            try #require(await eventually(timeout: .seconds(60)) { try await retainedMessages(stack)["strap"]?.contains("\"disconnected\"") == true })
+            let before = try await retainedView(stack)
+            #expect(before["strap/availability"]?.contains("offline") == true)
+
+            try await stack.restartGateway()
+            try #require(await eventually(timeout: .seconds(60)) { stack.payloads("bridge/info").filter { $0.contains("\"bluez_available\":true") }.count >= 2 })
+            try await Task.sleep(for: .seconds(1))
+            let afterRestart = try await retainedView(stack)
+            #expect(afterRestart == before, "after the gateway's restart: \(afterRestart) vs \(before)")
+
+            await stack.broker.stop()
+            try await stack.broker.start()
+            let restored = try await eventually(timeout: .seconds(60)) { try await retainedView(stack) == before }
+            let after = try await retainedView(stack)
+            #expect(restored, "after the broker's restart: \(after) vs \(before)")
+        }
+    }
+
+    /// What a new subscriber gets for the strap's state and availability: the retained messages, by topic, with the
+    /// one live fact left out of the state — `connection`, which moves between `disconnected` and `connecting` as
+    /// the gateway keeps trying to reach the strap, before the restart as after it.
+    func retainedView(_ stack: Stack) async throws -> [String: String] {
+        var view = try await retainedMessages(stack)
+        if let state = view["strap"] {
+            view["strap"] = state.replacingOccurrences(of: #""connection":"connecting","#, with: "")
+                .replacingOccurrences(of: #""connection":"disconnected","#, with: "")
+        }
+        return view
+    }
+
+    func retainedMessages(_ stack: Stack) async throws -> [String: String] {
+        let lines = try await MosquittoClients.receive(port: stack.broker.port, topic: "\(stack.base)/strap/#", count: 10,
+                                                       timeoutSeconds: 1)
+        var view: [String: String] = [:]
+        for line in lines {
+            let parts = line.split(separator: " ", maxSplits: 1).map(String.init)
+            guard parts.count == 2 else { continue }
+            view[String(parts[0].dropFirst(stack.base.count + 1))] = parts[1]
+        }
+        return view
+    }
+}

@@ -99,6 +99,21 @@ struct Stack {
         return found
     }
 
+    /// A device request sent as a client would right after the device reconnects: again, with a new transaction,
+    /// while the answer is `BUSY` (its session still starting). The last answer, nil when none came within `timeout`.
+    func requestWhenReady(_ id: String, _ command: String, _ fields: String = "", timeout: Duration = .seconds(60)) async throws -> [String: Any]? {
+        let deadline = ContinuousClock.now + timeout
+        var attempt = 0
+        while true {
+            attempt += 1
+            let transaction = "\(command)-ready-\(attempt)"
+            try await request("\(id)/request/\(command)", "{\"transaction\":\"\(transaction)\"\(fields.isEmpty ? "" : "," + fields)}")
+            let answer = await response("\(id)/response/\(command)", transaction: transaction, timeout: max(.seconds(1), deadline - .now))
+            guard Self.error(answer).code == "BUSY", ContinuousClock.now < deadline else { return answer }
+            _ = await eventually(timeout: .milliseconds(200)) { false }
+        }
+    }
+
     /// The error code and vendor code of an error response.
     static func error(_ response: [String: Any]?) -> (code: String?, vendor: Int?) {
         let error = response?["error"] as? [String: Any]

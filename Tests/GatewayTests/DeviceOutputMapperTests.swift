@@ -46,7 +46,7 @@ struct DeviceOutputMapperTests {
         #expect(messages[1].retain && text(messages[1]) == #"{"state":"online"}"#)
         #expect(text(messages[2]).contains("device_connected"))
         #expect(actions.last == .publishDeviceList)
-        #expect(mapper.retainedDeviceMessages.map(\.topic) == ["t/strap", "t/strap/availability"])
+        #expect(mapper.retainedDeviceMessages().map(\.topic) == ["t/strap", "t/strap/availability"])
         #expect(mapper.offlineMessages.map(text) == [#"{"state":"offline"}"#])
     }
 

@@ -17,7 +17,7 @@ extension Configuration {
                 minimumVersion: mqtt.tls.minimumVersion == .tls13 ? .v1_3 : .v1_2,
                 insecure: mqtt.tls.insecure)
         }
-        return MQTTClientConfiguration(
+        var client = MQTTClientConfiguration(
             host: mqtt.host, port: mqtt.port, clientID: mqtt.effectiveClientID,
             protocolVersion: mqtt.protocolVersion == .v311 ? .v311 : .v5,
             keepAliveSeconds: effectiveKeepaliveSeconds, sessionExpirySeconds: UInt32(clamping: mqtt.sessionExpirySeconds),
@@ -28,6 +28,11 @@ extension Configuration {
                                         maximumDelay: .milliseconds(Int64(mqtt.reconnect.maxDelaySeconds * 1000))),
             spoolDirectory: spoolDirectory, spoolMaximumBytes: mqtt.spool.maxBytes,
             offlineQueueCapacity: mqtt.spool.memoryMessages)
+        // Nothing the gateway reads is larger: a request may have 64 KiB, a site's record 256 KiB. A larger payload
+        // is not kept, only answered (`INVALID_PAYLOAD`) and counted.
+        client.maximumIncomingPayload = SiteMessages.limits.maximumBytes
+        client.incomingBufferBytes = 16 << 20
+        return client
     }
 }
 

@@ -63,6 +63,11 @@ public struct HealthReport: Sendable, Equatable {
         public var dropped: UInt64
         /// Incoming messages (requests) dropped because they came faster than the gateway took them, since start.
         public var incomingDropped: UInt64
+        /// Incoming messages whose payload was too large to keep (answered `INVALID_PAYLOAD`), since start.
+        public var incomingOversized: UInt64
+        /// Times reading paused for a full incoming buffer, and pauses the keepalive bound cut short, since start.
+        public var incomingPauses: UInt64 = 0
+        public var incomingPausesCutShort: UInt64 = 0
         /// Durable messages on disk awaiting the broker's acknowledgement.
         public var spoolPending: Int
         public var spoolBytes: Int
@@ -71,11 +76,13 @@ public struct HealthReport: Sendable, Equatable {
         public var published: UInt64
 
         public init(connected: Bool = false, queued: Int = 0, dropped: UInt64 = 0, incomingDropped: UInt64 = 0,
-                    spoolPending: Int = 0, spoolBytes: Int = 0, spoolFailures: UInt64 = 0, published: UInt64 = 0) {
+                    incomingOversized: UInt64 = 0, spoolPending: Int = 0, spoolBytes: Int = 0, spoolFailures: UInt64 = 0,
+                    published: UInt64 = 0) {
             self.connected = connected
             self.queued = queued
             self.dropped = dropped
             self.incomingDropped = incomingDropped
+            self.incomingOversized = incomingOversized
             self.spoolPending = spoolPending
             self.spoolBytes = spoolBytes
             self.spoolFailures = spoolFailures
@@ -84,9 +91,11 @@ public struct HealthReport: Sendable, Equatable {
 
         public init(_ statistics: MQTTClientStatistics) {
             self.init(connected: statistics.connected, queued: statistics.offlineQueued, dropped: statistics.offlineDropped,
-                      incomingDropped: statistics.incomingDropped, spoolPending: statistics.spoolPending, spoolBytes: statistics.spoolBytes,
+                      incomingDropped: statistics.incomingDropped, incomingOversized: statistics.incomingOversized, spoolPending: statistics.spoolPending, spoolBytes: statistics.spoolBytes,
                       spoolFailures: statistics.spoolFailures,
                       published: statistics.published)
+            incomingPauses = statistics.incomingPauses
+            incomingPausesCutShort = statistics.incomingPausesCutShort
         }
     }
 
@@ -173,6 +182,9 @@ public enum BridgePayload {
         writer.field("queued", report.mqtt.queued)
         writer.field("dropped", Int64(clamping: report.mqtt.dropped))
         writer.field("incoming_dropped", Int64(clamping: report.mqtt.incomingDropped))
+        writer.field("incoming_oversized", Int64(clamping: report.mqtt.incomingOversized))
+        writer.field("incoming_pauses", Int64(clamping: report.mqtt.incomingPauses))
+        writer.field("incoming_pauses_cut_short", Int64(clamping: report.mqtt.incomingPausesCutShort))
         writer.field("spool_pending", report.mqtt.spoolPending)
         writer.field("spool_bytes", report.mqtt.spoolBytes)
         writer.field("spool_failures", Int64(clamping: report.mqtt.spoolFailures))

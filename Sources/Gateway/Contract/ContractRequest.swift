@@ -36,6 +36,11 @@ public struct ContractRequest: Sendable, Equatable {
         }
         self.init(target: target, payload: message.payload, properties: message.properties, layout: layout,
                   responseTopics: responseTopics, limits: limits)
+        if message.droppedPayloadBytes > 0 {
+            arguments = .failure(CommandError(
+                .invalidPayload, "the payload has \(message.droppedPayloadBytes) bytes, over the \(limits.maximumBytes) a request "
+                    + "may have; it was not read, and the request was not executed"))
+        }
     }
 
     /// `responseTopics` defaults to the rule for `layout` with no prefix outside it.

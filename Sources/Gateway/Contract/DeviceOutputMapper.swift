@@ -20,6 +20,8 @@ public struct DeviceOutputMapper: Sendable {
 
     public let messages: ContractMessages
     public private(set) var documents: [String: DeviceStateDocument] = [:]
+    /// Moves on with every change of any document, so the caller knows when the kept copy is behind.
+    public private(set) var documentsRevision: UInt64 = 0
     private var batcher = SampleBatcher()
     private var variability: HeartRateVariabilityMonitor
     private var options: [String: DeviceOptions] = [:]
@@ -67,6 +69,7 @@ public struct DeviceOutputMapper: Sendable {
             return [.publishDeviceList]
         case .deviceRetired(let id):
             documents[id] = nil
+            documentsRevision &+= 1
             sensorTopics[id] = nil
             _ = batcher.flush(device: id)
             options[id] = nil
@@ -191,9 +194,10 @@ public struct DeviceOutputMapper: Sendable {
 
     public func sensors(of id: String) -> Set<String> { sensorsSeen[id] ?? [] }
 
-    /// Each device's state and availability, as republished after every broker (re)connect.
-    public var retainedDeviceMessages: [OutgoingMessage] {
-        documents.sorted { $0.key < $1.key }.flatMap { id, document in
+    /// Each device's state and availability, as republished after every broker (re)connect; only those of
+    /// `managed` when given (kept documents wait until the device list says which devices are still managed).
+    public func retainedDeviceMessages(of managed: Set<String>? = nil) -> [OutgoingMessage] {
+        documents.filter { managed?.contains($0.key) ?? true }.sorted { $0.key < $1.key }.flatMap { id, document in
             [messages.state(id, document),
              messages.availability(id, online: document.fields["connection"]?.text == ConnectionState.connected.rawValue)]
         }
@@ -219,6 +223,15 @@ public struct DeviceOutputMapper: Sendable {
         var document = self.document(id)
         let changed = change(&document)
         documents[id] = document
+        if changed { documentsRevision &+= 1 }
         return changed ? document : nil
+    }
+
+    // MARK: Kept across restarts
+
+    /// The documents kept from the last run (`DeviceStateArchive`), taken before any device reports, so the first
+    /// report merges into the whole document instead of starting a new one.
+    public mutating func restore(_ kept: [String: DeviceStateDocument]) {
+        for (id, document) in kept where documents[id] == nil { documents[id] = document }
     }
 }

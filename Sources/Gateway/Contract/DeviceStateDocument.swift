@@ -20,6 +20,11 @@ public struct DeviceStateDocument: Sendable, Equatable {
         fields = ["connection": .text(connection)]
     }
 
+    /// A document as it was kept (`DeviceStateArchive`).
+    public init(fields: [String: DeviceValue]) {
+        self.fields = fields
+    }
+
     /// Folds a driver's event into the state; only `.state` and `.progress` touch it.
     /// - Returns: whether the document changed.
     @discardableResult

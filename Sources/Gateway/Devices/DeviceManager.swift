@@ -58,7 +58,10 @@ public actor DeviceManager {
     private var awaitingDriver: [String: ManagedDevice] = [:]
     /// The waits of `awaitingDriver`, by address; `stopAll` ends them.
     private var detections: [String: Task<Void, Never>] = [:]
-    private var scan: (lease: DiscoveryCoordinator.Lease, task: Task<Void, Never>, found: [String: [String: DeviceValue]])?
+    /// The running scan (one at a time): its discovery lease, the task that reads the model's events, what it found,
+    /// when it ends, and the timer its request waits on (cancelled by `scan/stop`, which ends the wait early).
+    private var scan: (lease: DiscoveryCoordinator.Lease?, task: Task<Void, Never>, found: [String: [String: DeviceValue]],
+                       ends: ContinuousClock.Instant, timer: Task<Void, Never>)?
     private var pairings: [String: PairingFlow] = [:]
     private var signalStrength = SignalStrengthReports()
     private var signalWatch: Task<Void, Never>?
@@ -94,7 +97,9 @@ public actor DeviceManager {
 
     /// Starts sessions for the configured devices and those added earlier over MQTT.
     /// `configuredOptions`: the options config.yaml sets, by address; they win over the stored ones they name.
-    public func start(configured: [ManagedDevice], configuredOptions: [String: DeviceOptionsChange] = [:]) {
+    /// `beforeSessions` hears the ids of the devices managed from now on before any of their sessions reports.
+    public func start(configured: [ManagedDevice], configuredOptions: [String: DeviceOptionsChange] = [:],
+                      beforeSessions: (Set<String>) -> Void = { _ in }) {
         var all: [String: ManagedDevice] = [:]
         var undetected: [ManagedDevice] = []
         let stored = (try? store.load()) ?? []
@@ -122,6 +127,7 @@ public actor DeviceManager {
                 all[merged.id] = merged
             }
         }
+        beforeSessions(Set(all.values.map(\.id)))
         for device in all.values { startSession(device) }
         for device in undetected { detectDriver(of: device) }
         output(.deviceListChanged)
@@ -534,11 +540,20 @@ public actor DeviceManager {
     // MARK: Scanning
 
     /// Scans for `duration`, reporting each device once as `device_found` (and again when its RSSI moves by
-    /// 10 dB or more); the answer lists everything found.
+    /// 10 dB or more); the answer lists everything found, when the time is up or `scan/stop` ends it early.
+    /// One scan at a time: another while one runs is `BUSY` (it would share the adapter's discovery with another
+    /// filter, and its end would end the first).
     public func scan(duration: Duration, filter scanFilter: DiscoveryFilter) async throws(CommandError) -> [[String: DeviceValue]] {
         guard let adapter else { throw CommandError(.adapterUnavailable, "no Bluetooth adapter") }
         guard adapter.powered else { throw CommandError(.adapterUnavailable, "adapter \(adapter.id) is powered off") }
-        stopScan()
+        if let running = scan {
+            let left = max(1, Int(((running.ends - .now) / .seconds(1)).rounded(.up)))
+            throw CommandError(.busy, "a scan is running for another \(left) s (one at a time); what it finds is on bridge/event "
+                               + "as device_found, or send bridge/request/scan/stop first")
+        }
+        let timer = Task<Void, Never> { try? await Task.sleep(for: duration) }
+        // Taken before the first suspension, so a second request arriving meanwhile sees this one running.
+        scan = (lease: nil, task: Task {}, found: [:], ends: .now + duration, timer: timer)
         let lease = await discovery.acquire(adapter: adapter.path, filter: scanFilter)
         let updates = bluez.events()
         let task = Task { [weak self] in
@@ -550,20 +565,34 @@ public actor DeviceManager {
                 }
             }
         }
-        scan = (lease, task, [:])
+        guard scan?.timer == timer else {
+            // Stopped while discovery was starting.
+            task.cancel()
+            await discovery.release(lease)
+            return []
+        }
+        scan?.lease = lease
+        scan?.task = task
         for info in bluez.model.devices.values where info.adapter == adapter.path && info.rssi != nil { found(info) }
-        try? await Task.sleep(for: duration)
-        let result = scan.map { Array($0.found.values) } ?? []
-        stopScan()
+        await timer.value
+        let result = Array(scan?.found.values ?? finishedScan.values)
+        if scan?.timer == timer { stopScan() }
         return result.sorted { ($0["address"]?.text ?? "") < ($1["address"]?.text ?? "") }
     }
+
+    /// What the last scan found when `scan/stop` ended it, for the request that waits on it.
+    private var finishedScan: [String: [String: DeviceValue]] = [:]
 
     public func stopScan() {
         guard let current = scan else { return }
         scan = nil
+        finishedScan = current.found
+        current.timer.cancel()
         current.task.cancel()
+        // A scan stopped while its discovery was starting has no lease yet: `scan` lets go of it when it comes.
+        guard let lease = current.lease else { return }
         let discovery = discovery
-        Task { await discovery.release(current.lease) }
+        Task { await discovery.release(lease) }
     }
 
     private func found(_ info: DeviceInfo) {

@@ -23,6 +23,7 @@ public final class GatewayMetrics: Sendable {
         var published: UInt64 = 0
         var dropped: UInt64 = 0
         var incomingDropped: UInt64 = 0
+        var incomingOversized: UInt64 = 0
         var spoolFailures: UInt64 = 0
         var connections: UInt64 = 0
         var cpuSeconds: Double = 0
@@ -37,6 +38,7 @@ public final class GatewayMetrics: Sendable {
     private let published: Counter
     private let dropped: Counter
     private let incomingDropped: Counter
+    private let incomingOversized: Counter
     private let spoolFailures: Counter
     private let reconnects: Counter
     private let connected: Gauge
@@ -58,6 +60,7 @@ public final class GatewayMetrics: Sendable {
         published = registry.makeCounter(descriptor: .named("wear2mqtt_mqtt_messages_published_total", "Messages handed to the MQTT client"))
         dropped = registry.makeCounter(descriptor: .named("wear2mqtt_mqtt_messages_dropped_total", "Messages dropped from the offline ring while the broker was away"))
         incomingDropped = registry.makeCounter(descriptor: .named("wear2mqtt_mqtt_incoming_dropped_total", "Incoming messages (requests) dropped because the gateway's buffer was full"))
+        incomingOversized = registry.makeCounter(descriptor: .named("wear2mqtt_mqtt_incoming_oversized_total", "Incoming messages whose payload was too large to keep (answered INVALID_PAYLOAD)"))
         spoolFailures = registry.makeCounter(descriptor: .named("wear2mqtt_spool_write_failures_total", "Durable messages the spool could not store (full, or a full disk)"))
         reconnects = registry.makeCounter(descriptor: .named("wear2mqtt_mqtt_reconnects_total", "Connections to the broker after the first"))
         connected = registry.makeGauge(descriptor: .named("wear2mqtt_mqtt_connected", "1 while the broker is connected"))
@@ -92,6 +95,7 @@ public final class GatewayMetrics: Sendable {
             Self.grow(published, from: &series.published, to: snapshot.mqtt.published)
             Self.grow(dropped, from: &series.dropped, to: snapshot.mqtt.offlineDropped)
             Self.grow(incomingDropped, from: &series.incomingDropped, to: snapshot.mqtt.incomingDropped)
+            Self.grow(incomingOversized, from: &series.incomingOversized, to: snapshot.mqtt.incomingOversized)
             Self.grow(spoolFailures, from: &series.spoolFailures, to: snapshot.mqtt.spoolFailures)
             // The first connection is not a reconnect.
             Self.grow(reconnects, from: &series.connections, to: max(series.connections, snapshot.mqtt.connections &- 1))

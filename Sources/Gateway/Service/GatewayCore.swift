@@ -28,6 +28,15 @@ public final class GatewayCore: Sendable {
     let durableRecords = DurableRecordTracker()
     private let started = ContinuousClock.now
     private let countsSince = Mutex(ContinuousClock.now)
+    /// Each device's last state document, kept across restarts (`DeviceStateArchive`).
+    private let deviceStates: DeviceStateStore
+    /// The documents of the last run, until the device list says which devices are still managed (`attach`).
+    private let keptStates: Mutex<[String: DeviceStateDocument]>
+    /// The documents' revision last written, and when; nil until the kept ones are restored (before that, a save
+    /// would replace the file with less than it holds).
+    private let savedStates = Mutex<(revision: UInt64, at: ContinuousClock.Instant)?>(nil)
+    /// How often changing documents are written at most.
+    static let stateSaveInterval: Duration = .seconds(5)
     /// Requests published retained: refused and cleared, never run (`RetainedRequests`).
     private let retainedRequests = Mutex(RetainedRequests())
     /// Said in `ADAPTER_UNAVAILABLE` answers while no central is attached.
@@ -69,6 +78,8 @@ public final class GatewayCore: Sendable {
                               logger: Logger(label: "site")) : nil
         outputs = Mutex(DeviceOutputMapper(messages: ContractMessages(topics: topics), heartRateVariability: configuration.hrv))
         (records, recordQueue) = AsyncStream.makeStream(of: OutgoingMessage.self)
+        deviceStates = DeviceStateStore(stateDirectory: configuration.gateway.stateDirectory)
+        keptStates = Mutex(deviceStates.load(logger: logger))
         homeAssistant = configuration.homeassistant.enabled
             ? HomeAssistantPublisher(configuration.homeassistant, topics: topics, gatewayID: configuration.gateway.id,
                                      stateDirectory: configuration.gateway.stateDirectory,
@@ -131,8 +142,48 @@ public final class GatewayCore: Sendable {
         }
         await manager.start(configured: configuredDevices,
                             configuredOptions: Dictionary(configuration.devices.compactMap { entry in entry.options.map { (entry.address, $0) } },
-                                                          uniquingKeysWith: { first, _ in first }))
+                                                          uniquingKeysWith: { first, _ in first }),
+                            beforeSessions: { [weak self] managed in self?.restoreKeptStates(of: managed) })
         publishBridgeInfo()
+    }
+
+    /// The documents of the last run for the devices still managed, taken before their sessions report (so the
+    /// first `connecting` merges into the whole document) and published again, for a broker that lost them.
+    private func restoreKeptStates(of managed: Set<String>) {
+        let kept = keptStates.withLock { kept in
+            defer { kept = [:] }
+            return kept.filter { managed.contains($0.key) }
+        }
+        let messages = outputs.withLock { outputs in
+            outputs.restore(kept)
+            return outputs.retainedDeviceMessages(of: Set(kept.keys))
+        }
+        savedStates.withLock { $0 = (outputs.withLock { $0.documentsRevision } &- 1, .now - Self.stateSaveInterval) }
+        for message in messages where !isHeldElsewhere(message) { sink.publish(message) }
+    }
+
+    /// In a site, a device's topics are its owner's to write.
+    private func isHeldElsewhere(_ message: OutgoingMessage) -> Bool {
+        guard let held = site?.heldDevices else { return false }
+        return !held.contains { message.topic == topics.device($0) || message.topic == topics.availability($0) }
+    }
+
+    /// Writes the documents when they changed since the last write and `stateSaveInterval` passed (or `force`).
+    /// Called from the periodic work and at stop, never on the data path.
+    func saveDeviceStates(force: Bool = false, at now: ContinuousClock.Instant = .now) {
+        let revision = outputs.withLock { $0.documentsRevision }
+        let due = savedStates.withLock { saved -> Bool in
+            guard let last = saved, last.revision != revision, force || now - last.at >= Self.stateSaveInterval else { return false }
+            saved = (revision, now)
+            return true
+        }
+        guard due else { return }
+        let documents = outputs.withLock { $0.documents }
+        do {
+            try deviceStates.save(documents)
+        } catch {
+            logger.error("cannot keep the device states", metadata: ["path": "\(deviceStates.path)", "error": "\(error)"])
+        }
     }
 
     private var deviceFilter: DeviceFilter {
@@ -220,24 +271,60 @@ public final class GatewayCore: Sendable {
         return site.answers(incoming)
     }
 
-    /// Answers one incoming message if it is a request of the contract; ignores anything else.
-    public func handle(_ message: IncomingMessage) async {
+    /// A request of the contract as it arrived, read once: the request and whether it runs long (a scan, a sync, a
+    /// firmware update, a recording fetch), which the service serves apart from the quick ones so they never wait
+    /// behind it.
+    public struct AdmittedRequest: Sendable {
+        public let request: ContractRequest
+        public let runsLong: Bool
+    }
+
+    /// Reads one incoming message in the order messages arrive: nil when there is nothing to answer (not a request,
+    /// a retained request's cleared echo, Home Assistant's `online`, whose republish is scheduled here, debounced).
+    public func admitRequest(_ message: IncomingMessage) -> AdmittedRequest? {
         if let homeAssistant, homeAssistant.isHomeAssistantOnline(message, statusTopic: configuration.homeassistant.statusTopic) {
-            await homeAssistantCameOnline(homeAssistant)
-            return
+            scheduleHomeAssistantRepublish(homeAssistant)
+            return nil
         }
-        guard var request = ContractRequest(message, layout: topics, responseTopics: responseTopics) else { return }
+        guard var request = ContractRequest(message, layout: topics, responseTopics: responseTopics) else { return nil }
         switch retainedRequests.withLock({ $0.decide(message, at: .now) }) {
         case .handle: break
-        case .ignore: return
+        case .ignore: return nil
         case .refuseAndClear(let clearing):
             sink.publish(clearing)
             request.arguments = .failure(RetainedRequests.refusal)
         }
+        return AdmittedRequest(request: request, runsLong: Self.runsLong(request))
+    }
+
+    static func runsLong(_ request: ContractRequest) -> Bool {
+        guard case .success(let arguments) = request.arguments else { return false }
+        switch request.target {
+        case .bridge(let name): return name == "scan"
+        case .device(_, let command): return DeviceCommand.runsLong(command, arguments)
+        }
+    }
+
+    /// Answers an admitted request.
+    public func answer(_ admitted: AdmittedRequest) async {
         let started = ContinuousClock.now
-        let answer = await router.answer(request)
-        metrics?.recordCommand(request, ok: answer.payload.starts(with: Self.okPrefix), duration: .now - started)
+        let answer = await router.answer(admitted.request)
+        metrics?.recordCommand(admitted.request, ok: answer.payload.starts(with: Self.okPrefix), duration: .now - started)
         sink.publish(answer)
+    }
+
+    /// `BUSY` for a long request that finds every long slot taken, without running it.
+    public func refuseAsBusy(_ admitted: AdmittedRequest, longRunning: Int) {
+        let error = CommandError(.busy, "\(longRunning) long requests (scans, syncs, firmware updates, recording fetches) are "
+                                 + "running; try again when one has finished")
+        metrics?.recordCommand(admitted.request, ok: false, duration: .zero)
+        sink.publish(admitted.request.response(error: error))
+    }
+
+    /// Answers one incoming message if it is a request of the contract; ignores anything else.
+    public func handle(_ message: IncomingMessage) async {
+        guard let admitted = admitRequest(message) else { return }
+        await answer(admitted)
     }
 
     // MARK: Bridge messages
@@ -257,7 +344,7 @@ public final class GatewayCore: Sendable {
     /// Every device's retained state and availability; in a site only those of the devices this gateway holds, so a
     /// reconnect never puts back what another gateway has published since.
     private func retainedDeviceMessages() -> [OutgoingMessage] {
-        let all = outputs.withLock { $0.retainedDeviceMessages }
+        let all = outputs.withLock { $0.retainedDeviceMessages() }
         guard let held = site?.heldDevices else { return all }
         return all.filter { message in held.contains { message.topic == topics.device($0) || message.topic == topics.availability($0) } }
     }
@@ -276,11 +363,42 @@ public final class GatewayCore: Sendable {
         }
     }
 
-    /// Home Assistant said `online` on its status topic (it started, or its MQTT integration reloaded): after a
-    /// short random wait, so a fleet of gateways does not answer at once, discovery and every state again, so no
-    /// entity stays `unknown`.
+    /// The republish for Home Assistant's `online`, debounced: it runs once the `online`s have been quiet for half a
+    /// second (after at least a random 0.5–2.5 s, so a fleet of gateways does not answer at once, and at most 5 s
+    /// after the first), so a burst of them (a restart loop, a client replaying the status topic) gives one
+    /// republish, and none holds a request slot while it waits. An `online` during the republish starts another.
+    private let homeAssistantRepublish = Mutex<(waiting: Bool, due: ContinuousClock.Instant, latest: ContinuousClock.Instant)>(
+        (false, .now, .now))
+
+    private func scheduleHomeAssistantRepublish(_ homeAssistant: HomeAssistantPublisher) {
+        let now = ContinuousClock.now
+        let start = homeAssistantRepublish.withLock { state -> Bool in
+            if state.waiting {
+                state.due = min(state.latest, max(state.due, now + .milliseconds(500)))
+                return false
+            }
+            state = (true, now + .milliseconds(Int.random(in: 500...2500)), now + .seconds(5))
+            return true
+        }
+        guard start else { return }
+        Task { [weak self] in
+            while let self {
+                let wait = self.homeAssistantRepublish.withLock { state -> Duration? in
+                    let left = state.due - .now
+                    if left > .zero { return left }
+                    state.waiting = false
+                    return nil
+                }
+                guard let wait else { break }
+                try? await Task.sleep(for: wait)
+            }
+            await self?.homeAssistantCameOnline(homeAssistant)
+        }
+    }
+
+    /// Home Assistant said `online` on its status topic (it started, or its MQTT integration reloaded): discovery and
+    /// every state again, so no entity stays `unknown`.
     func homeAssistantCameOnline(_ homeAssistant: HomeAssistantPublisher) async {
-        try? await Task.sleep(for: .milliseconds(Int.random(in: 500...2500)))
         if publishesBridgeTopics { sink.publish(homeAssistant.bridge()) }
         if let offers = await FirmwareCatalog.offersOffLoop(configuration.dfu) { firmwareOffers.withLock { $0 = offers } }
         if let (central, manager) = attached.withLock({ $0 }) { await publishDeviceList(manager, central, forceDiscovery: true) }
@@ -437,6 +555,7 @@ public final class GatewayCore: Sendable {
             return (outputs.dueSamples(at: now), variability, next)
         }
         for message in due { sink.publish(message) }
+        saveDeviceStates(at: now)
         // A derived sample of its device like any other: topic, options, batching, counts and Home Assistant.
         for (id, sample) in variability { handle(.device(id: id, .event(.sample(sample)))) }
         if let homeAssistant {
@@ -475,6 +594,7 @@ public final class GatewayCore: Sendable {
     /// durable-record queue ends.
     public func stop(timeout: Duration) async -> [OutgoingMessage] {
         if let manager { await manager.stopAll(timeout: timeout) }
+        saveDeviceStates(force: true)
         recordQueue.finish()
         guard let site else {
             return [OutgoingMessage(retainedJSON: BridgeState.offline.message(topics: topics))]

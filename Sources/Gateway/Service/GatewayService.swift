@@ -129,22 +129,36 @@ public final class GatewayService: Service, Sendable {
 
     // MARK: MQTT side
 
-    /// Each request in a child task of its own, so a slow one (a scan, a firmware update) holds up no other; at
-    /// most `requestsInFlight` at once, so a flood waits in the client's buffer, and then in TCP and at the broker
-    /// (the client stops reading while its buffer is full), instead of becoming thousands of tasks. Finished
-    /// children are collected as the limit is reached: a plain task group keeps each until `next()` takes it
+    /// Each request in a child task of its own, in one of two lanes decided as it arrives (`admitRequest`):
+    /// - quick requests (bridge queries, device commands): at most `requestsInFlight` at once; a flood waits in the
+    ///   client's buffer, then in TCP and at the broker (the client stops reading while its buffer is full), instead
+    ///   of becoming thousands of tasks;
+    /// - long ones (scans, syncs, firmware updates, recording fetches): at most `longRequestsInFlight`, each holding
+    ///   only its own lane's slot, so 64 scans never hold up a `health_check`; one more is answered `BUSY` at once
+    ///   rather than waited for, which would stop the loop behind it.
+    /// Finished children are collected as a limit is reached: a plain task group keeps each until `next()` takes it
     /// (before issue 24 this loop never did, and each request left about 2.5 KB behind for good).
     private func serveRequests() async {
+        let lanes = RequestLanes(quickLimit: Self.requestsInFlight, longLimit: Self.longRequestsInFlight)
         await withTaskGroup(of: Void.self) { group in
-            var running = 0
+            // Children in the group, finished or not: collected once more are there than can run, so finished ones
+            // never pile up.
+            var children = 0
             for await message in client.messages {
-                guard core.admit(message) else { continue }
-                if running >= Self.requestsInFlight {
-                    await group.next()
-                    running -= 1
+                guard core.admit(message), let admitted = core.admitRequest(message) else { continue }
+                if !admitted.runsLong {
+                    while lanes.quickIsFull, await group.next() != nil { children -= 1 }
                 }
-                group.addTask { await self.core.handle(message) }
-                running += 1
+                guard lanes.take(long: admitted.runsLong) else {
+                    core.refuseAsBusy(admitted, longRunning: lanes.longRunning)
+                    continue
+                }
+                group.addTask {
+                    await self.core.answer(admitted)
+                    lanes.release(long: admitted.runsLong)
+                }
+                children += 1
+                while children > lanes.quickLimit + lanes.longLimit, await group.next() != nil { children -= 1 }
             }
         }
     }
@@ -157,8 +171,10 @@ public final class GatewayService: Service, Sendable {
         }
     }
 
-    /// Enough for every device's commands and a scan at once; a flood beyond it waits its turn.
+    /// Enough for every device's commands at once; a flood beyond it waits its turn.
     static let requestsInFlight = 64
+    /// Long requests at once: a sync or firmware update per device of a large installation, and a scan.
+    static let longRequestsInFlight = 64
 
     /// Closes sample batches on time and publishes `bridge/health` (every `gateway.health_interval_s`, or what
     /// `bridge/request/options` set since).

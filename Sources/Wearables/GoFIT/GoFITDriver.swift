@@ -31,6 +31,8 @@ public final class GoFITDriver: WearableDriver {
     private struct Connection {
         var channel: GoFITChannel?
         var authenticated = false
+        /// Connected, and the stored key not yet proven (or found missing): a command now is early, not unpaired.
+        var authenticating = true
         /// The pairing time of the code the band shows after `pair`, needed by `pair_confirm`.
         var pairingTime: UInt32?
         /// The band's settings as last read or written.
@@ -81,6 +83,7 @@ public final class GoFITDriver: WearableDriver {
     /// Proves the stored key to the band, then does what the SDK's connect does next: the clock, the identity,
     /// the settings; and resumes an interrupted sync.
     private func authenticate(_ link: DeviceLink, _ channel: GoFITChannel) async {
+        defer { connection.withLock { $0.authenticating = false } }
         guard let key = storage.load("credentials")?["key"]?.text.flatMap(Self.bytes(hex:)), key.count == 16 else {
             reportPairingRequired(link, reason: "the band has not been paired with this gateway; send device/pair")
             return
@@ -295,9 +298,13 @@ public final class GoFITDriver: WearableDriver {
         try await VendorSession.ready({ connection.withLock { $0.channel } }, peerName: "the band")
     }
 
-    /// Throws `PAIRING_REQUIRED` unless this connection authenticated.
+    /// Throws `PAIRING_REQUIRED` unless this connection authenticated; `BUSY` while it is still proving its key.
     private func requireAuthentication() throws(CommandError) {
-        guard connection.withLock({ $0.authenticated }) else {
+        let (authenticated, authenticating) = connection.withLock { ($0.authenticated, $0.authenticating) }
+        if !authenticated && authenticating {
+            throw CommandError(.busy, "the band's session is still starting (proving the stored key); try again in a moment")
+        }
+        guard authenticated else {
             throw CommandError(.pairingRequired, "the band is not paired with this gateway; send device/pair, then device/pair/confirm with its code")
         }
     }

@@ -134,6 +134,7 @@ struct BridgePayloadTests {
         statistics.offlineDropped = 17
         statistics.spoolPending = 2
         statistics.incomingDropped = 4
+        statistics.incomingOversized = 5
         statistics.spoolBytes = 512
         statistics.spoolFailures = 6
         statistics.published = 9000
@@ -142,7 +143,7 @@ struct BridgePayloadTests {
             devices: ["tag": .init(messagesPerSecond: 0, connected: false), "band": .init(messagesPerSecond: 52.5, connected: true, queuedCommands: 1)])
         #expect(text(BridgePayload.health(report)) == """
             {"uptime_s":3600,"rss_bytes":12582912,\
-            "mqtt":{"connected":true,"queued":3,"dropped":17,"incoming_dropped":4,"spool_pending":2,"spool_bytes":512,"spool_failures":6,"published":9000},\
+            "mqtt":{"connected":true,"queued":3,"dropped":17,"incoming_dropped":4,"incoming_oversized":5,"incoming_pauses":0,"incoming_pauses_cut_short":0,"spool_pending":2,"spool_bytes":512,"spool_failures":6,"published":9000},\
             "devices":{"band":{"messages_per_s":52.5,"connected":true,"queued_commands":1},\
             "tag":{"messages_per_s":0.0,"connected":false,"queued_commands":0}}}
             """)

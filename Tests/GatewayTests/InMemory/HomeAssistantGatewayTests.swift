@@ -65,11 +65,36 @@ struct HomeAssistantGatewayTests {
         #expect(await eventually(timeout: .seconds(60)) { !gateway.sink.messages(on: "test/strap/ha/heart_rate").isEmpty })
         let before = gateway.sink.messages.count
         await gateway.receive("homeassistant/status", "online")
-        let after = gateway.sink.messages.dropFirst(before).map(\.topic)
-        #expect(after.contains(Self.bridgeConfig) && after.contains(Self.strapConfig))
-        #expect(after.contains("test/strap") && after.contains("test/strap/ha/heart_rate"))
+        // After a short random wait (0.5–2.5 s), so a fleet of gateways does not answer at once.
+        #expect(await eventually(timeout: .seconds(10)) {
+            let after = gateway.sink.messages.dropFirst(before).map(\.topic)
+            return after.contains(Self.bridgeConfig) && after.contains(Self.strapConfig) && after.contains("test/strap")
+                && after.contains("test/strap/ha/heart_rate")
+        })
+        let count = gateway.sink.messages.count
         await gateway.receive("homeassistant/status", "offline")
-        #expect(gateway.sink.messages.count >= before + after.count, "offline asks for nothing")
+        #expect(gateway.sink.messages.dropFirst(count).allSatisfy { !$0.topic.hasPrefix("homeassistant/") }, "offline asks for nothing")
+    }
+
+    @Test("a storm of 2,000 online messages gives what one gives, and no request waits for it")
+    func onlineStormIsCoalesced() async throws {
+        let gateway = try await Self.started()
+        defer { Task { await gateway.stop() } }
+        #expect(await eventually(timeout: .seconds(60)) { !gateway.sink.messages(on: "test/strap/ha/heart_rate").isEmpty })
+        /// The bridge's discovery documents published after `storm` onlines (only a republish publishes it; the
+        /// strap's also follows its new sensors), once the republish is past (the debounce ends at most 5 s after the
+        /// first).
+        func documents(after storm: Int) async -> Int {
+            let before = gateway.sink.messages.count
+            for _ in 0..<storm { await gateway.receive("homeassistant/status", "online") }
+            // Each was handled at once: a request right after the storm is answered before the republish.
+            #expect(await gateway.request("bridge/request/health_check")?["status"]?.text == "ok")
+            let settled = ContinuousClock.now + .seconds(6)
+            _ = await eventually(timeout: .seconds(7)) { ContinuousClock.now >= settled }
+            return gateway.sink.messages.dropFirst(before).filter { $0.topic == Self.bridgeConfig }.count
+        }
+        #expect(await documents(after: 1) == 1)
+        #expect(await documents(after: 2_000) == 1)
     }
 
     @Test("device/remove deletes the device from Home Assistant; a rename keeps it")

@@ -185,7 +185,8 @@ struct PolarRecordingGatewayTests {
         #expect(before["start_known"] == true)
         let restarted = try await gateway.restarted()
         defer { Task { await restarted.stop() } }
-        #expect(await eventually(timeout: .seconds(60)) { restarted.last("h10")?["recording"] != nil })
+        // The kept state already holds `recording` (issue 38): the strap is back once it is connected again.
+        #expect(await eventually(timeout: .seconds(60)) { restarted.last("h10")?["connection"] == "connected" })
         let after = await restarted.request("h10/request/recording", #"{"action":"fetch","identifier":"day"}"#)
         #expect(after?["data"]?["record_id"] == before["record_id"] && after?["data"]?["ts"] == before["ts"], "\(String(describing: after))")
         #expect(after?["data"]?["rr_ms"] == before["rr_ms"])

@@ -108,3 +108,28 @@ struct RequestHygieneGatewayTests {
         #expect(await manager.managedDevices.map(\.id).filter { $0.lowercased() == "n1" } == ["N1"])
     }
 }
+
+/// Issue 38: one scan at a time. A second used to end the first's discovery and answer `devices: []`.
+@Suite("Gateway in memory: scans")
+struct ScanGatewayTests {
+    @Test("a second scan while one runs is BUSY; scan/stop ends the first early with what it found")
+    func oneScanAtATime() async throws {
+        let gateway = try GatewayHarness()
+        try gateway.addDevice("heart_rate_strap", address: GatewayContractTests.strap)
+        try gateway.addDevice("key_finder", address: GatewayContractTests.finder)
+        await gateway.start()
+        defer { Task { await gateway.stop() } }
+        let first = Task { await gateway.request("bridge/request/scan", #"{"duration_s":60}"#) }
+        #expect(await eventually { gateway.sink.messages.contains { message in message.topic == "test/bridge/event" && String(decoding: message.payload, as: UTF8.self).contains("device_found") } })
+        let second = await gateway.request("bridge/request/scan", #"{"duration_s":5}"#)
+        #expect(GatewayContractTests.code(second) == "BUSY", "\(String(describing: second))")
+        #expect(second?["error"]?["message"]?.text?.contains("a scan is running") == true)
+        #expect(await gateway.request("bridge/request/scan/stop")?["status"]?.text == "ok")
+        let answer = await first.value
+        let found = answer?["data"]?["devices"]?.list?.compactMap { $0["address"]?.text } ?? []
+        #expect(Set(found) == [GatewayContractTests.strap, GatewayContractTests.finder], "\(String(describing: answer))")
+        // The scan is over: another may start.
+        let third = await gateway.request("bridge/request/scan", #"{"duration_s":1}"#)
+        #expect(third?["status"]?.text == "ok", "\(String(describing: third))")
+    }
+}
