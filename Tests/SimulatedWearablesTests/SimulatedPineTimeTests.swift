@@ -66,6 +66,14 @@ struct SimulatedPineTimeTests {
         #expect(await watch.handle(.musicPause, link: link))
         #expect(link.values(of: BluetoothUUID(constant: UUID.musicEvent)) == [[0x01]])
         #expect(await !watch.handle(.spotCheck, link: link))
+
+        // Gadgetbridge's category 0xFA, which the SIG does not list: shown as a simple alert, as OnAlert shows it.
+        try await watch.write(SimulatedPineTime.newAlertUUID, value: [0xFA, 1, 0] + Array("Chat".utf8) + [0] + Array("Hi there".utf8),
+                              kind: .request)
+        seen = await watch.inspect()
+        #expect(seen["notifications"] == "2" && seen["notifications_unknown_category"] == "1")
+        #expect(seen["notification_title"] == "Chat" && seen["notification_body"] == "Hi there" && seen["notification_category"] == "0xFA")
+        #expect(seen["call_showing"] == "false", "only Call opens the call screen")
     }
 
     @Test("weather: version 1 is read from 1.16 only; 1.14 ignores it silently, as the firmware does")

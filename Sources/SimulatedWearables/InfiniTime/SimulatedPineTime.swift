@@ -48,6 +48,8 @@ public actor SimulatedPineTime: SimulatedPeripheral {
     /// The music and navigation values as written, for reads.
     private var written: [BluetoothUUID: [UInt8]] = [:]
     private var notificationCount = 0
+    /// New Alerts whose category byte the SIG does not list, shown all the same.
+    private var unknownCategoryCount = 0
     private var callShowing = false
     private var alerts = 0
     private var weatherIgnored = 0
@@ -157,11 +159,17 @@ public actor SimulatedPineTime: SimulatedPeripheral {
         }
     }
 
-    /// As `AlertNotificationService::OnAlert`: 3 bytes or fewer are ignored; a call opens the call screen.
+    /// As `AlertNotificationService::OnAlert`: 3 bytes or fewer are ignored; a call opens the call screen; every
+    /// other category byte — the SIG's, or one it does not list, such as Gadgetbridge's 0xFA — is shown as a simple
+    /// alert (kept as `0xFA` in `notification_category`, and counted in `notifications_unknown_category`).
     private func newAlert(_ value: [UInt8]) {
-        guard let alert = try? InfiniTimeNewAlert.decode(value) else { return }
+        let known = value.first.flatMap(InfiniTimeAlertCategory.init(rawValue:))
+        var asShown = value
+        if !value.isEmpty, known == nil { asShown[0] = InfiniTimeAlertCategory.simpleAlert.rawValue }
+        guard let alert = try? InfiniTimeNewAlert.decode(asShown) else { return }
         notificationCount += 1
-        shown["notification_category"] = alert.category.contractName
+        if known == nil { unknownCategoryCount += 1 }
+        shown["notification_category"] = known == nil ? String(format: "0x%02X", value[0]) : alert.category.contractName
         shown["notification_title"] = alert.title ?? "Notification"
         shown["notification_body"] = alert.body
         callShowing = alert.category == .call
@@ -216,7 +224,7 @@ public actor SimulatedPineTime: SimulatedPeripheral {
     // MARK: Inspection
 
     /// `firmware`, `time_writes`, `time_zone_quarters` / `dst` (Local Time Information as written), `notifications`
-    /// and `notification_title` / `_body` / `_category`, `call_showing`, `call_response`, `alerts` (find alerts),
+    /// (`notifications_unknown_category` of them with a category byte the SIG does not list) and `notification_title` / `_body` / `_category`, `call_showing`, `call_response`, `alerts` (find alerts),
     /// `music_*` and `navigation_*` as the watch reads them, `weather_*`, `forecast_*`, `weather_ignored`, `steps`,
     /// `dfu_updates`, `dfu_bytes_received`.
     public func inspect() async -> [String: String] {
@@ -228,6 +236,7 @@ public actor SimulatedPineTime: SimulatedPeripheral {
             values["dst"] = String(localTime.dstOffset.rawValue)
         }
         values["notifications"] = String(notificationCount)
+        values["notifications_unknown_category"] = String(unknownCategoryCount)
         values["call_showing"] = String(callShowing)
         values["alerts"] = String(alerts)
         values["weather_ignored"] = String(weatherIgnored)
