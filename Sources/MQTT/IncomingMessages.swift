@@ -52,6 +52,7 @@ final class IncomingFlow: Sendable {
     var waitingBytes: Int { pendingBytes.load(ordering: .relaxed) }
     var isFull: Bool { waiting >= capacity || waitingBytes >= byteCapacity }
     var hasRoomAgain: Bool { waiting <= capacity / 2 && waitingBytes <= byteCapacity / 2 }
-    /// Whether a message of `bytes` may still be buffered.
-    func hasRoom(for bytes: Int) -> Bool { waitingBytes + bytes <= 2 * byteCapacity }
+    /// Whether a message of `bytes` may still be buffered: within twice the byte capacity and 16 times the count
+    /// capacity (what a read past a pause may bring in, each message's own overhead bounded too).
+    func hasRoom(for bytes: Int) -> Bool { waitingBytes + bytes <= 2 * byteCapacity && waiting < 16 * capacity }
 }

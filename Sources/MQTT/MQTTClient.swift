@@ -30,10 +30,10 @@ public final class MQTTClient: Sendable {
         self.configuration = configuration
         self.logger = logger
         let (events, eventContinuation) = AsyncStream.makeStream(of: ConnectionEvent.self)
-        // Room for twice the capacity: reading pauses at the capacity (`IncomingFlow`), and what a read already
-        // took in, or what arrives once a pause has lasted half the keepalive, still fits before anything drops.
-        let (messages, messageContinuation) = AsyncStream.makeStream(
-            of: IncomingMessage.self, bufferingPolicy: .bufferingOldest(2 * configuration.incomingBufferCapacity))
+        // Reading pauses at the capacity (`IncomingFlow`); what one read already took in still fits, however much:
+        // libmosquitto reads as many packets in one call as it has messages queued either way, thousands while
+        // answers wait for their PUBACKs. The bound that drops is `IncomingFlow.hasRoom(for:)`, in bytes and count.
+        let (messages, messageContinuation) = AsyncStream.makeStream(of: IncomingMessage.self, bufferingPolicy: .unbounded)
         let flow = IncomingFlow(capacity: configuration.incomingBufferCapacity, byteCapacity: configuration.incomingBufferBytes)
         self.events = events
         self.messages = IncomingMessages(stream: messages, flow: flow)

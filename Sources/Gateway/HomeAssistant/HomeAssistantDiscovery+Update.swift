@@ -5,13 +5,16 @@ import Wearables
 /// `request/dfu` with that package.
 extension HomeAssistantDiscovery {
     func updateComponent(id: String, offer: FirmwareOffer?, installable: Bool) -> DiscoveryComponent {
-        let latest = offer.map { "'\($0.version)'" } ?? "value_json.firmware"
+        // Every key read only when the document has it: a document of a device never reached (`connecting`) has no
+        // `firmware` yet, and an undefined key in a template is a warning in Home Assistant's log.
+        let installed = "(value_json.firmware if value_json.firmware is defined else None)"
+        let latest = offer.map { "'\($0.version)'" } ?? installed
         var options: [String: DeviceValue] = [
             "name": "Firmware", "device_class": "firmware", "entity_category": "config",
             "state_topic": .text(topics.device(id)),
             // `value_json['update']`, not `value_json.update`: Jinja looks attributes up before keys, and a dict's
             // `update` is its method.
-            "value_template": .text("{{ {'installed_version': value_json.firmware, 'latest_version': \(latest), "
+            "value_template": .text("{{ {'installed_version': \(installed), 'latest_version': \(latest), "
                 + "'in_progress': value_json['update'] is defined and value_json['update'].state == 'updating', "
                 + "'update_percentage': value_json['update'].progress if value_json['update'] is defined "
                 + "and value_json['update'].progress is defined else None} | to_json }}"),

@@ -10,6 +10,8 @@ public struct DiscoveredWearable: Sendable, Equatable {
     public var driver: String
     /// The retained state document's fields: manufacturer, model, serial, hardware, firmware.
     public var state: [String: DeviceValue]
+    /// The name the device advertises (BlueZ's Name or Alias), the model shown when it has no Device Information.
+    public var advertisedName: String?
     /// Commands the device accepts (its driver's and those the gateway runs for every driver).
     public var commands: Set<String>
     /// Entity keys fed by `EntityStateFeed` on `<base>/<id>/ha/<key>` (`heart_rate`, `spo2`, …).
@@ -48,7 +50,7 @@ public struct DiscoveredWearable: Sendable, Equatable {
 
     public static func == (lhs: DiscoveredWearable, rhs: DiscoveredWearable) -> Bool {
         lhs.id == rhs.id && lhs.address == rhs.address && lhs.driver == rhs.driver && lhs.state == rhs.state
-            && lhs.commands == rhs.commands && lhs.sensors == rhs.sensors && lhs.gestures == rhs.gestures
+            && lhs.advertisedName == rhs.advertisedName && lhs.commands == rhs.commands && lhs.sensors == rhs.sensors && lhs.gestures == rhs.gestures
             && lhs.events == rhs.events && lhs.eventActions == rhs.eventActions && lhs.settings == rhs.settings && lhs.summaries == rhs.summaries && lhs.firmware?.offer == rhs.firmware?.offer
             && lhs.firmware?.installable == rhs.firmware?.installable
     }
@@ -107,7 +109,8 @@ extension HomeAssistantDiscovery {
                              ("hardware", "hw_version"), ("firmware", "sw_version")] {
             if let text = wearable.state[field]?.text, !text.isEmpty { device[key] = .text(text) }
         }
-        if device["model"] == nil { device["model"] = .text("\(wearable.driver) wearable") }
+        // No Device Information: the name it advertises, never a driver's internal name.
+        if device["model"] == nil, let advertised = wearable.advertisedName, !advertised.isEmpty { device["model"] = .text(advertised) }
 
         var components = [
             // Whether the link is up; it stays available while the device is away, so it can say so.
@@ -174,8 +177,10 @@ extension HomeAssistantDiscovery {
             components.append(updateComponent(id: wearable.id, offer: firmware.offer, installable: firmware.installable))
         }
         components += triggers(wearable.gestures, kind: "gesture", topic: topics.gesture(wearable.id), field: "gesture")
+        // The event entity also lists the events every device may raise (a refused subscription), so Home Assistant
+        // takes them instead of logging an invalid event type; they get no automation trigger of their own.
         components += triggers(wearable.events, kind: "event", topic: topics.event(wearable.id), field: "event",
-                               actions: wearable.eventActions)
+                               actions: wearable.eventActions, alsoAccepted: DeviceLink.commonEvents)
         let message = document(objectID: objectID, device: device, components: components,
                                availability: [topics.bridgeState, topics.availability(wearable.id)], entityPrefix: wearable.id,
                                removed: removed)
@@ -204,7 +209,7 @@ extension HomeAssistantDiscovery {
     /// Gestures or events as Home Assistant knows them, published up front from the device's capabilities rather
     /// than after the first press: one device trigger per type, and one `event` entity listing them all.
     func triggers(_ names: [String], kind: String, topic: String, field: String,
-                  actions: [String: [String]] = [:]) -> [DiscoveryComponent] {
+                  actions: [String: [String]] = [:], alsoAccepted: [String] = []) -> [DiscoveryComponent] {
         guard !names.isEmpty else { return [] }
         // An event with actions is a type per action (`music_play`), told apart by both fields.
         let types = names.flatMap { name in actions[name].map { $0.map { "\(name)_\($0)" } } ?? [name] }
@@ -220,7 +225,7 @@ extension HomeAssistantDiscovery {
         }
         components.append(DiscoveryComponent(kind, platform: "event", [
             "name": .text(kind == "gesture" ? "Gesture" : "Event"), "state_topic": .text(topic),
-            "event_types": .list(types.map(DeviceValue.text)),
+            "event_types": .list((types + alsoAccepted.filter { !types.contains($0) }).map(DeviceValue.text)),
             "value_template": .text("{{ {'event_type': \(withActions ? "(" + typeTemplate + ")" : typeTemplate)} | to_json }}"),
         ]))
         return components

@@ -516,6 +516,8 @@ public final class GatewayCore: Sendable {
                                               sensorsSeen: sensors.union(expected),
                                               offers: firmwareOffers.withLock { $0 }, allowDFU: configuration.allow.dfu)
             wearable.events += ExpectedSensors.events(driver: device.driver, serviceUUIDs: services)
+            wearable.advertisedName = BluetoothAddress(device.address).flatMap { central.model.device(address: $0) }
+                .flatMap { $0.name ?? $0.alias }
             wearable.sensors.formUnion(homeAssistant?.fedEntities(of: device.id) ?? [])
             discovered.append(wearable)
         }

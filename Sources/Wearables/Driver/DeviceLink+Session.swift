@@ -26,6 +26,11 @@ public struct ResubscribeDelays: Sendable {
 }
 
 extension DeviceLink {
+    /// A notification subscription the device refused or ended, raised by the link for every driver.
+    public static let subscriptionFailed = "subscription_failed"
+    /// The events every device may raise whatever its driver, besides its driver's `events`.
+    public static let commonEvents = [subscriptionFailed]
+
     /// The session skeleton every driver shares: subscribes to each of `notifications` in order (so nothing
     /// written afterwards can miss its answer), then runs `work` beside the flowing notifications, and returns when
     /// the device disconnects or the task is cancelled.
@@ -119,7 +124,7 @@ extension DeviceLink {
     private func reportSubscriptionFailure(_ characteristic: GattCharacteristicInfo, _ error: CommandError, retryIn delay: Duration) {
         logger.warning("notifications unavailable; retrying while connected", metadata: [
             "characteristic": "\(characteristic.uuid)", "error": "\(error)", "retry_in": "\(delay)"])
-        emit(.event(name: "subscription_failed", timestamp: now, details: [
+        emit(.event(name: Self.subscriptionFailed, timestamp: now, details: [
             "characteristic": .text(characteristic.uuid), "code": .text(error.code.rawValue), "message": .text(error.message),
             "retry_s": .number(Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18),
         ]))

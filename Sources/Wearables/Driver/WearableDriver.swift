@@ -43,7 +43,9 @@ public protocol WearableDriver: AnyObject, Sendable {
     /// The settings a device has, for user interfaces that offer them as controls, from what its retained state
     /// shows (a Bose device's capabilities); `[]` by default.
     static func settings(state: [String: DeviceValue]) -> [SettingDescription]
-    /// The `event` names its devices raise that a user would automate on (a button, a find-my-phone).
+    /// Every `event` name its devices raise (a button, a find-my-phone, a refused configuration), one list per driver:
+    /// Home Assistant's event entity accepts only these (`ArchitectureTests` checks the driver's folder against it).
+    /// Besides them every device may raise `DeviceLink.commonEvents` (a refused notification subscription).
     static var events: [String] { get }
     /// For events that carry an `action` (a watch's `music` event: `play`, `next`, …), the actions by event name, so
     /// each can be its own automation trigger; `[:]` by default.

@@ -19,7 +19,7 @@ extension GoFITDriver {
 }
 
 extension GoFITDriver {
-    /// The band's "find my phone" press.
-    public static var events: [String] { ["find_phone"] }
+    /// The band's "find my phone" press, and the band asking to be paired (no key, or a key it no longer takes).
+    public static var events: [String] { ["find_phone", "pairing_required"] }
     public static var recordKinds: Set<String> { ["steps", "sleep", "heart_rate", "spo2", "activity"] }
 }
