@@ -22,6 +22,8 @@ import time
 
 import aiohttp
 
+import templates
+
 STRAP = "C0:FF:EE:00:00:01"
 FRAMES = "4C:87:5D:00:00:05"
 E4 = "A0:E4:00:00:00:06"
@@ -650,6 +652,20 @@ device_automation:
                       and echo not in line]
         assert not complaints, "Home Assistant's log complains:\n" + "\n".join(complaints[:20])
         print("log: Home Assistant logged no warning or error about the gateway's entities")
+
+        # Every template of every device's discovery, rendered by Home Assistant's engine against each kind of state
+        # document the gateway publishes (connecting, connected, away, bootloader, updating).
+        retained = subprocess.run(["/usr/bin/mosquitto_sub", "-h", "127.0.0.1", "-p", str(broker_port), "-t",
+                                   "homeassistant/#", "-v", "-W", "2"], capture_output=True, text=True).stdout
+        documents = {}
+        for line in retained.splitlines():
+            topic, _, payload = line.partition(" ")
+            if payload.startswith("{"):
+                documents[topic] = json.loads(payload)
+        problems, rendered = await templates.render(documents, "w2m", os.path.join(folder, "templates"))
+        assert not problems, "templates that fail on a kind of document:\n" + "\n".join(problems[:20])
+        print(f"templates: {rendered} device-state templates render against {len(templates.DOCUMENTS)} kinds of document "
+              "without a warning")
         timings["checks"] = time.monotonic() - started
 
 
