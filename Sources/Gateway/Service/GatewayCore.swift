@@ -159,13 +159,17 @@ public final class GatewayCore: Sendable {
             return outputs.retainedDeviceMessages(of: Set(kept.keys))
         }
         savedStates.withLock { $0 = (outputs.withLock { $0.documentsRevision } &- 1, .now - Self.stateSaveInterval) }
-        for message in messages where !isHeldElsewhere(message) { sink.publish(message) }
+        for message in messages where publishesState(of: message) { sink.publish(message) }
     }
 
-    /// In a site, a device's topics are its owner's to write.
-    private func isHeldElsewhere(_ message: OutgoingMessage) -> Bool {
-        guard let held = site?.heldDevices else { return false }
-        return !held.contains { message.topic == topics.device($0) || message.topic == topics.availability($0) }
+    /// Whether a device's state or availability message goes out: in a site only from the device's owner, current
+    /// with the site (`SiteCoordinator.publishesSamples`).
+    private func publishesState(of message: OutgoingMessage) -> Bool {
+        guard let site else { return true }
+        let now = ContinuousClock.now
+        return outputs.withLock { Array($0.documents.keys) }.contains { id in
+            (message.topic == topics.device(id) || message.topic == topics.availability(id)) && site.publishesSamples(of: id, at: now)
+        }
     }
 
     /// Writes the documents when they changed since the last write and `stateSaveInterval` passed (or `force`).
@@ -208,11 +212,18 @@ public final class GatewayCore: Sendable {
     /// A report from the device side, turned into messages.
     func handle(_ output: ManagerOutput) {
         let now = ContinuousClock.now
-        // In a site, samples only from the gateway that holds the device and is current with the site.
-        if let site, case .device(let id, .event(.sample)) = output, !site.publishesSamples(of: id, at: now) { return }
+        // In a site, a device's topics are written only by the gateway that holds it and is current with the site:
+        // samples are dropped elsewhere; its state is kept up to date everywhere, but published only by its owner
+        // (another gateway's RSSI or `disconnected`, a released or cut-off owner's last words, would stand over the
+        // owner's). What a gateway hears of a device it does not hold goes into its own site report instead.
+        var notOwned: String?
+        if let site, case .device(let id, let report) = output, !site.publishesSamples(of: id, at: now) {
+            if case .event(.sample) = report { return }
+            notOwned = id
+        }
         let unixMilliseconds = clock.unixMilliseconds()
         let actions = outputs.withLock { $0.map(output, now: now, unixMilliseconds: unixMilliseconds) }
-        perform(actions)
+        perform(notOwned.map { id in DeviceOutputMapper.Actions(actions.filter { !isDeviceMessage($0, of: id) }) } ?? actions)
         guard let homeAssistant, case .device(let id, .event(let event)) = output else { return }
         switch event {
         case .sample(let sample):
@@ -226,6 +237,13 @@ public final class GatewayCore: Sendable {
         default:
             break
         }
+    }
+
+    /// A message on a device's own topics (`<base>/<id>`, `<base>/<id>/…`).
+    private func isDeviceMessage(_ action: DeviceOutputMapper.Action, of id: String) -> Bool {
+        guard case .publish(let message) = action else { return false }
+        let state = topics.device(id)
+        return message.topic == state || message.topic.hasPrefix(state + "/")
     }
 
     private func perform(_ actions: DeviceOutputMapper.Actions) {
@@ -341,12 +359,11 @@ public final class GatewayCore: Sendable {
         for message in retainedDeviceMessages() { sink.publish(message) }
     }
 
-    /// Every device's retained state and availability; in a site only those of the devices this gateway holds, so a
-    /// reconnect never puts back what another gateway has published since.
+    /// Every device's retained state and availability; in a site only those of the devices this gateway holds while
+    /// it is current with the site, so a reconnect (after a cut, when another gateway may own them now) never puts
+    /// back what another gateway has published since.
     private func retainedDeviceMessages() -> [OutgoingMessage] {
-        let all = outputs.withLock { $0.retainedDeviceMessages() }
-        guard let held = site?.heldDevices else { return all }
-        return all.filter { message in held.contains { message.topic == topics.device($0) || message.topic == topics.availability($0) } }
+        outputs.withLock { $0.retainedDeviceMessages() }.filter(publishesState)
     }
 
     /// Reads `dfu.dir` again off the data path (this runs on the MQTT loop's connect callback, and a package file
@@ -604,8 +621,7 @@ public final class GatewayCore: Sendable {
         }
         // In a site the bridge stays up with the other gateways, and only the devices this one held go offline
         // (the referee gives them to another gateway once this one's record is gone).
-        let held = site.heldDevices
         return [SiteCoordinator.will(gatewayID: configuration.gateway.id, layout: topics), site.clearedEntriesMessage]
-            + outputs.withLock { $0.offlineMessages }.filter { message in held.contains { message.topic == topics.availability($0) } }
+            + outputs.withLock { $0.offlineMessages }.filter(publishesState)
     }
 }
