@@ -8,13 +8,7 @@ import Wearables
 /// levels, hostile ids echoed back — and device ids that differ only in case.
 @Suite("Gateway in memory: retained requests, empty levels, quoted ids, ids in any case")
 struct RequestHygieneGatewayTests {
-    func started() async throws -> GatewayHarness {
-        let gateway = try GatewayHarness(configuration: GatewayContractTests.devices)
-        try gateway.addDevice("heart_rate_strap", address: GatewayContractTests.strap)
-        try gateway.addDevice("key_finder", address: GatewayContractTests.finder)
-        await gateway.start()
-        return gateway
-    }
+    func started() async throws -> GatewayHarness { try await GatewayContractTests().started() }
 
     /// What the broker hands over for a request published retained: the retain flag set (from its store at
     /// subscribe time, or live under Retain As Published).

@@ -11,10 +11,7 @@ import Wearables
 struct StateKeptGatewayTests {
     @Test("an away strap's retained state is the same after a restart, and no document published meanwhile is narrower")
     func awayStrapKeepsItsState() async throws {
-        let gateway = try GatewayHarness(configuration: GatewayContractTests.devices)
-        try gateway.addDevice("heart_rate_strap", address: GatewayContractTests.strap)
-        try gateway.addDevice("key_finder", address: GatewayContractTests.finder)
-        await gateway.start()
+        let gateway = try await GatewayContractTests().started()
         #expect(await eventually(timeout: .seconds(60)) {
             let state = gateway.last("strap")
             return state?["battery"] != nil && state?["firmware"] != nil && state?["connection"]?.text == "connected"
