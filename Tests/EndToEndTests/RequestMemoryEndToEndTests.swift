@@ -27,7 +27,9 @@ struct RequestMemoryEndToEndTests {
     static let window = 1_000
 
     /// A gateway with one strap it does not manage, its adapter answering, quietened, and a requester ready.
-    static func withQuietGateway(keepaliveSeconds: Int = 5, _ body: (Stack, Requester) async throws -> Void) async throws {
+    /// `answerFilters`: more topics the requester reads answers on, subscribed before it is handed over.
+    static func withQuietGateway(keepaliveSeconds: Int = 5, answerFilters: [String] = [],
+                                 _ body: (Stack, Requester) async throws -> Void) async throws {
         try await Stack.with(scenarioDevices: """
           - kind: heart_rate_strap
             address: \(Self.strap)
@@ -35,7 +37,7 @@ struct RequestMemoryEndToEndTests {
         """, configuredDevices: nil, keepaliveSeconds: keepaliveSeconds) { stack in
             try await Self.waitUntilTheAdapterAnswers(stack)
             try await Self.quieten(stack)
-            try await body(stack, try await Requester.start(stack))
+            try await body(stack, try await Requester.start(stack, answerFilters: answerFilters.map { "\(stack.base)/" + $0 }))
         }
     }
 
