@@ -496,6 +496,15 @@ public actor DeviceManager {
         DeviceIdentifier.notFound(id)
     }
 
+    /// The session of a managed device, or why there is none: a device of a site this gateway does not hold yet
+    /// (its handover under way, or another gateway holds it) is `DEVICE_DISCONNECTED`, not unknown.
+    private func runningSession(_ id: String, requested: String) throws(CommandError) -> DeviceSession {
+        if let session = sessions[id] { return session }
+        guard devices[id] != nil else { throw notFound(requested) }
+        throw CommandError(.deviceDisconnected, "\(id) is not connected to this gateway yet (in a site, its handover to this "
+                           + "gateway is under way); try again in a few seconds")
+    }
+
     /// The id under which the device `id` names is managed, compared without regard to case
     /// (`DeviceIdentifier.same`); `id` itself when none is.
     public func managedID(_ id: String) -> String {
@@ -513,7 +522,7 @@ public actor DeviceManager {
 
     public func execute(_ command: DeviceCommand, id requested: String) async throws(CommandError) -> DeviceValue {
         let id = managedID(requested)
-        guard let session = sessions[id] else { throw notFound(requested) }
+        let session = try runningSession(id, requested: requested)
         let result = try await session.execute(command)
         // The driver answers `configure` with the whole configuration it now applies on every connection:
         // kept, so a restart of the gateway brings the sensors back without a new request.
@@ -527,13 +536,13 @@ public actor DeviceManager {
     /// `request/dfu` with a checked package: runs now or when the device next connects.
     public func updateFirmware(_ order: FirmwareUpdateOrder, id: String) async throws(CommandError) -> DeviceValue {
         let id = managedID(id)
-        guard let session = sessions[id] else { throw notFound(id) }
+        let session = try runningSession(id, requested: id)
         return try await session.updateFirmware(order)
     }
 
     public func cancelFirmwareUpdate(id: String) async throws(CommandError) -> DeviceValue {
         let id = managedID(id)
-        guard let session = sessions[id] else { throw notFound(id) }
+        let session = try runningSession(id, requested: id)
         return await session.cancelFirmwareUpdate()
     }
 

@@ -38,6 +38,13 @@ struct SiteDeviceManagerTests {
         #expect(await manager.managedDevices.map(\.id) == ["strap"])
         #expect(await manager.session(id: "strap") == nil)
         #expect(gateway.central.connectionCount(address) == 0)
+        // A request for it before it is held here (its handover under way) is DEVICE_DISCONNECTED, not unknown.
+        do {
+            _ = try await manager.execute(.refresh, id: "strap")
+            Issue.record("a device not held here ran a command")
+        } catch {
+            #expect(error.code == .deviceDisconnected, "\(error)")
+        }
 
         let handed: [String: [String: DeviceValue]] = ["sync": ["cursor": .integer(4711)], "credentials": ["key": .text("00ff")]]
         await manager.hold(id: "strap", storage: handed)
