@@ -47,7 +47,7 @@ struct DeviceOutputMapperTests {
         #expect(text(messages[2]).contains("device_connected"))
         #expect(actions.last == .publishDeviceList)
         #expect(mapper.retainedDeviceMessages().map(\.topic) == ["t/strap", "t/strap/availability"])
-        #expect(mapper.offlineMessages.map(text) == [#"{"state":"offline"}"#])
+        #expect(mapper.offlineMessages().map(text) == [#"{"state":"offline"}"#])
     }
 
     @Test("a fitness record is durable, never a plain publish")

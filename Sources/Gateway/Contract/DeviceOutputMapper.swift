@@ -203,9 +203,9 @@ public struct DeviceOutputMapper: Sendable {
         }
     }
 
-    /// Every known device offline, for a graceful shutdown.
-    public var offlineMessages: [OutgoingMessage] {
-        documents.keys.sorted().map { messages.availability($0, online: false) }
+    /// Every known device offline (only those of `devices` when given), for a graceful shutdown.
+    public func offlineMessages(of devices: Set<String>? = nil) -> [OutgoingMessage] {
+        documents.keys.filter { devices?.contains($0) ?? true }.sorted().map { messages.availability($0, online: false) }
     }
 
     /// The messages each device caused since the last call, for `bridge/health`; the count starts again.

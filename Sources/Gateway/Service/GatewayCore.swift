@@ -154,22 +154,21 @@ public final class GatewayCore: Sendable {
             defer { kept = [:] }
             return kept.filter { managed.contains($0.key) }
         }
+        let published = publishingState(of: kept.keys)
         let messages = outputs.withLock { outputs in
             outputs.restore(kept)
-            return outputs.retainedDeviceMessages(of: Set(kept.keys))
+            return outputs.retainedDeviceMessages(of: published)
         }
         savedStates.withLock { $0 = (outputs.withLock { $0.documentsRevision } &- 1, .now - Self.stateSaveInterval) }
-        for message in messages where publishesState(of: message) { sink.publish(message) }
+        for message in messages { sink.publish(message) }
     }
 
-    /// Whether a device's state or availability message goes out: in a site only from the device's owner, current
-    /// with the site (`SiteCoordinator.publishesSamples`).
-    private func publishesState(of message: OutgoingMessage) -> Bool {
-        guard let site else { return true }
+    /// Of `ids`, the devices whose state and availability this gateway publishes: all of them alone; in a site only
+    /// those it owns while current with the site (`SiteCoordinator.publishesSamples`).
+    private func publishingState(of ids: some Sequence<String>) -> Set<String> {
+        guard let site else { return Set(ids) }
         let now = ContinuousClock.now
-        return outputs.withLock { Array($0.documents.keys) }.contains { id in
-            (message.topic == topics.device(id) || message.topic == topics.availability(id)) && site.publishesSamples(of: id, at: now)
-        }
+        return Set(ids.filter { site.publishesSamples(of: $0, at: now) })
     }
 
     /// Writes the documents when they changed since the last write and `stateSaveInterval` passed (or `force`).
@@ -363,7 +362,8 @@ public final class GatewayCore: Sendable {
     /// it is current with the site, so a reconnect (after a cut, when another gateway may own them now) never puts
     /// back what another gateway has published since.
     private func retainedDeviceMessages() -> [OutgoingMessage] {
-        outputs.withLock { $0.retainedDeviceMessages() }.filter(publishesState)
+        let published = publishingState(of: outputs.withLock { Array($0.documents.keys) })
+        return outputs.withLock { $0.retainedDeviceMessages(of: published) }
     }
 
     /// Reads `dfu.dir` again off the data path (this runs on the MQTT loop's connect callback, and a package file
@@ -617,11 +617,12 @@ public final class GatewayCore: Sendable {
         recordQueue.finish()
         guard let site else {
             return [OutgoingMessage(retainedJSON: BridgeState.offline.message(topics: topics))]
-                + outputs.withLock { $0.offlineMessages }
+                + outputs.withLock { $0.offlineMessages() }
         }
         // In a site the bridge stays up with the other gateways, and only the devices this one held go offline
         // (the referee gives them to another gateway once this one's record is gone).
+        let published = publishingState(of: outputs.withLock { Array($0.documents.keys) })
         return [SiteCoordinator.will(gatewayID: configuration.gateway.id, layout: topics), site.clearedEntriesMessage]
-            + outputs.withLock { $0.offlineMessages }.filter(publishesState)
+            + outputs.withLock { $0.offlineMessages(of: published) }
     }
 }
