@@ -20,7 +20,7 @@ extension Configuration {
         var client = MQTTClientConfiguration(
             host: mqtt.host, port: mqtt.port, clientID: mqtt.effectiveClientID,
             protocolVersion: mqtt.protocolVersion == .v311 ? .v311 : .v5,
-            keepAliveSeconds: effectiveKeepaliveSeconds, sessionExpirySeconds: UInt32(clamping: mqtt.sessionExpirySeconds),
+            keepAliveSeconds: mqtt.keepaliveSeconds, sessionExpirySeconds: UInt32(clamping: mqtt.sessionExpirySeconds),
             username: mqtt.username, password: mqtt.password?.reveal(), tls: tls,
             // In a site the will deletes this gateway's record: bridge/state is the site's, not one gateway's.
             will: roaming.enabled ? SiteCoordinator.will(gatewayID: gateway.id, layout: topics) : OutgoingMessage(retainedJSON: will),
@@ -37,16 +37,6 @@ extension Configuration {
 }
 
 extension Configuration {
-    /// The longest keepalive of a gateway in a site: a gateway cut off the network is counted gone when the broker
-    /// misses 1.5 keepalives and publishes its will, and a cut-off referee is replaced only then (docs/roaming.md);
-    /// 6 s puts that at 9 s, within issue 26's 15 s, for one PINGREQ every 6 s.
-    public static let siteKeepaliveSeconds = 6
-
-    /// `mqtt.keepalive_s`, at most `siteKeepaliveSeconds` in a site.
-    public var effectiveKeepaliveSeconds: Int {
-        roaming.enabled ? min(mqtt.keepaliveSeconds, Self.siteKeepaliveSeconds) : mqtt.keepaliveSeconds
-    }
-
     /// `roaming.share_credentials`, honoured only when the broker link is TLS and the broker knows who connects (a
     /// username or a client certificate): pairing keys never cross the broker in clear or to anyone.
     public var sharesCredentialsWithTheSite: Bool {

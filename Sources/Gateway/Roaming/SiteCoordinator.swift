@@ -191,9 +191,11 @@ public final class SiteCoordinator: Sendable {
         perform(actions)
         switch kind {
         case .gateway, .owner, .devices:
-            let becameReferee = !wasReferee && isReferee
-            viewHook.withLock { $0 }?.call(becameReferee)
-        case .sightings, .handoff, .registry:
+            viewHook.withLock { $0 }?.call(!wasReferee && isReferee)
+        case .sightings:
+            // A report can bring a gateway back to life (a referee returning from a cut, this one among them).
+            if wasReferee != isReferee { viewHook.withLock { $0 }?.call(isReferee) }
+        case .handoff, .registry:
             break
         }
         return true
@@ -206,12 +208,12 @@ public final class SiteCoordinator: Sendable {
             var present = state.ownership.gateways
             if payload.isEmpty {
                 present.remove(id)
-                state.ownership.setGateways(present)
+                state.ownership.setGateways(present, at: .now)
                 return state.handover.gatewayLeft(id)
             }
             _ = try SiteMessages.gatewayRecord(payload)
             present.insert(id)
-            state.ownership.setGateways(present)
+            state.ownership.setGateways(present, at: .now)
             return []
         case .sightings(let gateway):
             guard !payload.isEmpty else { return [] }
@@ -338,6 +340,7 @@ public final class SiteCoordinator: Sendable {
         let list = await manager.managedDevices
         let devices = list.map(\.id)
         for id in devices where await manager.connectionState(id: id) == .connected { connected.insert(id) }
+        let wasReferee = isReferee
         let (report, decisions, registry) = state.withLock { state in
             state.ownership.setDevices(Set(devices))
             // A link held at the last report and gone now, on a device this gateway still holds: lost.
@@ -346,6 +349,8 @@ public final class SiteCoordinator: Sendable {
             let report = state.sightings.report(gateway: gatewayID, connected: connected, lost: lost)
             return (report, state.ownership.decide(at: .now), registryUpdates(list, adoptions: adoptions, state: &state))
         }
+        // The referee changes with time too: one whose reports stopped (cut off) is replaced after `lostAfter`.
+        if wasReferee != isReferee { viewHook.withLock { $0 }?.call(isReferee) }
         for (id, entry) in registry {
             sink.publish(OutgoingMessage(topic: topics.registry(id), payload: entry.map(SiteMessages.encode) ?? [],
                                          qos: .atLeastOnce, retain: true, properties: MQTTProperties(contentType: "application/json")))

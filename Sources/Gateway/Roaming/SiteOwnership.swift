@@ -11,6 +11,9 @@ public struct SiteOwnership: Sendable {
 
     /// Gateways whose `gateways/<id>` record is present.
     public private(set) var gateways: Set<String> = []
+    /// The referee as of the last record, report or decision: the smallest id among the gateways present and alive
+    /// (see `isAlive`). Every gateway computes it from the same retained records and reports, so no vote is needed.
+    public private(set) var referee: String?
     /// The managed devices (the registry).
     public private(set) var devices: Set<String> = []
     /// The greatest assignment seen per device, from any referee.
@@ -26,6 +29,8 @@ public struct SiteOwnership: Sendable {
 
     private var levels: [String: [String: Level]] = [:]
     private var lastReport: [String: ContinuousClock.Instant] = [:]
+    /// When each present gateway's record appeared: one that has not reported yet is alive for `lostAfter` after.
+    private var joined: [String: ContinuousClock.Instant] = [:]
     /// A gateway hearing a device better than its owner by the margin, and since when without a break.
     private var challengers: [String: (gateway: String, since: ContinuousClock.Instant)] = [:]
     /// When an unowned device was first heard: it is assigned once every gateway has reported since (or
@@ -41,16 +46,38 @@ public struct SiteOwnership: Sendable {
         self.settings = settings
     }
 
-    /// The referee: the smallest id among the gateways present. Every gateway computes the same answer from the
-    /// same retained records, so no vote is needed.
-    public var referee: String? { gateways.min() }
     public var isReferee: Bool { referee == gatewayID }
 
     public func owner(of device: String) -> String? { assignments[device]?.gateway }
     /// Whether this gateway should hold `device` and answer its commands, by the latest assignment it has seen.
     public func owns(_ device: String) -> Bool { owner(of: device) == gatewayID }
 
-    public mutating func setGateways(_ present: Set<String>) { gateways = present }
+    public mutating func setGateways(_ present: Set<String>, at now: ContinuousClock.Instant) {
+        for gateway in present.subtracting(gateways) { joined[gateway] = now }
+        for gateway in gateways.subtracting(present) { joined[gateway] = nil }
+        gateways = present
+        updateReferee(at: now)
+    }
+
+    /// A gateway is alive while its record is present and its reports come back within `lostAfter` (or, before
+    /// its first, for `lostAfter` after its record appeared). The record alone is not enough: it goes only when the
+    /// broker publishes the will, 1.5 keepalives after the last packet and up to a keepalive-check period later
+    /// (mosquitto 2.0 checks every few seconds), while reports stop the moment a gateway is cut off. So a cut-off
+    /// referee is replaced after `lostAfter` whatever the keepalive, and one that returns is referee again only
+    /// once its own report has come back (before that it knows only the site of before).
+    public func isAlive(_ gateway: String, at now: ContinuousClock.Instant) -> Bool {
+        guard gateways.contains(gateway) else { return false }
+        if let last = lastReport[gateway], joined[gateway].map({ last >= $0 }) ?? true { return now - last <= settings.lostAfter }
+        return joined[gateway].map { now - $0 <= settings.lostAfter } ?? false
+    }
+
+    /// Settles `referee` at `now`; answers whether it changed.
+    @discardableResult
+    public mutating func updateReferee(at now: ContinuousClock.Instant) -> Bool {
+        let next = gateways.filter { isAlive($0, at: now) }.min()
+        defer { referee = next }
+        return next != referee
+    }
 
     public mutating func setDevices(_ managed: Set<String>) {
         devices = managed
@@ -74,6 +101,7 @@ public struct SiteOwnership: Sendable {
     /// from it is neither connected to nor heard by that gateway now.
     public mutating func record(_ report: SightingReport, at now: ContinuousClock.Instant) {
         lastReport[report.gateway] = now
+        updateReferee(at: now)
         for device in devices {
             guard let sighting = report.devices[device] else {
                 levels[device]?[report.gateway]?.connected = false
@@ -107,7 +135,10 @@ public struct SiteOwnership: Sendable {
     /// The referee's decisions at `now`: the assignments to publish (already recorded here). Empty on any other
     /// gateway.
     public mutating func decide(at now: ContinuousClock.Instant) -> [String: SiteAssignment] {
-        guard isReferee, isCurrent(at: now) else {
+        updateReferee(at: now)
+        // Only while alive in its own view: one that was cut off knows only the site of before (its levels and owners
+        // are old, and at equal epochs its smaller id would even win) until a report it sent since has come back.
+        guard isReferee else {
             refereeSince = nil
             return [:]
         }
@@ -159,15 +190,6 @@ public struct SiteOwnership: Sendable {
         }
         guard now - challenger.since >= settings.hysteresisDuration else { return nil }
         return assign(candidate, .stronger)
-    }
-
-    /// Whether this gateway's own last report came back within `lostAfter` (or none has yet). One that was cut off
-    /// (stopped, its network gone) knows only the site of before: its levels and owners are old, its reports had
-    /// stopped, and the others have counted it gone and may have a referee of their own. Deciding on that picture,
-    /// at equal epochs its smaller id would even win. It decides again once a report it sent since has come back
-    /// (behind the records the broker kept for it), listening first as a new referee does.
-    private func isCurrent(at now: ContinuousClock.Instant) -> Bool {
-        lastReport[gatewayID].map { now - $0 <= settings.lostAfter } ?? true
     }
 
     /// Heard within `lostAfter`, or holding a link.

@@ -155,6 +155,42 @@ struct SiteOwnershipTests {
         #expect(site.owner(of: band) == "b")
     }
 
+    /// The referee `a` owns the band and is cut off: its record stands (the broker has not noticed yet, and with a
+    /// long keepalive will not for a minute), but its reports stop. `b` counts it gone after `lostAfter` by the
+    /// site's own signal, becomes referee and takes the band at once (an owned device needs no listening).
+    @Test func aRefereeWhoseReportsStopIsReplacedAfterLostAfterWhileItsRecordStands() {
+        let b = site("b")
+        b.record(SiteAssignment(gateway: "a", epoch: 1, referee: "a", reason: .unowned), for: band)
+        b.round(at: 0, ["a": -55, "b": -60], connected: "a")
+        #expect(b.referee == "a" && b.owner(of: band) == "a")
+        for second in 1...8 {
+            #expect(b.round(at: Double(second), ["b": -60], silent: ["a"]) == nil)
+            #expect(b.referee == "a", "at \(second) s")
+        }
+        #expect(b.round(at: 9, ["b": -60], silent: ["a"]) == SiteAssignment(gateway: "b", epoch: 2, referee: "b", reason: .ownerGone))
+        #expect(b.isReferee && b.ownership.gateways.contains("a"))
+        // `a` is back: the moment its report arrives it is alive and referee again, for every gateway alike (the
+        // report is one message in the broker's order); the band stays where it went.
+        b.ownership.record(SightingReport(gateway: "a", devices: [band: .init(rssi: -55)]), at: at(20))
+        #expect(b.referee == "a" && !b.isReferee)
+        #expect(b.decide(at: at(20.1)).isEmpty)
+    }
+
+    /// A gateway whose record has just appeared is alive before its first report, for `lostAfter`: at a site's
+    /// start no report has come back from anyone, and the smallest id must be referee at once.
+    @Test func aGatewayIsAliveBeforeItsFirstReportForLostAfterOnly() {
+        let c = site("c", gateways: ["c"])
+        c.ownership.record(SightingReport(gateway: "c", devices: [:]), at: at(0))
+        #expect(c.isReferee)
+        c.setGateways(["a", "c"], at: 1)
+        #expect(c.referee == "a")
+        #expect(c.ownership.isAlive("a", at: at(9)) && !c.ownership.isAlive("a", at: at(9.1)))
+        // c's own last report is 9.1 s old: it is no candidate either until the next comes back.
+        #expect(c.decide(at: at(9.1)).isEmpty && c.referee == nil)
+        c.ownership.record(SightingReport(gateway: "c", devices: [:]), at: at(9.2))
+        #expect(c.isReferee)
+    }
+
     @Test func anOwnerThatLostItsLinkAndNoLongerHearsTheDeviceLosesIt() {
         let site = site()
         site.round(at: 0, ["a": -80, "b": -60], connected: "b")
@@ -213,10 +249,11 @@ final class Site {
 
     init(me: String, gateways: Set<String>, device: String, start: ContinuousClock.Instant, settings: RoamingSettings) {
         ownership = SiteOwnership(gatewayID: me, settings: settings)
-        ownership.setGateways(gateways)
+        ownership.setGateways(gateways, at: start - .seconds(3600))
         ownership.setDevices([device])
-        // Referee for long already, unless the test makes it one later.
+        // Referee for long already, unless the test makes it one later, and every gateway reported a second ago.
         _ = ownership.decide(at: start - .seconds(3600))
+        for gateway in gateways { ownership.record(SightingReport(gateway: gateway, devices: [:]), at: start - .seconds(1)) }
         self.device = device
         self.start = start
     }
@@ -225,7 +262,9 @@ final class Site {
     var isReferee: Bool { ownership.isReferee }
     func owner(of device: String) -> String? { ownership.owner(of: device) }
     func owns(_ device: String) -> Bool { ownership.owns(device) }
-    func setGateways(_ gateways: Set<String>) { ownership.setGateways(gateways) }
+    func setGateways(_ gateways: Set<String>, at seconds: Double = 0) {
+        ownership.setGateways(gateways, at: start + .milliseconds(Int(seconds * 1000)))
+    }
     func setDevices(_ devices: Set<String>) { ownership.setDevices(devices) }
     @discardableResult func record(_ assignment: SiteAssignment, for device: String) -> Bool { ownership.record(assignment, for: device) }
     func decide(at instant: ContinuousClock.Instant) -> [String: SiteAssignment] { ownership.decide(at: instant) }
