@@ -31,6 +31,10 @@ public struct SiteOwnership: Sendable {
     private var lastReport: [String: ContinuousClock.Instant] = [:]
     /// When each present gateway's record appeared: one that has not reported yet is alive for `lostAfter` after.
     private var joined: [String: ContinuousClock.Instant] = [:]
+    /// Reports received from each gateway since this one started, and each gateway's view of those counts at its
+    /// last report (or its record's arrival): how many reports the others sent while it was silent.
+    private var reportCounts: [String: Int] = [:]
+    private var countsAtLastSign: [String: [String: Int]] = [:]
     /// A gateway hearing a device better than its owner by the margin, and since when without a break.
     private var challengers: [String: (gateway: String, since: ContinuousClock.Instant)] = [:]
     /// When an unowned device was first heard: it is assigned once every gateway has reported since (or
@@ -53,22 +57,38 @@ public struct SiteOwnership: Sendable {
     public func owns(_ device: String) -> Bool { owner(of: device) == gatewayID }
 
     public mutating func setGateways(_ present: Set<String>, at now: ContinuousClock.Instant) {
-        for gateway in present.subtracting(gateways) { joined[gateway] = now }
-        for gateway in gateways.subtracting(present) { joined[gateway] = nil }
+        for gateway in present.subtracting(gateways) {
+            joined[gateway] = now
+            countsAtLastSign[gateway] = reportCounts
+        }
+        for gateway in gateways.subtracting(present) {
+            joined[gateway] = nil
+            countsAtLastSign[gateway] = nil
+        }
         gateways = present
         updateReferee(at: now)
     }
 
-    /// A gateway is alive while its record is present and its reports come back within `lostAfter` (or, before
-    /// its first, for `lostAfter` after its record appeared). The record alone is not enough: it goes only when the
-    /// broker publishes the will, 1.5 keepalives after the last packet and up to a keepalive-check period later
-    /// (mosquitto 2.0 checks every few seconds), while reports stop the moment a gateway is cut off. So a cut-off
-    /// referee is replaced after `lostAfter` whatever the keepalive, and one that returns is referee again only
-    /// once its own report has come back (before that it knows only the site of before).
+    /// A gateway is alive while its record is present and it is not silent: silent means no report of its own for
+    /// `lostAfter` (or, before its first, since its record appeared) *while another gateway's reports kept arriving*
+    /// — half a `lostAfter`'s worth of them. The record alone is not enough: it goes only when the broker publishes
+    /// the will, 1.5 keepalives after the last packet and up to a keepalive-check period later (mosquitto 2.0 checks
+    /// every few seconds), while reports stop the moment a gateway is cut off. So a cut-off referee is replaced after
+    /// `lostAfter` whatever the keepalive, and one that returns — the others' queued reports arriving before its own
+    /// — is referee again only once its own report has come back (before that it knows only the site of before).
+    /// Counting the others' reports, not only the clock, keeps a gateway whose own reading of messages stalled (a
+    /// process starved of CPU) from counting everyone silent: their reports stalled with everything else.
     public func isAlive(_ gateway: String, at now: ContinuousClock.Instant) -> Bool {
         guard gateways.contains(gateway) else { return false }
-        if let last = lastReport[gateway], joined[gateway].map({ last >= $0 }) ?? true { return now - last <= settings.lostAfter }
-        return joined[gateway].map { now - $0 <= settings.lostAfter } ?? false
+        let lastSign = [lastReport[gateway], joined[gateway]].compactMap { $0 }.max()
+        guard let lastSign, now - lastSign > settings.lostAfter else { return true }
+        let before = countsAtLastSign[gateway] ?? [:]
+        return !reportCounts.contains { other, count in other != gateway && count - (before[other] ?? 0) >= silenceReports }
+    }
+
+    /// How many reports of another gateway make a silence of `lostAfter` count: half as many as it sends meanwhile.
+    private var silenceReports: Int {
+        max(2, Int((settings.lostAfter / settings.reportInterval) / 2))
     }
 
     /// Settles `referee` at `now`; answers whether it changed.
@@ -101,6 +121,8 @@ public struct SiteOwnership: Sendable {
     /// from it is neither connected to nor heard by that gateway now.
     public mutating func record(_ report: SightingReport, at now: ContinuousClock.Instant) {
         lastReport[report.gateway] = now
+        reportCounts[report.gateway, default: 0] += 1
+        countsAtLastSign[report.gateway] = reportCounts
         updateReferee(at: now)
         for device in devices {
             guard let sighting = report.devices[device] else {
@@ -136,9 +158,7 @@ public struct SiteOwnership: Sendable {
     /// gateway.
     public mutating func decide(at now: ContinuousClock.Instant) -> [String: SiteAssignment] {
         updateReferee(at: now)
-        // Only while alive in its own view: one that was cut off knows only the site of before (its levels and owners
-        // are old, and at equal epochs its smaller id would even win) until a report it sent since has come back.
-        guard isReferee else {
+        guard isReferee, isCurrent(at: now) else {
             refereeSince = nil
             return [:]
         }
@@ -190,6 +210,15 @@ public struct SiteOwnership: Sendable {
         }
         guard now - challenger.since >= settings.hysteresisDuration else { return nil }
         return assign(candidate, .stronger)
+    }
+
+    /// Whether this gateway's own last report came back within `lostAfter` (or none has yet). One that was cut off
+    /// (stopped, its network gone) knows only the site of before: its levels and owners are old, its reports had
+    /// stopped, and the others have counted it gone and may have a referee of their own. Deciding on that picture,
+    /// at equal epochs its smaller id would even win. It decides again once a report it sent since has come back
+    /// (behind the records the broker kept for it), listening first as a new referee does.
+    private func isCurrent(at now: ContinuousClock.Instant) -> Bool {
+        lastReport[gatewayID].map { now - $0 <= settings.lostAfter } ?? true
     }
 
     /// Heard within `lostAfter`, or holding a link.

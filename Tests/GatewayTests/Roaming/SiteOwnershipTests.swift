@@ -184,11 +184,19 @@ struct SiteOwnershipTests {
         #expect(c.isReferee)
         c.setGateways(["a", "c"], at: 1)
         #expect(c.referee == "a")
+        for half in 3...18 { c.ownership.record(SightingReport(gateway: "c", devices: [:]), at: at(Double(half) / 2)) }
         #expect(c.ownership.isAlive("a", at: at(9)) && !c.ownership.isAlive("a", at: at(9.1)))
-        // c's own last report is 9.1 s old: it is no candidate either until the next comes back.
-        #expect(c.decide(at: at(9.1)).isEmpty && c.referee == nil)
-        c.ownership.record(SightingReport(gateway: "c", devices: [:]), at: at(9.2))
-        #expect(c.isReferee)
+        #expect(c.decide(at: at(9.1)).isEmpty && c.isReferee)
+    }
+
+    /// A process starved of CPU reads nothing for longer than `lostAfter`: everyone's reports stalled alike, so
+    /// nobody is counted silent (and no second referee appears) when reading resumes.
+    @Test func aStallOfEveryonesReportsCountsNobodySilent() {
+        let b = site("b")
+        b.round(at: 0, ["a": -55, "b": -60])
+        #expect(b.decide(at: at(12)).isEmpty && b.referee == "a")
+        b.ownership.record(SightingReport(gateway: "b", devices: [:]), at: at(12.1))
+        #expect(b.referee == "a" && b.ownership.isAlive("a", at: at(12.2)))
     }
 
     @Test func anOwnerThatLostItsLinkAndNoLongerHearsTheDeviceLosesIt() {
