@@ -200,7 +200,7 @@ let package = Package(
         /// a replayer of saved inputs.
         .executableTarget(name: "wear2mqtt-fuzz", dependencies: ["FuzzTargets"]),
         /// The module import rules of docs/architecture.md, checked against the sources (no dependencies).
-        .testTarget(name: "ArchitectureTests"),
+        .testTarget(name: "ArchitectureTests", dependencies: ["Wearables"]),
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop"]),
         .testTarget(name: "MQTTTests", dependencies: ["MQTT", "Wear2MQTTTesting"]),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "Wear2MQTTTesting"]),

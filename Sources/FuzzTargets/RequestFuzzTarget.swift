@@ -26,8 +26,8 @@ extension FuzzTarget {
         guard case .success(let arguments) = request.arguments else { return }
         checkAnswer(request.response(data: arguments))
         for name in BridgeRequest.names { _ = try? BridgeRequest(name: name, arguments: arguments) }
-        for command in DeviceCommandParser.commandNames {
-            _ = try? DeviceCommandParser.parse(command: command, arguments: arguments)
+        for command in DeviceCommandParser.commandNames(WearableDrivers.all) {
+            _ = try? DeviceCommandParser.parse(command: command, arguments: arguments, registry: WearableDrivers.all)
             for driver in WearableDrivers.all.drivers { _ = try? driver.contractArguments(for: command, arguments) }
         }
         _ = try? GoFITSettingsUpdate.parse(arguments, current: [:])

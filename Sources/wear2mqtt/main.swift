@@ -20,7 +20,7 @@ struct Wear2MQTT: AsyncParsableCommand {
         commandName: "wear2mqtt",
         abstract: "Bridges Bluetooth LE wearables to MQTT.",
         version: Wear2MQTTVersion.current,
-        subcommands: [Run.self, ConfigCommand.self],
+        subcommands: [Run.self, ConfigCommand.self, DriversCommand.self],
         defaultSubcommand: Run.self
     )
 }
@@ -149,6 +149,23 @@ struct ConfigCommand: AsyncParsableCommand {
             let configuration = try options.loadConfiguration()
             print(configuration.resolvedSummary(maskSecrets: true), terminator: "")
             FileHandle.standardError.write(Data("wear2mqtt: configuration \(options.config) is valid\n".utf8))
+        }
+    }
+}
+
+/// `wear2mqtt drivers`: every driver's description, as JSON or as docs/devices.md.
+struct DriversCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "drivers", abstract: "Print what each driver supports (its description), as JSON or Markdown.")
+
+    @Flag(help: "Markdown, as docs/devices.md, instead of JSON.")
+    var markdown = false
+
+    func run() {
+        if markdown {
+            print(DriverCatalog.markdown(), terminator: "")
+        } else {
+            print(String(decoding: DriverCatalog.json(), as: UTF8.self))
         }
     }
 }

@@ -101,11 +101,12 @@ struct DeviceOutputMapperTests {
         #expect(mapper.documents["strap"] == nil)
     }
 
-    @Test("one table says which layer runs a command: dfu at the gateway, connect at the session, the rest the driver")
+    @Test("the descriptions say which layer runs a command: dfu at the gateway, connect at the session, the rest the driver")
     func commandRoutes() {
-        #expect(CommandRoute.route(of: "dfu") == .gateway && CommandRoute.route(of: "dfu/cancel") == .gateway)
-        #expect(CommandRoute.route(of: "connect") == .session && CommandRoute.route(of: "disconnect") == .session)
-        #expect(CommandRoute.route(of: "find") == .driver && CommandRoute.route(of: "configure") == .driver)
-        #expect(CommandRoute.commandsForEveryDriver == ["dfu", "dfu/cancel", "connect", "disconnect"])
+        let commands = WearableDrivers.all.commandsByName
+        #expect(commands["dfu"]?.route == .gateway && commands["dfu/cancel"]?.route == .gateway)
+        #expect(commands["connect"]?.route == .session && commands["disconnect"]?.route == .session)
+        #expect(commands["find"]?.route == .driver && commands["configure"]?.route == .driver)
+        #expect(commands["pair"]?.route == .pairing)
     }
 }

@@ -76,19 +76,19 @@ struct EntityStateFeedTests {
 
 @Suite("Expected sensors: entities before the first sample")
 struct ExpectedSensorsTests {
-    @Test("a standard device's SIG services name its streams; the E4 always streams its four; others wait for samples")
+    @Test("a standard device's SIG services name its streams; the E4 always streams its six; others wait for samples")
     func expected() {
-        #expect(ExpectedSensors.sensors(driver: "standard", serviceUUIDs: ["0000180d-0000-1000-8000-00805f9b34fb",
+        #expect(ExpectedSensors.sensors(StandardGATTDriver.driverDescription, serviceUUIDs: ["0000180d-0000-1000-8000-00805f9b34fb",
                                                                           "0000180f-0000-1000-8000-00805f9b34fb"]) == ["heart_rate"])
-        #expect(ExpectedSensors.sensors(driver: "standard", serviceUUIDs: ["00001822-0000-1000-8000-00805f9b34fb"]) == ["spo2"])
-        #expect(ExpectedSensors.sensors(driver: "empatica", serviceUUIDs: []) == ["heart_rate", "eda", "skin_temperature", "ibi"])
-        #expect(ExpectedSensors.sensors(driver: "gofit", serviceUUIDs: ["0000180d-0000-1000-8000-00805f9b34fb"]).isEmpty)
+        #expect(ExpectedSensors.sensors(StandardGATTDriver.driverDescription, serviceUUIDs: ["00001822-0000-1000-8000-00805f9b34fb"]) == ["spo2"])
+        #expect(ExpectedSensors.sensors(EmpaticaE4Driver.driverDescription, serviceUUIDs: []) == ["heart_rate", "eda", "skin_temperature", "ibi", "bvp", "accelerometer"])
+        #expect(ExpectedSensors.sensors(GoFITDriver.driverDescription, serviceUUIDs: ["0000180d-0000-1000-8000-00805f9b34fb"]).isEmpty)
     }
 
     @Test("a standard pulse oximeter raises spot_check events; nothing else does")
     func spotCheckEvents() {
-        #expect(ExpectedSensors.events(driver: "standard", serviceUUIDs: ["00001822-0000-1000-8000-00805f9b34fb"]) == ["spot_check"])
-        #expect(ExpectedSensors.events(driver: "standard", serviceUUIDs: ["0000180d-0000-1000-8000-00805f9b34fb"]).isEmpty)
-        #expect(ExpectedSensors.events(driver: "gofit", serviceUUIDs: ["00001822-0000-1000-8000-00805f9b34fb"]).isEmpty)
+        #expect(ExpectedSensors.serviceEvents(StandardGATTDriver.driverDescription, serviceUUIDs: ["00001822-0000-1000-8000-00805f9b34fb"]) == ["spot_check"])
+        #expect(ExpectedSensors.serviceEvents(StandardGATTDriver.driverDescription, serviceUUIDs: ["0000180d-0000-1000-8000-00805f9b34fb"]).isEmpty)
+        #expect(ExpectedSensors.serviceEvents(GoFITDriver.driverDescription, serviceUUIDs: ["00001822-0000-1000-8000-00805f9b34fb"]).isEmpty)
     }
 }

@@ -63,9 +63,9 @@ struct HomeAssistantHeartRateVariabilityTests {
 
     @Test("the E4 always sends beats: its HRV entities are announced when it connects, unless hrv is off; a strap's come with its first RR interval")
     func expectedUpFront() {
-        #expect(ExpectedSensors.sensors(driver: "empatica", serviceUUIDs: [], heartRateVariability: true).contains("hrv"))
-        #expect(!ExpectedSensors.sensors(driver: "empatica", serviceUUIDs: [], heartRateVariability: false).contains("hrv"))
-        #expect(!ExpectedSensors.sensors(driver: "standard", serviceUUIDs: ["0000180d-0000-1000-8000-00805f9b34fb"],
+        #expect(ExpectedSensors.sensors(EmpaticaE4Driver.driverDescription, serviceUUIDs: [], heartRateVariability: true).contains("hrv"))
+        #expect(!ExpectedSensors.sensors(EmpaticaE4Driver.driverDescription, serviceUUIDs: [], heartRateVariability: false).contains("hrv"))
+        #expect(!ExpectedSensors.sensors(StandardGATTDriver.driverDescription, serviceUUIDs: ["0000180d-0000-1000-8000-00805f9b34fb"],
                                          heartRateVariability: true).contains("hrv"))
     }
 }

@@ -130,8 +130,10 @@ public struct HealthReport: Sendable, Equatable {
 /// Payloads of the bridge's topics.
 public enum BridgePayload {
     /// `bridge/devices`: the array sorted by id, each entry's keys in the contract's order; unknown name,
-    /// vendor and model are `null` so every entry has the same keys.
-    public static func devices(_ entries: [BridgeDeviceEntry]) -> [UInt8] {
+    /// vendor and model are `null` so every entry has the same keys. `definitions`: each driver's description as
+    /// JSON (`DriverDescription.deviceValue`), written as the entry's `definition` (a gateway's entries for its site
+    /// leave them out: every gateway has the same drivers, and the referee adds them).
+    public static func devices(_ entries: [BridgeDeviceEntry], definitions: [String: DeviceValue] = [:]) -> [UInt8] {
         var writer = JSONWriter(capacity: 64 + entries.count * 192)
         writer.beginArray()
         for entry in entries.sorted(by: { $0.id < $1.id }) {
@@ -152,6 +154,10 @@ public enum BridgePayload {
             writer.field("paired", entry.paired)
             writer.field("connected", entry.connected)
             if let gateway = entry.gateway { writer.field("gateway", gateway) }
+            if let definition = definitions[entry.driver] {
+                writer.key("definition")
+                writer.value(definition)
+            }
             writer.endObject()
         }
         writer.endArray()

@@ -65,9 +65,9 @@ public struct ContractMessages: Sendable {
 
     // MARK: Bridge
 
-    /// `bridge/devices`, retained, QoS 1.
-    public func bridgeDevices(_ entries: [BridgeDeviceEntry]) -> OutgoingMessage {
-        message(topics.bridgeDevices, BridgePayload.devices(entries), qos: .atLeastOnce, retain: true)
+    /// `bridge/devices`, retained, QoS 1, each entry with its driver's `definition`.
+    public func bridgeDevices(_ entries: [BridgeDeviceEntry], definitions: [String: DeviceValue] = [:]) -> OutgoingMessage {
+        message(topics.bridgeDevices, BridgePayload.devices(entries, definitions: definitions), qos: .atLeastOnce, retain: true)
     }
 
     /// `bridge/event`, QoS 1, not retained.

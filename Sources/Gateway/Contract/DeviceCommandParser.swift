@@ -7,16 +7,16 @@ import Wearables
 /// setting names and values, which sensors a device has, or whether `allow` permits destructive commands
 /// (`FORBIDDEN`, the gateway's job). `settings` and `configure` objects pass through for the driver.
 public enum DeviceCommandParser {
-    /// Every device command of contract version 1.
-    public static let commandNames = [
-        "clear_data", "configure", "connect", "dfu", "dfu/cancel", "disconnect", "factory_reset", "find", "music",
-        "navigation", "notify", "recording", "refresh", "reset_energy_expended", "settings", "sync", "time_sync", "weather",
-    ]
+    /// The contract's own commands, whose fields the gateway checks the same way for every driver.
+    static let contractCommands = Set(CommandDescription.contract.map(\.name))
 
-    /// Levels of the Immediate Alert service, by their contract names.
-    public static let findLevels = ["none", "mild", "high"]
+    /// Every device command: the contract's and those the registered drivers describe.
+    public static func commandNames(_ registry: DriverRegistry) -> [String] {
+        contractCommands.union(registry.commandsByName.filter { $0.value.route != .pairing }.keys).sorted()
+    }
 
-    public static func parse(command: String, arguments: [String: DeviceValue]) throws(CommandError) -> DeviceCommand {
+    public static func parse(command: String, arguments: [String: DeviceValue],
+                             registry: DriverRegistry) throws(CommandError) -> DeviceCommand {
         let reader = RequestReader(arguments)
         switch command {
         case "refresh":
@@ -25,7 +25,7 @@ public enum DeviceCommandParser {
         case "time_sync":
             try reader.rejectUnknownFields(allowed: [], request: command)
             return .timeSync
-        case "connect", "disconnect", "clear_data", "factory_reset", "reset_energy_expended", "dfu/cancel":
+        case "connect", "disconnect", "clear_data", "factory_reset", "dfu/cancel":
             try reader.rejectUnknownFields(allowed: [], request: command)
             return .named(command, [:])
         case "find":
@@ -38,14 +38,18 @@ public enum DeviceCommandParser {
             return try configure(reader)
         case "dfu":
             return try dfu(reader)
-        case "notify", "music", "weather", "navigation", "recording":
-            // A watch's own pushes (InfiniTime), a strap's recording (Polar H10): the driver reads and checks their
-            // fields, unknown ones included.
-            return .named(command, arguments)
         default:
-            throw CommandError(
-                .unknownCommand,
-                "unknown command \"\(command)\"; device commands are \(RequestReader.list(commandNames, conjunction: "and"))")
+            // A driver's own command (a watch's `notify`, a strap's `recording`): one that takes nothing refuses any
+            // field here; the driver reads and checks the fields of the others, unknown ones included.
+            guard let described = registry.commandsByName[command], described.route != .pairing else {
+                throw CommandError(
+                    .unknownCommand,
+                    "unknown command \"\(command)\"; device commands are \(RequestReader.list(commandNames(registry), conjunction: "and"))")
+            }
+            if described.arguments.isEmpty, !described.acceptsOtherFields {
+                try reader.rejectUnknownFields(allowed: [], request: command)
+            }
+            return .named(command, arguments)
         }
     }
 
@@ -53,7 +57,7 @@ public enum DeviceCommandParser {
     static func find(_ reader: RequestReader) throws(CommandError) -> DeviceCommand {
         try reader.rejectUnknownFields(allowed: ["vibrations", "level"], request: "find")
         let vibrations = try reader.integer("vibrations", in: 1...10)
-        let level = try reader.choice("level", from: findLevels)
+        let level = try reader.choice("level", from: CommandDescription.findLevels)
         switch (vibrations, level) {
         case (let vibrations?, nil): return .find(vibrations: Int(vibrations), level: nil)
         case (nil, let level?): return .find(vibrations: nil, level: level)

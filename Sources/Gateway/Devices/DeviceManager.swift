@@ -161,7 +161,7 @@ public actor DeviceManager {
         detections[device.address] = Task {
             while !Task.isCancelled {
                 if let seen = bluez.model.device(address: address) {
-                    detected(device, driver: registry.bestMatch(for: seen)?.name ?? StandardGATTDriver.name)
+                    detected(device, driver: (registry.bestMatch(for: seen) ?? registry.fallback).name)
                     return
                 }
                 let bluez = bluez
@@ -385,7 +385,7 @@ public actor DeviceManager {
                 _ = await bluez.wait(timeout: .seconds(10)) { $0.device(address: address) != nil }
                 await discovery.release(lease)
             }
-            driver = bluez.model.device(address: address).flatMap { registry.bestMatch(for: $0)?.name } ?? StandardGATTDriver.name
+            driver = (bluez.model.device(address: address).flatMap { registry.bestMatch(for: $0) } ?? registry.fallback).name
             // Another request may have added it while this one waited.
             try refuseManaged(address)
         }
@@ -636,7 +636,7 @@ public actor DeviceManager {
         let id = managedID(id)
         guard let device = devices[id], let address = BluetoothAddress(device.address) else { throw notFound(id) }
         if pairsInDriver(device), let session = sessions[id] {
-            return try await session.execute(.named("pair", [:]))
+            return try await session.execute(.named(PairingMethod.showCodeCommand, [:]))
         }
         guard let adapter, let info = bluez.model.device(address: address, adapter: adapter.path) else {
             throw CommandError(.deviceDisconnected, "BlueZ has not seen \(id) yet; bring it in range and try again")
@@ -666,7 +666,7 @@ public actor DeviceManager {
     public func confirmPairing(id: String, code: String) async throws(CommandError) -> DeviceValue {
         let id = managedID(id)
         if let device = devices[id], pairsInDriver(device), let session = sessions[id] {
-            let result = try await session.execute(.named("pair_confirm", ["code": .text(code)]))
+            let result = try await session.execute(.named(PairingMethod.confirmCodeCommand, ["code": .text(code)]))
             output(.bridgeEvent(type: "device_paired", data: ["id": .text(id)]))
             return result
         }
@@ -689,7 +689,7 @@ public actor DeviceManager {
     }
 
     private func pairsInDriver(_ device: ManagedDevice) -> Bool {
-        registry.driver(named: device.driver)?.commands.contains("pair") ?? false
+        registry.driver(named: device.driver)?.driverDescription.pairing == .codeShownOnDevice
     }
 
     /// The agent's handler: BlueZ asks while a `device/pair` is running.

@@ -253,7 +253,8 @@ public actor DeviceSession {
             throw CommandError(.deviceDisconnected, "\(device.id) is not connected; the command was not sent")
         }
         let driver = driver
-        let timeout = command.runsLong ? max(commandTimeout, .seconds(6 * 3600)) : commandTimeout
+        let runsLong = type(of: driver).driverDescription.command(command.name)?.duration.isLong(command.arguments) ?? false
+        let timeout = runsLong ? max(commandTimeout, .seconds(6 * 3600)) : commandTimeout
         let result = await withTaskGroup(of: Result<DeviceValue, CommandError>?.self) { group in
             group.addTask {
                 do throws(CommandError) {

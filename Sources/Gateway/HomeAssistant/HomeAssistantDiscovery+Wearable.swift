@@ -24,6 +24,8 @@ public struct DiscoveredWearable: Sendable, Equatable {
     public var eventActions: [String: [String]]
     /// Settings shown as controls.
     public var settings: [SettingDescription]
+    /// Yes/no facts of the state shown as binary sensors, when the device's capabilities say it has them.
+    public var statusFlags: [StatusFlagDescription]
     /// Fitness summary entities (`FitnessSummary.keys`) for a device that syncs history.
     public var summaries: Set<String>
     /// Whether the device runs firmware the gateway can update (it reported a version), and what it would install:
@@ -32,7 +34,7 @@ public struct DiscoveredWearable: Sendable, Equatable {
 
     public init(id: String, address: String, driver: String, state: [String: DeviceValue] = [:], commands: Set<String> = [],
                 sensors: Set<String> = [], gestures: [String] = [], events: [String] = [], eventActions: [String: [String]] = [:],
-                settings: [SettingDescription] = [], summaries: Set<String> = [],
+                settings: [SettingDescription] = [], statusFlags: [StatusFlagDescription] = [], summaries: Set<String> = [],
                 firmware: (offer: FirmwareOffer?, installable: Bool)? = nil) {
         self.id = id
         self.address = address
@@ -44,6 +46,7 @@ public struct DiscoveredWearable: Sendable, Equatable {
         self.events = events
         self.eventActions = eventActions
         self.settings = settings
+        self.statusFlags = statusFlags
         self.summaries = summaries
         self.firmware = firmware
     }
@@ -51,7 +54,7 @@ public struct DiscoveredWearable: Sendable, Equatable {
     public static func == (lhs: DiscoveredWearable, rhs: DiscoveredWearable) -> Bool {
         lhs.id == rhs.id && lhs.address == rhs.address && lhs.driver == rhs.driver && lhs.state == rhs.state
             && lhs.advertisedName == rhs.advertisedName && lhs.commands == rhs.commands && lhs.sensors == rhs.sensors && lhs.gestures == rhs.gestures
-            && lhs.events == rhs.events && lhs.eventActions == rhs.eventActions && lhs.settings == rhs.settings && lhs.summaries == rhs.summaries && lhs.firmware?.offer == rhs.firmware?.offer
+            && lhs.events == rhs.events && lhs.eventActions == rhs.eventActions && lhs.settings == rhs.settings && lhs.statusFlags == rhs.statusFlags && lhs.summaries == rhs.summaries && lhs.firmware?.offer == rhs.firmware?.offer
             && lhs.firmware?.installable == rhs.firmware?.installable
     }
 }
@@ -164,12 +167,14 @@ extension HomeAssistantDiscovery {
             components.append(DiscoveryComponent(key, platform: "sensor", options))
         }
         if wearable.commands.contains("sync") { components += syncComponents(stateTopic: stateTopic) }
-        if wearable.state["capabilities"]?["recording"]?.flag == true {
-            // A strap that records on itself (Polar H10): whether it records now, from the state's `recording`.
-            components.append(DiscoveryComponent("recording", platform: "binary_sensor", [
-                "name": "Recording", "icon": "mdi:record-rec", "state_topic": .text(stateTopic),
-                "value_template": "{{ 'ON' if value_json.recording is defined and value_json.recording.active else 'OFF' }}",
-            ]))
+        for flag in wearable.statusFlags where Self.value(at: flag.capabilityPath, in: wearable.state)?.flag == true {
+            // A fact its description names (a Polar H10 recording on itself), from the state document.
+            var options: [String: DeviceValue] = [
+                "name": .text(flag.name), "state_topic": .text(stateTopic),
+                "value_template": .text("{{ 'ON' if \(Self.definedTest(flag.statePath)) and value_json.\(flag.statePath.joined(separator: ".")) else 'OFF' }}"),
+            ]
+            if let icon = flag.icon { options["icon"] = .text(icon) }
+            components.append(DiscoveryComponent(flag.key, platform: "binary_sensor", options))
         }
         components += summaryComponents(wearable.summaries, id: wearable.id)
         components += settingComponents(wearable.settings, id: wearable.id)
@@ -185,6 +190,17 @@ extension HomeAssistantDiscovery {
                                availability: [topics.bridgeState, topics.availability(wearable.id)], entityPrefix: wearable.id,
                                removed: removed)
         return (message, Dictionary(components.map { ($0.key, $0.platform) }) { first, _ in first })
+    }
+
+    /// The value at `path` in a state document.
+    static func value(at path: [String], in state: [String: DeviceValue]) -> DeviceValue? {
+        guard let first = path.first else { return nil }
+        return path.dropFirst().reduce(state[first]) { value, key in value?[key] }
+    }
+
+    /// A Jinja test that every level of `path` is in the document (`value_json.a is defined and value_json.a.b is defined`).
+    static func definedTest(_ path: [String]) -> String {
+        path.indices.map { "value_json.\(path[...$0].joined(separator: ".")) is defined" }.joined(separator: " and ")
     }
 
     /// A device that syncs history (GoFIT, ActiGraph): how far the running sync is, and when the newest synced
@@ -242,8 +258,9 @@ extension DiscoveredWearable {
         for sensor in sensorsSeen { sensors.formUnion(Self.entityKeys[sensor] ?? []) }
         let gestures = document.fields["capabilities"]?["gestures"]?.list?.compactMap(\.text) ?? []
         self.init(id: device.id, address: device.address, driver: device.driver, state: document.fields,
-                  commands: (driver?.commands ?? []).union(CommandRoute.commandsForEveryDriver), sensors: sensors,
-                  gestures: gestures, events: driver?.events ?? [], eventActions: driver?.eventActions ?? [:], settings: driver?.settings(state: document.fields) ?? [],
+                  commands: driver?.commands ?? [], sensors: sensors,
+                  gestures: gestures, events: driver?.driverDescription.events.filter { $0.service == nil }.map(\.name) ?? [], eventActions: driver?.eventActions ?? [:], settings: driver?.settings(state: document.fields) ?? [],
+                  statusFlags: driver?.driverDescription.statusFlags ?? [],
                   summaries: FitnessSummary.keys(recordKinds: driver?.recordKinds ?? []),
                   firmware: document.fields["firmware"]?.text.map { installed in
                       (FirmwareOffer.best(for: document.fields["model"]?.text, installed: installed, among: offers), allowDFU)

@@ -54,7 +54,7 @@ public final class GatewayMetrics: Sendable {
 
     public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry(), drivers: DriverRegistry = WearableDrivers.all) {
         self.registry = registry
-        known = Set(BridgeRequest.names.map { "bridge/" + $0 }).union(CommandRoute.commandsForEveryDriver)
+        known = Set(BridgeRequest.names.map { "bridge/" + $0 })
             .union(drivers.drivers.flatMap { $0.commands })
         registry.makeGauge(descriptor: .named("wear2mqtt_build_info", "wear2mqtt's version; always 1"), labels: [("version", Wear2MQTTVersion.current)]).set(to: 1)
         published = registry.makeCounter(descriptor: .named("wear2mqtt_mqtt_messages_published_total", "Messages handed to the MQTT client"))

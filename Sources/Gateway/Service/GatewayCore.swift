@@ -18,6 +18,8 @@ public final class GatewayCore: Sendable {
     public let topics: TopicLayout
     let sink: any MessageSink
     let registry: DriverRegistry
+    /// Each driver's description as `bridge/devices` shows it, encoded once.
+    let definitions: [String: DeviceValue]
     let clock: GatewayClock
     let logger: Logger
     let outputs: Mutex<DeviceOutputMapper>
@@ -66,6 +68,7 @@ public final class GatewayCore: Sendable {
         runtime = RuntimeOptions(healthIntervalSeconds: configuration.gateway.healthIntervalSeconds, log: logControl)
         self.sink = sink
         self.registry = registry
+        definitions = Dictionary(uniqueKeysWithValues: registry.drivers.map { ($0.name, $0.driverDescription.deviceValue) })
         self.clock = clock
         self.logger = logger
         self.unavailable = unavailable
@@ -311,14 +314,14 @@ public final class GatewayCore: Sendable {
             sink.publish(clearing)
             request.arguments = .failure(RetainedRequests.refusal)
         }
-        return AdmittedRequest(request: request, runsLong: Self.runsLong(request))
+        return AdmittedRequest(request: request, runsLong: runsLong(request))
     }
 
-    static func runsLong(_ request: ContractRequest) -> Bool {
+    func runsLong(_ request: ContractRequest) -> Bool {
         guard case .success(let arguments) = request.arguments else { return false }
         switch request.target {
         case .bridge(let name): return name == "scan"
-        case .device(_, let command): return DeviceCommand.runsLong(command, arguments)
+        case .device(_, let command): return registry.runsLong(command, arguments)
         }
     }
 
@@ -527,12 +530,12 @@ public final class GatewayCore: Sendable {
                 paired: paired, connected: connection == .connected))
             let services = BluetoothAddress(device.address).flatMap { central.model.device(address: $0) }
                 .map { central.model.services(of: $0.path).map(\.uuid) } ?? []
-            let expected = ExpectedSensors.sensors(driver: device.driver, serviceUUIDs: services,
-                                                   heartRateVariability: configuration.hrv.enabled)
+            let expected = driver.map { ExpectedSensors.sensors($0.driverDescription, serviceUUIDs: services,
+                                                                heartRateVariability: configuration.hrv.enabled) } ?? []
             var wearable = DiscoveredWearable(device: device, driver: driver, document: document,
                                               sensorsSeen: sensors.union(expected),
                                               offers: firmwareOffers.withLock { $0 }, allowDFU: configuration.allow.dfu)
-            wearable.events += ExpectedSensors.events(driver: device.driver, serviceUUIDs: services)
+            wearable.events += driver.map { ExpectedSensors.serviceEvents($0.driverDescription, serviceUUIDs: services) } ?? []
             wearable.advertisedName = BluetoothAddress(device.address).flatMap { central.model.device(address: $0) }
                 .flatMap { $0.name ?? $0.alias }
             wearable.sensors.formUnion(homeAssistant?.fedEntities(of: device.id) ?? [])
@@ -548,7 +551,7 @@ public final class GatewayCore: Sendable {
             discovered = discovered.filter { held.contains($0.id) }
             entries = site.isReferee ? site.siteDeviceList(entries) : []
         }
-        let list = publishesBridgeTopics ? messages.bridgeDevices(entries) : nil
+        let list = publishesBridgeTopics ? messages.bridgeDevices(entries, definitions: definitions) : nil
         // A reconnect to the broker (forced) republishes it whatever it was.
         let changed = deviceListDue.withLock { due in
             defer { due.last = list?.payload }

@@ -4,7 +4,7 @@ import MQTT
 import Wearables
 
 /// Answers every request of the contract: parses it, checks the `allow` policy and what the device's driver
-/// supports, and hands it to the layer `CommandRoute` names (the gateway's firmware updates, the device's session, or
+/// supports, and hands it to the layer the command's description names (the gateway's firmware updates, the device's session, or
 /// its driver through the device manager). Every request gets exactly one response, an error one when anything is
 /// wrong, and a refused request changes nothing.
 ///
@@ -62,13 +62,13 @@ public struct RequestRouter: Sendable {
         return manager
     }
 
-    /// Commands that destroy data or firmware, and the `allow` key that permits each.
-    private func isAllowed(_ command: String) -> Bool {
-        switch command {
-        case "clear_data": allow.clearData
-        case "factory_reset": allow.factoryReset
-        case "dfu": allow.dfu
-        default: true
+    /// Whether `allow` permits a command its description guards (one that destroys data or firmware).
+    private func permits(_ guarded: CommandDescription.Guard?) -> Bool {
+        switch guarded {
+        case nil: true
+        case .clearData: allow.clearData
+        case .factoryReset: allow.factoryReset
+        case .dfu: allow.dfu
         }
     }
 
@@ -81,21 +81,24 @@ public struct RequestRouter: Sendable {
         let id = device.id
         let driver = registry.driver(named: device.driver)
         let contractArguments = try driver?.contractArguments(for: name, arguments) ?? arguments
-        let command = try DeviceCommandParser.parse(command: name, arguments: contractArguments)
-        guard isAllowed(command.name) else {
+        let command = try DeviceCommandParser.parse(command: name, arguments: contractArguments, registry: registry)
+        // Decided once, from the description: the driver's own, else (the driver does not list it) the contract's or
+        // another family's, so a disabled command is FORBIDDEN before it is NOT_SUPPORTED.
+        let own = driver?.driverDescription.command(command.name)
+        let described = own ?? registry.commandsByName[command.name]
+        guard permits(described?.allow) else {
             throw CommandError(.forbidden, "\(command.name) is disabled; set allow.\(command.name): true in the configuration to permit it")
         }
-        let route = CommandRoute.route(of: command.name)
-        if let driver, route == .driver, !driver.commands.contains(command.name) {
+        guard let described, driver == nil || own != nil else {
             throw CommandError(.notSupported, "\(device.driver) devices do not support \(command.name)")
         }
         let value: DeviceValue
-        switch (route, command) {
+        switch (described.route, command) {
         case (.gateway, .named("dfu", let arguments)):
             value = try await manager.updateFirmware(try await firmwareOrder(arguments), id: id)
         case (.gateway, _):
             value = try await manager.cancelFirmwareUpdate(id: id)
-        case (.session, _), (.driver, _):
+        case (.session, _), (.driver, _), (.pairing, _):
             value = try await manager.execute(command, id: id)
         }
         if case .object(let object) = value { return object }

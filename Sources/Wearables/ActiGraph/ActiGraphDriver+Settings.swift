@@ -17,6 +17,4 @@ extension ActiGraphDriver {
         }
         return settings
     }
-
-    public static var recordKinds: Set<String> { ["epoch"] }
 }

@@ -15,17 +15,12 @@ import Synchronization
 /// a later `sync` without `since_ts` fetches only newer ones, and a download cut by a dropped link resumes by
 /// itself on the next connection after the last epoch handed to the gateway, so no epoch is published twice.
 public final class ActiGraphDriver: WearableDriver {
-    public static let name = "actigraph"
-    public static let vendor = "ActiGraph"
-    public static let commands: Set<String> = ["configure", "sync", "refresh", "time_sync", "connect", "disconnect"]
 
     public static func match(_ device: Advertisement) -> DriverMatch? {
         if device.serviceUUIDs.contains(where: { $0.lowercased() == ActiGraphUUID.service }) { return .certain }
         return serial(of: device) != nil ? .likely : nil
     }
 
-    /// The SDK's "Existing Connection Found".
-    public static let existingConnectionVendorCode: Int? = 10
 
     public static func contractArguments(for command: String, _ arguments: [String: DeviceValue]) throws(CommandError) -> [String: DeviceValue] {
         command == "sync" ? try ActiGraphSyncRange.contractArguments(arguments) : arguments

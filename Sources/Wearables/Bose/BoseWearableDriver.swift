@@ -10,11 +10,6 @@ import Synchronization
 /// `request/configure` (or `devices[].configure` in config.yaml) asked for. A configuration is answered only
 /// once the device notifies it back, as the SDK's `didUpdateSensorConfiguration` does.
 public final class BoseWearableDriver: WearableDriver {
-    public static let name = "bose"
-    public static let vendor = "Bose"
-    public static let commands: Set<String> = ["configure", "refresh", "connect", "disconnect"]
-    /// A configuration the device refused, and its sensor service pausing and coming back.
-    public static var events: [String] { ["configuration_failed", "sensor_service_suspended", "sensor_service_resumed"] }
 
     /// 0xFDD2 is assigned to Bose by the Bluetooth SIG: a device advertising it is one of theirs.
     public static func match(_ device: Advertisement) -> DriverMatch? {

@@ -5,7 +5,28 @@ import BlueZ
 public struct DriverRegistry: Sendable {
     public let drivers: [any WearableDriver.Type]
 
-    public init(_ drivers: [any WearableDriver.Type]) { self.drivers = drivers }
+    /// The driver a device gets while no other claims it (the standard profiles): the one whose description says so.
+    public let fallback: any WearableDriver.Type
+    /// Every command some driver accepts, by name: the first description of each (contract commands are described
+    /// alike by every driver; a driver's own have one).
+    public let commandsByName: [String: CommandDescription]
+
+    public init(_ drivers: [any WearableDriver.Type]) {
+        let fallbacks = drivers.filter { driver in driver.driverDescription.advertisement.isFallback }
+        precondition(fallbacks.count == 1, "exactly one fallback driver")
+        self.drivers = drivers
+        fallback = fallbacks[0]
+        var commands: [String: CommandDescription] = [:]
+        for driver in drivers { for command in driver.driverDescription.commands where commands[command.name] == nil { commands[command.name] = command } }
+        commandsByName = commands
+    }
+
+    /// Whether a request runs long, decided as it arrives, before its device is looked up: long if any driver's
+    /// description of the command says so for these fields (a command's name belongs to one family, or to the
+    /// contract, whose commands every driver describes alike).
+    public func runsLong(_ command: String, _ arguments: [String: DeviceValue]) -> Bool {
+        drivers.contains { $0.driverDescription.command(command)?.duration.isLong(arguments) ?? false }
+    }
 
     public func driver(named name: String) -> (any WearableDriver.Type)? {
         drivers.first { $0.name == name }

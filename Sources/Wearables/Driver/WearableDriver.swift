@@ -24,37 +24,17 @@ public typealias Advertisement = DeviceInfo
 /// bytes (through its codec), never topics or JSON. One instance serves one device for the gateway's
 /// lifetime, so it can keep what must survive a reconnect (configuration to re-apply, sync position).
 public protocol WearableDriver: AnyObject, Sendable {
-    /// The registry key and the `<driver>` of default device ids (`[a-z0-9_]`).
-    static var name: String { get }
-    /// Shown in `bridge/devices`.
-    static var vendor: String { get }
+    /// Everything the gateway and its surfaces know of this driver (`DriverDescription`), declared once.
+    static var driverDescription: DriverDescription { get }
     /// How well this driver fits `device`, or nil when it does not.
     static func match(_ device: Advertisement) -> DriverMatch?
-    /// The commands this driver may accept (the contract's names), before a connection tells which apply.
-    static var commands: Set<String> { get }
 
     /// The serial a device of this family advertises (an ActiGraph Link's name), nil when it advertises none:
     /// shown by scans and accepted by `device/add` in place of the address.
     static func serial(of device: Advertisement) -> String?
-    /// The vendor's code for "this device is already connected", given as `vendor_code` when `device/add` names a
-    /// managed device again (the ActiGraph SDK's 10); nil when the vendor has none.
-    static var existingConnectionVendorCode: Int? { get }
-
-    /// The settings a device has, for user interfaces that offer them as controls, from what its retained state
-    /// shows (a Bose device's capabilities); `[]` by default.
+    /// The settings a device has, for user interfaces that offer them as controls: the description's, or for a
+    /// family whose devices differ, what the device's retained state shows (a Bose device's capabilities).
     static func settings(state: [String: DeviceValue]) -> [SettingDescription]
-    /// Every `event` name its devices raise (a button, a find-my-phone, a refused configuration), one list per driver:
-    /// Home Assistant's event entity accepts only these (`ArchitectureTests` checks the driver's folder against it).
-    /// Besides them every device may raise `DeviceLink.commonEvents` (a refused notification subscription).
-    static var events: [String] { get }
-    /// For events that carry an `action` (a watch's `music` event: `play`, `next`, …), the actions by event name, so
-    /// each can be its own automation trigger; `[:]` by default.
-    static var eventActions: [String: [String]] { get }
-    /// What a user must still do after a firmware update of this family (an InfiniTime watch wants the new image
-    /// validated on the watch), added to the `dfu` answer; nil when nothing.
-    static var firmwareUpdateNote: String? { get }
-    /// The kinds of durable records it downloads (`fitness/<kind>`), so user interfaces can summarize them.
-    static var recordKinds: Set<String> { get }
 
     /// A request as this driver's users write it, in the contract's form, before the gateway parses it: the
     /// ActiGraph SDK's date strings become `since_ts` / `until_ts`. The default passes it unchanged.
@@ -72,16 +52,25 @@ public protocol WearableDriver: AnyObject, Sendable {
 }
 
 extension WearableDriver {
+    /// The registry key and the `<driver>` of default device ids.
+    public static var name: String { driverDescription.name }
+    public static var vendor: String { driverDescription.vendor }
+    /// The commands this driver may accept, before a connection tells which apply.
+    public static var commands: Set<String> { driverDescription.commandNames }
+    public static var events: [String] { driverDescription.events.map(\.name) }
+    /// For events that carry an `action`, the actions by event name.
+    public static var eventActions: [String: [String]] {
+        Dictionary(uniqueKeysWithValues: driverDescription.events.filter { !$0.actions.isEmpty }.map { ($0.name, $0.actions) })
+    }
+    public static var recordKinds: Set<String> { Set(driverDescription.recordKinds) }
+    public static var firmwareUpdateNote: String? { driverDescription.firmwareUpdate?.note }
+    public static var existingConnectionVendorCode: Int? { driverDescription.existingConnectionVendorCode }
+
     public static func serial(of device: Advertisement) -> String? { nil }
-    public static func settings(state: [String: DeviceValue]) -> [SettingDescription] { [] }
-    public static var events: [String] { [] }
-    public static var eventActions: [String: [String]] { [:] }
-    public static var recordKinds: Set<String> { [] }
-    public static var firmwareUpdateNote: String? { nil }
+    public static func settings(state: [String: DeviceValue]) -> [SettingDescription] { driverDescription.settings }
     public static func contractArguments(for command: String, _ arguments: [String: DeviceValue]) throws(CommandError) -> [String: DeviceValue] {
         arguments
     }
-    public static var existingConnectionVendorCode: Int? { nil }
 }
 
 /// Per-device settings a driver gets from the gateway's configuration and options.

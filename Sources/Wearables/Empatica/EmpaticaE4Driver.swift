@@ -11,9 +11,6 @@ import Synchronization
 /// computed on the gateway from BVP (`PulseBeatDetector`), as the EmpaLink SDK computes them on the phone:
 /// they are approximate, and none are published during the detector's ~20 s warm-up.
 public final class EmpaticaE4Driver: WearableDriver {
-    public static let name = "empatica"
-    public static let vendor = "Empatica"
-    public static let commands: Set<String> = ["refresh", "connect", "disconnect"]
 
     /// The E4 advertises its name ("Empatica E4" and a serial suffix); the sensors service 0x3EA0 is not a
     /// SIG-assigned one, so either alone is a likely match and both together a certain one.
@@ -207,9 +204,4 @@ public final class EmpaticaE4Driver: WearableDriver {
             throw CommandError(.notSupported, "\(command.name) is not supported by the Empatica E4")
         }
     }
-}
-
-extension EmpaticaE4Driver {
-    /// The wristband's button press, a tag researchers mark moments with.
-    public static var events: [String] { ["tag"] }
 }

@@ -2,7 +2,7 @@ extension GoFITDriver {
     /// The band's scalar settings as controls, with the ranges and names `GoFITSettingsUpdate` accepts. The
     /// structured ones (alarms, idle alert, user profile, …) stay requests: a control per field would hide how
     /// they belong together.
-    public static func settings(state: [String: DeviceValue]) -> [SettingDescription] {
+    static var settingsOfEveryBand: [SettingDescription] {
         [
             SettingDescription("step_goal", name: "Step goal", kind: .number(
                 range: Int64(GoFITSetting.stepGoalRange.lowerBound)...Int64(GoFITSetting.stepGoalRange.upperBound), step: 1,
@@ -16,10 +16,4 @@ extension GoFITDriver {
             SettingDescription("screen_lock", name: "Screen lock", kind: .toggle),
         ]
     }
-}
-
-extension GoFITDriver {
-    /// The band's "find my phone" press, and the band asking to be paired (no key, or a key it no longer takes).
-    public static var events: [String] { ["find_phone", "pairing_required"] }
-    public static var recordKinds: Set<String> { ["steps", "sleep", "heart_rate", "spo2", "activity"] }
 }

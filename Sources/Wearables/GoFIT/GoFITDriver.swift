@@ -14,12 +14,6 @@ import Synchronization
 /// loop. A history download (`sync`) remembers per kind the last record it published, so an interrupted one
 /// resumes by itself on the next connection and a second one publishes only new records.
 public final class GoFITDriver: WearableDriver {
-    public static let name = "gofit"
-    public static let vendor = "GOLiFE"
-    public static let commands: Set<String> = [
-        "pair", "pair_confirm", "settings", "sync", "find", "refresh", "time_sync", "connect", "disconnect",
-        "clear_data", "factory_reset", "dfu",
-    ]
 
     public static func match(_ device: Advertisement) -> DriverMatch? {
         if device.serviceUUIDs.contains(where: { $0.lowercased() == GoFITUUID.service }) { return .certain }

@@ -14,18 +14,6 @@ import Synchronization
 /// It does not read the step history, sleep or settings (not in the BLE API), nor use the resource file
 /// transfer (BLE FS).
 public final class InfiniTimeDriver: WearableDriver {
-    public static let name = "infinitime"
-    public static let vendor = "PINE64 (InfiniTime)"
-    public static let commands: Set<String> = [
-        "refresh", "find", "time_sync", "notify", "music", "weather", "navigation", "connect", "disconnect", "dfu",
-    ]
-    public static var events: [String] { ["music", "call"] }
-    public static var eventActions: [String: [String]] {
-        ["music": InfiniTimeMusicEvent.allCases.map(\.contractName), "call": InfiniTimeCallResponse.allCases.map(\.contractName)]
-    }
-    public static var firmwareUpdateNote: String? {
-        "validate the new firmware in the watch's settings (Settings > Firmware > Validate), or it goes back to the old one at its next restart"
-    }
 
     /// InfiniTime's own services, which no other device has.
     static let customServices = [

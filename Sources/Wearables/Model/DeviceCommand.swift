@@ -16,24 +16,9 @@ public enum DeviceCommand: Sendable, Equatable {
     /// A command the contract names but only some drivers know (`clear_data`, `factory_reset`, `dfu`, …).
     case named(String, [String: DeviceValue])
 
-    /// A history download or a firmware update takes as long as the data takes; the driver watches the device's
-    /// progress instead, so the gateway's command timeout does not apply. A `configure` with an `epoch` section
-    /// (the ActiGraph SDK's way to ask for a download) is one, and so is fetching or listing an H10's recordings.
-    public var runsLong: Bool { Self.runsLong(name, arguments) }
-
-    /// `runsLong` from the request as it arrived (its contract name and fields), before it is parsed: the gateway
-    /// serves long requests apart from quick ones, decided as each message arrives.
-    public static func runsLong(_ name: String, _ arguments: [String: DeviceValue]) -> Bool {
-        switch name {
-        case "sync", "dfu": true
-        case "configure": arguments["epoch"] != nil
-        case "recording": arguments["action"] == .text("fetch") || arguments["action"] == .text("list")
-        default: false
-        }
-    }
-
-    /// The fields the command was made from, as far as `runsLong` reads them.
-    private var arguments: [String: DeviceValue] {
+    /// The fields the request carried (those of `configure`, `settings` and the named commands), as a
+    /// description's `Duration` reads them.
+    public var arguments: [String: DeviceValue] {
         switch self {
         case .configure(let request), .settings(let request), .named(_, let request): request
         default: [:]

@@ -15,9 +15,6 @@ import Synchronization
 /// The device clock, other models' offline recordings and SDK mode are not offered (docs/protocols/polar.md,
 /// "Not supported").
 public final class PolarDriver: WearableDriver {
-    public static let name = "polar"
-    public static let vendor = "Polar Electro"
-    public static let commands: Set<String> = ["configure", "refresh", "connect", "disconnect", "recording"]
 
     /// The SDK's name rule ("Polar <model> <id>") or the PMD service each make a likely match; both, certain.
     public static func match(_ device: Advertisement) -> DriverMatch? {
@@ -339,10 +336,4 @@ public final class PolarDriver: WearableDriver {
             throw CommandError(.notSupported, "\(command.name) is not supported by Polar sensors")
         }
     }
-}
-
-extension PolarDriver {
-    /// `measurement_stopped`: the sensor ended streams on its own; `configuration_failed`: the streams asked for
-    /// could not be started again after a reconnect.
-    public static var events: [String] { ["measurement_stopped", "configuration_failed"] }
 }

@@ -41,7 +41,7 @@ public enum GATTUUID {
 
     /// Everything after the first eight hex digits of a UUID built on the Bluetooth Base UUID
     /// (Core Specification, Vol 3 Part B §2.5.1).
-    private static let baseSuffix = "-0000-1000-8000-00805f9b34fb"
+    static let baseSuffix = "-0000-1000-8000-00805f9b34fb"
 
     /// The 128-bit form BlueZ uses, lower case: `0x180D` → `0000180d-0000-1000-8000-00805f9b34fb`.
     public static func string(for shortUUID: UInt16) -> String {

@@ -7,11 +7,6 @@ import Synchronization
 /// pulse oximeters, key finders, running and cycling sensors. It serves whatever standard services a device
 /// has, so one strap with Heart Rate, Battery and Device Information gets all three.
 public final class StandardGATTDriver: WearableDriver {
-    public static let name = "standard"
-    public static let vendor = "Bluetooth SIG"
-    public static let commands: Set<String> = [
-        "refresh", "find", "time_sync", "reset_energy_expended", "connect", "disconnect", "dfu",
-    ]
 
     /// The services this driver serves: any one of them in an advertisement makes a device ours.
     package static let servedServices: [UInt16] = [

@@ -7,7 +7,7 @@ import Wearables
 private func command(_ command: String, _ payload: String) throws -> DeviceCommand {
     let request = try #require(contractRequest("wear2mqtt/tag/request/\(command)", payload))
     guard case .device(_, let name) = request.target else { throw CommandError(.internalError, "not a device request") }
-    return try DeviceCommandParser.parse(command: name, arguments: request.arguments.get())
+    return try DeviceCommandParser.parse(command: name, arguments: request.arguments.get(), registry: WearableDrivers.all)
 }
 
 private func commandError(_ name: String, _ payload: String) -> CommandError? {
@@ -102,7 +102,7 @@ struct DeviceCommandParserTests {
     @Test("…/get with {} is refresh", arguments: ["", "{}"])
     func getIsRefresh(payload: String) throws {
         let request = try #require(contractRequest("wear2mqtt/band/get", payload))
-        #expect(try DeviceCommandParser.parse(command: request.name, arguments: request.arguments.get()) == .refresh)
+        #expect(try DeviceCommandParser.parse(command: request.name, arguments: request.arguments.get(), registry: WearableDrivers.all) == .refresh)
     }
 
     @Test("commands without fields name the unknown ones", arguments: ["refresh", "time_sync", "connect", "factory_reset"])
@@ -116,7 +116,7 @@ struct DeviceCommandParserTests {
     @Test("…/set passes any object through as settings; drivers check the content")
     func settingsPassThrough() throws {
         let request = try #require(contractRequest("wear2mqtt/band/set", #"{"step_goal":8000,"time_format":"24","transaction":1}"#))
-        #expect(try DeviceCommandParser.parse(command: request.name, arguments: request.arguments.get())
+        #expect(try DeviceCommandParser.parse(command: request.name, arguments: request.arguments.get(), registry: WearableDrivers.all)
             == .settings(["step_goal": 8000, "time_format": "24"]))
     }
 
@@ -175,7 +175,7 @@ struct DeviceCommandParserTests {
         #expect(commandError("find/now", "{}")?.code == .unknownCommand)
     }
 
-    @Test("every command the contract lists parses from a valid payload", arguments: DeviceCommandParser.commandNames)
+    @Test("every command the contract lists parses from a valid payload", arguments: DeviceCommandParser.commandNames(WearableDrivers.all))
     func everyCommandKnown(name: String) {
         let payload = name == "dfu" ? #"{"file":"a.zip","sha256":"\#(String(repeating: "0", count: 64))"}"# : "{}"
         #expect(commandError(name, payload) == nil)
@@ -184,7 +184,7 @@ struct DeviceCommandParserTests {
 
 @Suite struct HeartRateControlPointCommandTests {
     @Test func resetEnergyExpendedIsACommandWithoutArguments() throws {
-        #expect(try DeviceCommandParser.parse(command: "reset_energy_expended", arguments: [:]) == .named("reset_energy_expended", [:]))
-        #expect(throws: CommandError.self) { try DeviceCommandParser.parse(command: "reset_energy_expended", arguments: ["x": 1]) }
+        #expect(try DeviceCommandParser.parse(command: "reset_energy_expended", arguments: [:], registry: WearableDrivers.all) == .named("reset_energy_expended", [:]))
+        #expect(throws: CommandError.self) { try DeviceCommandParser.parse(command: "reset_energy_expended", arguments: ["x": 1], registry: WearableDrivers.all) }
     }
 }
