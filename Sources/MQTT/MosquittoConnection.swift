@@ -72,12 +72,8 @@ final class MosquittoConnection: @unchecked Sendable {
     private var machine: MQTTLinkStateMachine
     private var lastLibraryError: String?
     private var subscriptions: [(filter: String, qos: QoS, retainAsPublished: Bool)] = []
-    private var ring: OfflineRing
-    private let spool: DurableSpool
-    /// Durable messages handed to libmosquitto, by message id, awaiting PUBACK.
-    private var inflight: [Int32: UInt64] = [:]
-    /// Final messages of a close, awaiting PUBACK.
-    private var finalMessageIDs = Set<Int32>()
+    /// The offline ring, the durable spool and what awaits a PUBACK.
+    private var outbound: OutboundQueue
     /// Called when the connection ends, whichever way (the close's deadline is the machine's).
     private var closeCompletion: (@Sendable () -> Void)?
     private var lastSpoolSync = ContinuousClock.now
@@ -109,9 +105,9 @@ final class MosquittoConnection: @unchecked Sendable {
         self.flow = flow
         self.machine = MQTTLinkStateMachine(backoff: configuration.reconnect, connectTimeout: configuration.connectTimeout,
                                             credentialsAcceptedBefore: configuration.credentialsAcceptedBefore)
-        self.ring = OfflineRing(capacity: configuration.offlineQueueCapacity)
-        self.spool = try DurableSpool(directory: configuration.spoolDirectory,
-                                      maximumBytes: configuration.spoolMaximumBytes)
+        let spool = try DurableSpool(directory: configuration.spoolDirectory, maximumBytes: configuration.spoolMaximumBytes)
+        self.outbound = OutboundQueue(ring: OfflineRing(capacity: configuration.offlineQueueCapacity), spool: spool,
+                                      window: configuration.durableWindow)
         if let loose = spool.looseModeTightened {
             logger.warning("the durable spool's folder was open to other users; its mode is now 0700",
                            metadata: ["directory": "\(configuration.spoolDirectory)", "was": "0\(String(loose, radix: 8))"])
@@ -244,7 +240,7 @@ final class MosquittoConnection: @unchecked Sendable {
     /// 100 ms while something is under way (connecting, reconnecting, closing, durable records to sync or send),
     /// else 1 s: enough for keep-alive, and an idle gateway wakes once a second rather than ten times.
     private var tickInterval: Duration {
-        guard machine.state == .connected, !spool.needsSync, !spool.hasUnsent, inflight.isEmpty, ring.isEmpty else {
+        guard machine.state == .connected, outbound.isIdle else {
             return .milliseconds(100)
         }
         return .seconds(1)
@@ -298,7 +294,7 @@ final class MosquittoConnection: @unchecked Sendable {
             break  // answers to other events
         }
         if now - lastSpoolSync > .milliseconds(100) {
-            spool.sync()
+            outbound.spool.sync()
             lastSpoolSync = now
         }
         updateStatistics()
@@ -309,8 +305,7 @@ final class MosquittoConnection: @unchecked Sendable {
 
     /// Whether a close on an up link has nothing left to wait for.
     private var isDrained: Bool {
-        inflight.isEmpty && finalMessageIDs.isEmpty && !spool.hasUnsent && ring.isEmpty
-            && !mosquitto_want_write(handle)
+        outbound.isDrained && !mosquitto_want_write(handle)
     }
 
     /// The socket on the loop: registered while libmosquitto has one (it changes with every connection),
@@ -479,10 +474,10 @@ final class MosquittoConnection: @unchecked Sendable {
     private func handle(_ command: ConnectionCommand) {
         switch command {
         case .publish(let message):
-            if machine.isConnected { publishNow(message) } else { ring.append(message) }
+            if machine.isConnected { publishNow(message) } else { outbound.holdOffline(message) }
         case .publishDurable(let message, let completion):
             do {
-                try spool.append(message, enqueuedAtMilliseconds: UInt64(Date().timeIntervalSince1970 * 1000))
+                try outbound.spool.append(message, enqueuedAtMilliseconds: Self.wallClockMilliseconds())
                 completion(.success(()))
             } catch {
                 logger.error("durable message not stored", metadata: ["topic": "\(message.topic)", "error": "\(error)"])
@@ -500,7 +495,7 @@ final class MosquittoConnection: @unchecked Sendable {
             closeCompletion = completion
             if machine.close(deadline: .now + timeout) == .sendFinalMessages {
                 for message in finalMessages {
-                    if let id = publishNow(message), message.qos > .atMostOnce { finalMessageIDs.insert(id) }
+                    if let id = publishNow(message), message.qos > .atMostOnce { outbound.sentFinalMessage(messageID: id) }
                 }
             }
         }
@@ -508,31 +503,20 @@ final class MosquittoConnection: @unchecked Sendable {
 
     /// Replays the offline ring, then feeds spooled durable messages to the broker within the window.
     private func pump() {
-        while machine.isConnected, let message = ring.popFirst() { publishNow(message) }
-        while machine.isConnected, inflight.count < configuration.durableWindow, spool.hasUnsent {
-            let record: SpooledRecord?
-            do { record = try spool.nextUnsent() } catch {
+        while machine.isConnected, let message = outbound.nextOffline() { publishNow(message) }
+        while machine.isConnected {
+            let durable: OutboundQueue.DurableMessage?
+            do { durable = try outbound.nextDurable(nowMilliseconds: Self.wallClockMilliseconds()) } catch {
                 logger.error("durable spool unreadable; stopping its replay", metadata: ["error": "\(error)"])
                 return
             }
-            guard let record else { return }
-            var message = record.message
-            message.qos = max(message.qos, .atLeastOnce)
-            if let expiry = message.properties.messageExpiryInterval {
-                let ageSeconds = (UInt64(Date().timeIntervalSince1970 * 1000) &- record.enqueuedAtMilliseconds) / 1000
-                guard ageSeconds < expiry else {
-                    spool.acknowledge(record.sequence)
-                    continue
-                }
-                message.properties.messageExpiryInterval = expiry - UInt32(ageSeconds)
-            }
-            if let id = publishNow(message) {
-                inflight[id] = record.sequence
-            } else {
-                spool.acknowledge(record.sequence)
-            }
+            guard let durable else { return }
+            outbound.sent(durable, messageID: publishNow(durable.message))
         }
     }
+
+    /// When a durable message was spooled, for its expiry: wall-clock time, as it must hold across restarts.
+    private static func wallClockMilliseconds() -> UInt64 { UInt64(Date().timeIntervalSince1970 * 1000) }
 
     /// The kept property list for properties that are a content type alone; nil for any other properties.
     private func sharedProperties(_ properties: MQTTProperties) -> OpaquePointer? {
@@ -568,7 +552,7 @@ final class MosquittoConnection: @unchecked Sendable {
         case MOSQ_ERR_NO_CONN.rawValue, MOSQ_ERR_CONN_LOST.rawValue:
             // QoS > 0 stays in libmosquitto's queue and is resent after the reconnect; QoS 0 is ours to keep.
             if message.qos == .atMostOnce {
-                ring.append(message)
+                outbound.holdOffline(message)
                 return nil
             }
             return messageID
@@ -622,14 +606,12 @@ final class MosquittoConnection: @unchecked Sendable {
     }
 
     private func didCompletePublish(messageID: Int32, reason: Int32) {
-        finalMessageIDs.remove(messageID)
-        guard let sequence = inflight.removeValue(forKey: messageID) else { return }
+        guard outbound.completed(messageID: messageID) else { return }
         if reason >= 0x80 {
             logger.error("the MQTT broker rejected a durable message; it is dropped",
                          metadata: ["reason": "\(MosquittoText.reason(reason))"])
             statistics.withLock { $0.durableRejectedByBroker += 1 }
         }
-        spool.acknowledge(sequence)
     }
 
     private func didReceive(_ message: mosquitto_message, properties: OpaquePointer?) {
@@ -680,7 +662,7 @@ final class MosquittoConnection: @unchecked Sendable {
         if let tick { loop.cancel(tick.id) }
         if let iterationHook { loop.removeIterationHook(iterationHook) }
         if ownsLoop { loop.stop() }
-        spool.sync()
+        outbound.spool.sync()
         updateStatistics()
         statistics.withLock { $0.connected = false }
         if let handle {
@@ -703,7 +685,8 @@ final class MosquittoConnection: @unchecked Sendable {
     }
 
     private func updateStatistics() {
-        let queued = ring.count, dropped = ring.dropped, pending = spool.pendingCount, bytes = spool.totalBytes
+        let queued = outbound.ring.count, dropped = outbound.ring.dropped
+        let pending = outbound.spool.pendingCount, bytes = outbound.spool.totalBytes
         statistics.withLock {
             $0.offlineQueued = queued
             $0.offlineDropped = dropped
