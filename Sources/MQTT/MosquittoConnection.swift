@@ -37,7 +37,9 @@ enum ConnectionCommand: Sendable {
 /// yields, counters) without blocking.
 ///
 /// It does its own reconnecting (exponential backoff with jitter) rather than libmosquitto's, to resubscribe,
-/// replay the offline ring and spool in order, and to tell a refused password from a broker that is away.
+/// replay the offline ring and spool in order, and to tell a refused password from a broker that is away. What the
+/// link does next is decided by `MQTTLinkStateMachine`: this class feeds it libmosquitto's results and the tick,
+/// and carries out its actions.
 ///
 /// `@unchecked Sendable`: it wraps a C handle. The inbox and statistics are behind mutexes; every other stored
 /// property is confined to the loop thread.
@@ -66,21 +68,14 @@ final class MosquittoConnection: @unchecked Sendable {
 
     // Loop-thread state.
     private var handle: OpaquePointer?
-    private enum Link { case down, connecting(since: ContinuousClock.Instant), up }
-    private var link = Link.down
-    private var backoff: ReconnectBackoff
-    private var nextAttempt = ContinuousClock.now
-    private var everConnected = false
+    /// Where the link stands and what to do next; this class carries out what it answers.
+    private var machine: MQTTLinkStateMachine
     private var lastLibraryError: String?
     private var subscriptions: [(filter: String, qos: QoS, retainAsPublished: Bool)] = []
-    private var ring: OfflineRing
-    private let spool: DurableSpool
-    /// Durable messages handed to libmosquitto, by message id, awaiting PUBACK.
-    private var inflight: [Int32: UInt64] = [:]
-    /// Final messages of a close, awaiting PUBACK.
-    private var finalMessageIDs = Set<Int32>()
-    private var closing: (deadline: ContinuousClock.Instant, completion: @Sendable () -> Void)?
-    private var fatalError: MQTTError?
+    /// The offline ring, the durable spool and what awaits a PUBACK.
+    private var outbound: OutboundQueue
+    /// Called when the connection ends, whichever way (the close's deadline is the machine's).
+    private var closeCompletion: (@Sendable () -> Void)?
     private var lastSpoolSync = ContinuousClock.now
     /// The socket's registration on the loop, and the interest it was given.
     private var socketRegistration: (registration: EventLoop.Registration, interest: EventLoop.Interest)?
@@ -88,10 +83,6 @@ final class MosquittoConnection: @unchecked Sendable {
     private var readingPausedSince: ContinuousClock.Instant?
     private var tick: (id: TimerQueue<() -> Void>.ID, deadline: ContinuousClock.Instant)?
     private var iterationHook: UInt64?
-    private var finished = false
-    /// A connection attempt runs on a helper thread (libmosquitto resolves the host and connects blocking): until it
-    /// returns, nothing on the loop touches the handle, so a broker that does not answer never stalls the data path.
-    private var connectInFlight = false
     /// Property lists holding only a content type, by content type (`application/json`), reused by every publish.
     private var contentTypeProperties: [String: OpaquePointer] = [:]
 
@@ -112,10 +103,11 @@ final class MosquittoConnection: @unchecked Sendable {
         self.events = events
         self.incoming = incoming
         self.flow = flow
-        self.backoff = configuration.reconnect
-        self.ring = OfflineRing(capacity: configuration.offlineQueueCapacity)
-        self.spool = try DurableSpool(directory: configuration.spoolDirectory,
-                                      maximumBytes: configuration.spoolMaximumBytes)
+        self.machine = MQTTLinkStateMachine(backoff: configuration.reconnect, connectTimeout: configuration.connectTimeout,
+                                            credentialsAcceptedBefore: configuration.credentialsAcceptedBefore)
+        let spool = try DurableSpool(directory: configuration.spoolDirectory, maximumBytes: configuration.spoolMaximumBytes)
+        self.outbound = OutboundQueue(ring: OfflineRing(capacity: configuration.offlineQueueCapacity), spool: spool,
+                                      window: configuration.durableWindow)
         if let loose = spool.looseModeTightened {
             logger.warning("the durable spool's folder was open to other users; its mode is now 0700",
                            metadata: ["directory": "\(configuration.spoolDirectory)", "was": "0\(String(loose, radix: 8))"])
@@ -144,7 +136,7 @@ final class MosquittoConnection: @unchecked Sendable {
     }
 
     func send(_ command: ConnectionCommand) {
-        if loop.inEventLoop, !finished, started.load(ordering: .acquiring) {
+        if loop.inEventLoop, !machine.isFinished, started.load(ordering: .acquiring) {
             // The data path: a sample decoded on this loop goes to libmosquitto now; the iteration's end writes it.
             handle(command)
             if case .publish = command { return }
@@ -248,7 +240,7 @@ final class MosquittoConnection: @unchecked Sendable {
     /// 100 ms while something is under way (connecting, reconnecting, closing, durable records to sync or send),
     /// else 1 s: enough for keep-alive, and an idle gateway wakes once a second rather than ten times.
     private var tickInterval: Duration {
-        guard case .up = link, closing == nil, !spool.needsSync, !spool.hasUnsent, inflight.isEmpty, ring.isEmpty else {
+        guard machine.state == .connected, outbound.isIdle else {
             return .milliseconds(100)
         }
         return .seconds(1)
@@ -262,48 +254,47 @@ final class MosquittoConnection: @unchecked Sendable {
         }
         let id = loop.schedule(at: deadline) { [weak self] in
             self?.tick = nil
-            guard let self, !self.finished else { return }
-            if !self.connectInFlight, let handle = self.handle, mosquitto_socket(handle) >= 0 { _ = mosquitto_loop_misc(handle) }
+            guard let self, !self.machine.isFinished else { return }
+            if !self.machine.isAttemptInFlight, let handle = self.handle, mosquitto_socket(handle) >= 0 { _ = mosquitto_loop_misc(handle) }
             self.step()
-            if !self.finished { self.scheduleTick() }
+            if !self.machine.isFinished { self.scheduleTick() }
         }
         tick = (id, deadline)
     }
 
-    /// Everything but the socket's own events: queued commands, the end of a close, connecting and reconnecting,
-    /// replaying the ring and the spool, syncing the spool, and the socket's registration.
+    /// Everything but the socket's own events: queued commands, what the link's state machine says is due
+    /// (connecting, reconnecting, a connect timeout, the end of a close or a fatal error), replaying the ring and the
+    /// spool, syncing the spool, and the socket's registration.
     private func step() {
-        guard !finished else { return }
+        guard !machine.isFinished else { return }
         for command in inbox.withLock({ inbox in defer { inbox.commands.removeAll(keepingCapacity: true) }; return inbox.commands }) {
             handle(command)
         }
         let now = ContinuousClock.now
         // Everything below may end or use the handle; the attempt in flight finishes first.
-        guard !connectInFlight else {
+        guard !machine.isAttemptInFlight else {
             updateStatistics()
             return
         }
-        if let error = fatalError {
+        switch machine.tick(now: now, drained: isDrained) {
+        case .finishFailed(let error):
             stop(with: .fatal(error))
             return
-        }
-        if let closing, isDrained || now >= closing.deadline {
-            finishClose()
+        case .finishClosed(let disconnect):
+            finishClose(disconnect: disconnect)
             return
-        }
-        switch link {
-        case .down:
-            if now >= nextAttempt && closing == nil { attemptConnection() }
-        case .connecting(let since):
-            if now - since > configuration.connectTimeout {
-                logger.warning("no answer from the MQTT broker; abandoning this connection attempt")
-                abortSocket()
-            }
-        case .up:
-            pump()
+        case .connect:
+            attemptConnection()
+        case .abandonAttempt:
+            logger.warning("no answer from the MQTT broker; abandoning this connection attempt")
+            abortSocket()
+        case .none:
+            if machine.isConnected { pump() }
+        case .reportConnected, .reportLost, .reportUnreachable, .warnCredentialsRefused, .sendFinalMessages:
+            break  // answers to other events
         }
         if now - lastSpoolSync > .milliseconds(100) {
-            spool.sync()
+            outbound.spool.sync()
             lastSpoolSync = now
         }
         updateStatistics()
@@ -312,16 +303,15 @@ final class MosquittoConnection: @unchecked Sendable {
         scheduleTick()
     }
 
+    /// Whether a close on an up link has nothing left to wait for.
     private var isDrained: Bool {
-        guard case .up = link else { return true }
-        return inflight.isEmpty && finalMessageIDs.isEmpty && !spool.hasUnsent && ring.isEmpty
-            && !mosquitto_want_write(handle)
+        outbound.isDrained && !mosquitto_want_write(handle)
     }
 
     /// The socket on the loop: registered while libmosquitto has one (it changes with every connection),
     /// writable interest only while libmosquitto has bytes waiting.
     private func updateRegistration() {
-        guard !connectInFlight else { return }
+        guard !machine.isAttemptInFlight else { return }
         let socket = handle.map { mosquitto_socket($0) } ?? -1
         if let current = socketRegistration, current.registration.descriptor != socket {
             loop.deregister(current.registration)
@@ -382,8 +372,8 @@ final class MosquittoConnection: @unchecked Sendable {
         // The handshake failed: a wrong CA or certificate will not fix itself by retrying. libmosquitto
         // reports it as MOSQ_ERR_TLS from the read or write that failed, or only in its log when the peer hung
         // up first, so both are looked at.
-        if !everConnected, result == MOSQ_ERR_TLS.rawValue || Self.isTLSFailure(lastLibraryError) {
-            fatalError = .tlsFailure(lastLibraryError ?? MosquittoText.error(result))
+        if result == MOSQ_ERR_TLS.rawValue || Self.isTLSFailure(lastLibraryError) {
+            _ = machine.tlsFailureSeen(lastLibraryError ?? MosquittoText.error(result))
         }
         if mosquitto_socket(handle) < 0 { linkLost(reason: lastLibraryError ?? "connection closed") }
         step()
@@ -392,12 +382,15 @@ final class MosquittoConnection: @unchecked Sendable {
     /// At the end of every loop iteration: what this iteration published and libmosquitto could not write at
     /// once goes out now, and the writable interest follows what is left.
     private func flushWrites() {
-        guard !finished, !connectInFlight, let handle, mosquitto_socket(handle) >= 0 else { return }
+        guard !machine.isFinished, !machine.isAttemptInFlight, let handle, mosquitto_socket(handle) >= 0 else { return }
         if mosquitto_want_write(handle) { _ = mosquitto_loop_write(handle, 1) }
         if mosquitto_socket(handle) < 0 { linkLost(reason: lastLibraryError ?? "connection closed") }
         updateRegistration()
     }
 
+    /// Starts the attempt the machine asked for (it is `connecting`, `opening` now): on a helper thread, because
+    /// libmosquitto resolves the host and connects blocking. Until it returns nothing on the loop touches the handle,
+    /// so a broker that does not answer never stalls the data path.
     private func attemptConnection() {
         guard let handle else { return }
         lastLibraryError = nil
@@ -409,8 +402,6 @@ final class MosquittoConnection: @unchecked Sendable {
         dropRegistration()
         logger.debug("connecting to the MQTT broker",
                      metadata: ["host": "\(configuration.host)", "port": "\(configuration.port)"])
-        link = .connecting(since: .now)
-        connectInFlight = true
         let attempt = ConnectAttempt(handle: handle, properties: properties, configuration: configuration)
         properties = nil  // the attempt frees them
         let thread = Thread { [self] in
@@ -423,15 +414,15 @@ final class MosquittoConnection: @unchecked Sendable {
 
     /// The helper thread's `mosquitto_connect` returned: on success the CONNACK is awaited on the loop.
     private func connectReturned(_ result: Int32) {
-        connectInFlight = false
         defer { step() }
-        if result == MOSQ_ERR_SUCCESS.rawValue { return }
-        let reason = lastLibraryError ?? MosquittoText.error(result)
-        if !everConnected, result == MOSQ_ERR_TLS.rawValue || Self.isTLSFailure(lastLibraryError) {
-            fatalError = .tlsFailure(reason)
+        if result == MOSQ_ERR_SUCCESS.rawValue {
+            _ = machine.socketOpened()
             return
         }
-        linkLost(reason: reason)
+        let reason = lastLibraryError ?? MosquittoText.error(result)
+        let tls = result == MOSQ_ERR_TLS.rawValue || Self.isTLSFailure(lastLibraryError)
+        let now = ContinuousClock.now
+        reportLinkDown(machine.connectFailed(now: now, tlsFailure: tls ? reason : nil), now: now, reason: reason)
     }
 
     /// libmosquitto logs OpenSSL's reasons for a failed handshake ("certificate verify failed", …).
@@ -447,22 +438,34 @@ final class MosquittoConnection: @unchecked Sendable {
         linkLost(reason: "connect timeout")
     }
 
-    private func linkLost(reason: String) {
+    /// The socket closed or libmosquitto disconnected. `cleanly`: with reason 0 (our own DISCONNECT while closing).
+    private func linkLost(reason: String, cleanly: Bool = false) {
         // The socket is closed or about to be; a new one may get the same number, so the registration goes now.
         dropRegistration()
-        if case .down = link { return }
-        if let handle { setLibraryLogging(true, handle) }
+        let now = ContinuousClock.now
+        reportLinkDown(machine.linkLost(now: now, cleanly: cleanly), now: now, reason: reason)
+    }
+
+    /// A loss or a failed attempt the machine answered: logged, and a lost link told to the client. The next attempt
+    /// is the tick's (every 100 ms while the link is not up), from the instant the machine waits for.
+    private func reportLinkDown(_ action: MQTTLinkStateMachine.Action, now: ContinuousClock.Instant, reason: String) {
+        let retryAt: ContinuousClock.Instant?
         let wasUp: Bool
-        if case .up = link { wasUp = true } else { wasUp = false }
-        link = .down
-        let delay = backoff.nextDelay()
-        nextAttempt = .now + delay
+        switch action {
+        case .reportLost(let at): (retryAt, wasUp) = (at, true)
+        case .reportUnreachable(let at): (retryAt, wasUp) = (at, false)
+        default: return
+        }
+        if let handle { setLibraryLogging(true, handle) }
         statistics.withLock { $0.connected = false }
+        var metadata: Logger.Metadata = ["reason": "\(reason)"]
+        if let retryAt { metadata["retry_in"] = "\(retryAt - now)" }
         if wasUp {
-            logger.warning("lost the MQTT broker; reconnecting", metadata: ["reason": "\(reason)", "retry_in": "\(delay)"])
+            logger.warning(retryAt == nil ? "lost the MQTT broker while closing" : "lost the MQTT broker; reconnecting",
+                           metadata: metadata)
             events.yield(.disconnected(reason: reason))
         } else {
-            logger.info("MQTT broker not reachable", metadata: ["reason": "\(reason)", "retry_in": "\(delay)"])
+            logger.info("MQTT broker not reachable", metadata: metadata)
         }
     }
 
@@ -471,10 +474,10 @@ final class MosquittoConnection: @unchecked Sendable {
     private func handle(_ command: ConnectionCommand) {
         switch command {
         case .publish(let message):
-            if case .up = link { publishNow(message) } else { ring.append(message) }
+            if machine.isConnected { publishNow(message) } else { outbound.holdOffline(message) }
         case .publishDurable(let message, let completion):
             do {
-                try spool.append(message, enqueuedAtMilliseconds: UInt64(Date().timeIntervalSince1970 * 1000))
+                try outbound.spool.append(message, enqueuedAtMilliseconds: Self.wallClockMilliseconds())
                 completion(.success(()))
             } catch {
                 logger.error("durable message not stored", metadata: ["topic": "\(message.topic)", "error": "\(error)"])
@@ -484,15 +487,15 @@ final class MosquittoConnection: @unchecked Sendable {
         case .subscribe(let filter, let qos, let retainAsPublished):
             subscriptions.removeAll { $0.filter == filter }
             subscriptions.append((filter, qos, retainAsPublished))
-            if case .up = link { subscribeNow(filter: filter, qos: qos, retainAsPublished: retainAsPublished) }
+            if machine.isConnected { subscribeNow(filter: filter, qos: qos, retainAsPublished: retainAsPublished) }
         case .unsubscribe(let filter):
             subscriptions.removeAll { $0.filter == filter }
-            if case .up = link, let handle { mosquitto_unsubscribe_v5(handle, nil, filter, nil) }
+            if machine.isConnected, let handle { mosquitto_unsubscribe_v5(handle, nil, filter, nil) }
         case .close(let finalMessages, let timeout, let completion):
-            closing = (.now + timeout, completion)
-            if case .up = link {
+            closeCompletion = completion
+            if machine.close(deadline: .now + timeout) == .sendFinalMessages {
                 for message in finalMessages {
-                    if let id = publishNow(message), message.qos > .atMostOnce { finalMessageIDs.insert(id) }
+                    if let id = publishNow(message), message.qos > .atMostOnce { outbound.sentFinalMessage(messageID: id) }
                 }
             }
         }
@@ -500,31 +503,20 @@ final class MosquittoConnection: @unchecked Sendable {
 
     /// Replays the offline ring, then feeds spooled durable messages to the broker within the window.
     private func pump() {
-        while case .up = link, let message = ring.popFirst() { publishNow(message) }
-        while case .up = link, inflight.count < configuration.durableWindow, spool.hasUnsent {
-            let record: SpooledRecord?
-            do { record = try spool.nextUnsent() } catch {
+        while machine.isConnected, let message = outbound.nextOffline() { publishNow(message) }
+        while machine.isConnected {
+            let durable: OutboundQueue.DurableMessage?
+            do { durable = try outbound.nextDurable(nowMilliseconds: Self.wallClockMilliseconds()) } catch {
                 logger.error("durable spool unreadable; stopping its replay", metadata: ["error": "\(error)"])
                 return
             }
-            guard let record else { return }
-            var message = record.message
-            message.qos = max(message.qos, .atLeastOnce)
-            if let expiry = message.properties.messageExpiryInterval {
-                let ageSeconds = (UInt64(Date().timeIntervalSince1970 * 1000) &- record.enqueuedAtMilliseconds) / 1000
-                guard ageSeconds < expiry else {
-                    spool.acknowledge(record.sequence)
-                    continue
-                }
-                message.properties.messageExpiryInterval = expiry - UInt32(ageSeconds)
-            }
-            if let id = publishNow(message) {
-                inflight[id] = record.sequence
-            } else {
-                spool.acknowledge(record.sequence)
-            }
+            guard let durable else { return }
+            outbound.sent(durable, messageID: publishNow(durable.message))
         }
     }
+
+    /// When a durable message was spooled, for its expiry: wall-clock time, as it must hold across restarts.
+    private static func wallClockMilliseconds() -> UInt64 { UInt64(Date().timeIntervalSince1970 * 1000) }
 
     /// The kept property list for properties that are a content type alone; nil for any other properties.
     private func sharedProperties(_ properties: MQTTProperties) -> OpaquePointer? {
@@ -560,7 +552,7 @@ final class MosquittoConnection: @unchecked Sendable {
         case MOSQ_ERR_NO_CONN.rawValue, MOSQ_ERR_CONN_LOST.rawValue:
             // QoS > 0 stays in libmosquitto's queue and is resent after the reconnect; QoS 0 is ours to keep.
             if message.qos == .atMostOnce {
-                ring.append(message)
+                outbound.holdOffline(message)
                 return nil
             }
             return messageID
@@ -588,18 +580,12 @@ final class MosquittoConnection: @unchecked Sendable {
             lastLibraryError = "broker refused the connection: \(text)"
             statistics.withLock { $0.refusedConnections += 1 }
             let authentication: Set<Int32> = configuration.protocolVersion == .v5 ? [0x86, 0x87, 0x8C] : [4, 5]
-            if authentication.contains(reason) {
-                if !everConnected && !configuration.credentialsAcceptedBefore {
-                    fatalError = .authenticationRefused(reason: text)
-                } else {
-                    logger.error("the MQTT broker now refuses our credentials; retrying", metadata: ["reason": "\(text)"])
-                }
+            if machine.connackRefused(credentials: authentication.contains(reason) ? text : nil) == .warnCredentialsRefused {
+                logger.error("the MQTT broker now refuses our credentials; retrying", metadata: ["reason": "\(text)"])
             }
             return
         }
-        link = .up
-        everConnected = true
-        backoff.reset()
+        guard machine.connackAccepted() == .reportConnected else { return }
         if let handle { setLibraryLogging(false, handle) }
         statistics.withLock {
             $0.connected = true
@@ -616,22 +602,16 @@ final class MosquittoConnection: @unchecked Sendable {
 
     private func didDisconnect(reason: Int32) {
         if let handle { setLibraryLogging(true, handle) }
-        if closing != nil, reason == 0 {
-            link = .down  // our own clean DISCONNECT at the end of a close
-            return
-        }
-        linkLost(reason: lastLibraryError ?? (reason == 0 ? "disconnected" : MosquittoText.error(reason)))
+        linkLost(reason: lastLibraryError ?? (reason == 0 ? "disconnected" : MosquittoText.error(reason)), cleanly: reason == 0)
     }
 
     private func didCompletePublish(messageID: Int32, reason: Int32) {
-        finalMessageIDs.remove(messageID)
-        guard let sequence = inflight.removeValue(forKey: messageID) else { return }
+        guard outbound.completed(messageID: messageID) else { return }
         if reason >= 0x80 {
             logger.error("the MQTT broker rejected a durable message; it is dropped",
                          metadata: ["reason": "\(MosquittoText.reason(reason))"])
             statistics.withLock { $0.durableRejectedByBroker += 1 }
         }
-        spool.acknowledge(sequence)
     }
 
     private func didReceive(_ message: mosquitto_message, properties: OpaquePointer?) {
@@ -667,29 +647,30 @@ final class MosquittoConnection: @unchecked Sendable {
 
     // MARK: Shutdown
 
-    private func finishClose() {
-        if case .up = link, let handle {
+    /// `disconnect`: the link is up, so the broker is told (and discards the will).
+    private func finishClose(disconnect: Bool) {
+        if disconnect, let handle {
             mosquitto_disconnect_v5(handle, 0, nil)
             if mosquitto_socket(handle) >= 0 { _ = mosquitto_loop_write(handle, 1) }
         }
         stop(with: .closed)
     }
 
+    /// The end the machine answered (it is `finished` now).
     private func stop(with event: ConnectionEvent) {
-        finished = true
         dropRegistration()
         if let tick { loop.cancel(tick.id) }
         if let iterationHook { loop.removeIterationHook(iterationHook) }
         if ownsLoop { loop.stop() }
-        spool.sync()
+        outbound.spool.sync()
         updateStatistics()
         statistics.withLock { $0.connected = false }
         if let handle {
             mosquitto_destroy(handle)
             self.handle = nil
         }
-        closing?.completion()
-        closing = nil
+        closeCompletion?()
+        closeCompletion = nil
         // Commands waiting now, and any sent from now on, are answered so no caller waits forever.
         for command in inbox.withLock({ inbox in
             inbox.ended = true
@@ -704,7 +685,8 @@ final class MosquittoConnection: @unchecked Sendable {
     }
 
     private func updateStatistics() {
-        let queued = ring.count, dropped = ring.dropped, pending = spool.pendingCount, bytes = spool.totalBytes
+        let queued = outbound.ring.count, dropped = outbound.ring.dropped
+        let pending = outbound.spool.pendingCount, bytes = outbound.spool.totalBytes
         statistics.withLock {
             $0.offlineQueued = queued
             $0.offlineDropped = dropped
