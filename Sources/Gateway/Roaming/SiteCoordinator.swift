@@ -8,6 +8,9 @@ import Wearables
 /// carries out its side of each handover through the device manager — around the pure machines `SiteOwnership`,
 /// `DeviceHandover`, `SightingCollector` and `SiteRegistry`, which hold every rule.
 ///
+/// A handover's holds and releases, and the release timer's expiry, run on one `OrderedWorkQueue` in the order the
+/// broker's messages asked for them, so a quick reassignment away and back cannot release after it held again.
+///
 /// The site's registry (`registry/<id>`, `SiteRegistry`) carries the device list: a gateway publishes the devices it
 /// manages that the registry lacks and every entry changed on it (`device/add`, `rename`, `options` on the referee,
 /// which bridge requests go to; `configure` on the device's holder), the referee also the removals, and every
@@ -23,12 +26,16 @@ public final class SiteCoordinator: Sendable {
     private let sink: any MessageSink
     private let clock: GatewayClock
     private let logger: Logger
-    private let manager = Mutex<DeviceManager?>(nil)
+    private let manager = Mutex<(any SiteDeviceControl)?>(nil)
     private let state: Mutex<State>
     /// Registry changes read from the broker, applied to the device manager one at a time in their order (buffered
     /// until a manager is attached: the broker's retained entries come before the Bluetooth stack).
     private let registryChanges: AsyncStream<SiteRegistry.LocalChange>
     private let registryQueue: AsyncStream<SiteRegistry.LocalChange>.Continuation
+    /// The holds and releases of handovers, and the release timers' expiries, in the order they were asked for.
+    private let handoverWork = OrderedWorkQueue()
+    /// The release timer sleeping for each device (the newest; an older one's epoch is outdated); nil once stopped.
+    private let releaseTimers = Mutex<[String: Task<Void, Never>]?>([:])
 
     struct State: Sendable {
         var ownership: SiteOwnership
@@ -89,7 +96,7 @@ public final class SiteCoordinator: Sendable {
         viewHook.withLock { $0 = ViewHook(call) }
     }
 
-    public func attach(_ manager: DeviceManager) {
+    public func attach(_ manager: any SiteDeviceControl) {
         self.manager.withLock { $0 = manager }
         let changes = registryChanges, logger = logger
         Task { [weak self, weak manager] in
@@ -109,6 +116,27 @@ public final class SiteCoordinator: Sendable {
                 }
             }
         }
+    }
+
+    /// The gateway stops: release timers end, and handover work queued or running is cancelled (the device manager
+    /// stops every session next, and the gateway's will tells the site not to wait for its handoffs).
+    public func stop() {
+        let timers = releaseTimers.withLock { timers in
+            defer { timers = nil }
+            return timers.map { Array($0.values) } ?? []
+        }
+        for timer in timers { timer.cancel() }
+        handoverWork.cancel()
+    }
+
+    /// Returns once every hold and release asked for so far has been carried out, the release timers sleeping now
+    /// having run out and been acted on: for tests, which await this instead of waiting for things to settle.
+    func drained() async {
+        while let (device, timer) = releaseTimers.withLock({ $0?.first.map { ($0.key, $0.value) } }) {
+            await timer.value
+            releaseTimers.withLock { if $0?[device] == timer { $0?[device] = nil } }
+        }
+        await handoverWork.drained()
     }
 
     public var isReferee: Bool { state.withLock { $0.ownership.isReferee } }
@@ -333,30 +361,58 @@ public final class SiteCoordinator: Sendable {
 
     // MARK: Carrying out a handover
 
+    /// Holds and releases go on `handoverWork`, in the order `DeviceHandover` asked for them; a handoff is published at
+    /// once, and a release timer starts at once (only its expiry waits its turn).
     private func perform(_ actions: [DeviceHandover.Action]) {
         for action in actions {
             switch action {
-            case .hold(let device, let storage):
-                Task { [self] in
-                    await manager.withLock({ $0 })?.hold(id: device, storage: storage)
-                    publishPresence(device)
-                }
-            case .release(let device, let epoch):
-                Task { [self] in
-                    // Half the new owner's wait for the handoff goes to a page being committed; the rest to publishing.
-                    let entries = await manager.withLock({ $0 })?.release(id: device, sharingCredentials: sharesCredentials,
-                                                                          commitWait: settings.releaseTimeout / 2) ?? [:]
-                    let released = clock.unixMilliseconds()
-                    perform(state.withLock { $0.handover.released(device: device, storage: entries, releasedMilliseconds: released) })
-                    logger.info("site: device released", metadata: ["device": "\(device)", "epoch": "\(epoch)"])
-                }
+            case .hold, .release:
+                handoverWork.enqueue { [self] in await carryOut(action) }
             case .publishHandoff(let device, let handoff):
-                sink.publish(OutgoingMessage(topic: topics.handoff(device), payload: SiteMessages.encode(handoff),
-                                             qos: .atLeastOnce, retain: true, properties: MQTTProperties(contentType: "application/json")))
+                publishHandoff(device, handoff)
             case .startReleaseTimer(let device, let epoch):
-                Task { [self] in
-                    try? await Task.sleep(for: settings.releaseTimeout)
-                    perform(state.withLock { $0.handover.timedOut(device: device, epoch: epoch) })
+                startReleaseTimer(device, epoch: epoch)
+            }
+        }
+    }
+
+    /// On `handoverWork`: one action, and those it leads to, in turn (a release's handoff; a timer's hold).
+    private func carryOut(_ action: DeviceHandover.Action) async {
+        switch action {
+        case .hold(let device, let storage):
+            await manager.withLock({ $0 })?.hold(id: device, storage: storage)
+            publishPresence(device)
+        case .release(let device, let epoch):
+            // Half the new owner's wait for the handoff goes to a page being committed; the rest to publishing.
+            let entries = await manager.withLock({ $0 })?.release(id: device, sharingCredentials: sharesCredentials,
+                                                                  commitWait: settings.releaseTimeout / 2) ?? [:]
+            let released = clock.unixMilliseconds()
+            for next in state.withLock({ $0.handover.released(device: device, storage: entries, releasedMilliseconds: released) }) {
+                await carryOut(next)
+            }
+            logger.info("site: device released", metadata: ["device": "\(device)", "epoch": "\(epoch)"])
+        case .publishHandoff(let device, let handoff):
+            publishHandoff(device, handoff)
+        case .startReleaseTimer(let device, let epoch):
+            startReleaseTimer(device, epoch: epoch)
+        }
+    }
+
+    private func publishHandoff(_ device: String, _ handoff: SiteMessages.Handoff) {
+        sink.publish(OutgoingMessage(topic: topics.handoff(device), payload: SiteMessages.encode(handoff),
+                                     qos: .atLeastOnce, retain: true, properties: MQTTProperties(contentType: "application/json")))
+    }
+
+    /// Sleeps `releaseTimeout`, then queues the expiry behind the holds and releases asked for meanwhile;
+    /// `DeviceHandover` ignores it if the epoch is no longer the one awaited. A newer timer of the device replaces it.
+    private func startReleaseTimer(_ device: String, epoch: UInt64) {
+        releaseTimers.withLock { timers in
+            guard timers != nil else { return }
+            timers?[device]?.cancel()
+            timers?[device] = Task { [self] in
+                do { try await Task.sleep(for: settings.releaseTimeout) } catch { return }
+                handoverWork.enqueue { [self] in
+                    for next in state.withLock({ $0.handover.timedOut(device: device, epoch: epoch) }) { await carryOut(next) }
                 }
             }
         }
