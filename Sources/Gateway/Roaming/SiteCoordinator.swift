@@ -6,12 +6,15 @@ import Wearables
 /// This gateway's part in a site of gateways (docs/roaming.md): it reads the site's records in the order the broker
 /// delivers them, says which requests are this gateway's to answer, reports what it hears, decides as referee, and
 /// carries out its side of each handover through the device manager — around the pure machines `SiteOwnership`,
-/// `DeviceHandover` and `SightingCollector`, which hold every rule.
+/// `DeviceHandover`, `SightingCollector` and `SiteRegistry`, which hold every rule.
 ///
-/// The site's registry (`registry/<id>`) carries the device list: a gateway publishes the devices it manages that
-/// the registry lacks and every entry changed on it (`device/add`, `rename`, `options` on the referee, which bridge
-/// requests go to; `configure` on the device's holder), the referee also the removals, and every gateway applies
-/// what it reads, in order, one change at a time.
+/// A handover's holds and releases, and the release timer's expiry, run on one `OrderedWorkQueue` in the order the
+/// broker's messages asked for them, so a quick reassignment away and back cannot release after it held again.
+///
+/// The site's registry (`registry/<id>`, `SiteRegistry`) carries the device list: a gateway publishes the devices it
+/// manages that the registry lacks and every entry changed on it (`device/add`, `rename`, `options` on the referee,
+/// which bridge requests go to; `configure` on the device's holder), the referee also the removals, and every
+/// gateway applies what it reads, in order, one change at a time.
 public final class SiteCoordinator: Sendable {
     public let gatewayID: String
     public let settings: RoamingSettings
@@ -23,11 +26,16 @@ public final class SiteCoordinator: Sendable {
     private let sink: any MessageSink
     private let clock: GatewayClock
     private let logger: Logger
-    private let manager = Mutex<DeviceManager?>(nil)
+    private let manager = Mutex<(any SiteDeviceControl)?>(nil)
     private let state: Mutex<State>
-    /// Registry changes read from the broker, applied to the device manager one at a time in their order.
-    private let registryChanges: AsyncStream<(id: String, entry: ManagedDevice?)>
-    private let registryQueue: AsyncStream<(id: String, entry: ManagedDevice?)>.Continuation
+    /// Registry changes read from the broker, applied to the device manager one at a time in their order (buffered
+    /// until a manager is attached: the broker's retained entries come before the Bluetooth stack).
+    private let registryChanges: AsyncStream<SiteRegistry.LocalChange>
+    private let registryQueue: AsyncStream<SiteRegistry.LocalChange>.Continuation
+    /// The holds and releases of handovers, and the release timers' expiries, in the order they were asked for.
+    private let handoverWork = OrderedWorkQueue()
+    /// The release timer sleeping for each device (the newest; an older one's epoch is outdated); nil once stopped.
+    private let releaseTimers = Mutex<[String: Task<Void, Never>]?>([:])
 
     struct State: Sendable {
         var ownership: SiteOwnership
@@ -38,19 +46,7 @@ public final class SiteCoordinator: Sendable {
         var acted: [String: SiteAssignment] = [:]
         var connected: Set<String> = []
         var lastLevel: [String: Int] = [:]
-        /// The registry as read from the broker.
-        var registry: [String: ManagedDevice] = [:]
-        /// The referee's own device list at its last report: what it removes since is deleted from the registry.
-        var refereeList: Set<String>?
-        /// Devices the registry deleted: not published back while this gateway's manager is still letting them go
-        /// (they would come back to life on every gateway), until the registry lists them again.
-        var deleted: Set<String> = []
-        /// Each device's entry as this gateway last published it or took it from the registry: a local entry that
-        /// differs was changed here (a bridge request on the referee, `configure` on the holder) and is published.
-        var settled: [String: ManagedDevice] = [:]
-        /// Counts changes to `settled` made by adoptions, so a report built from a list read before one is not
-        /// taken for a local change.
-        var adoptions = 0
+        var registry = SiteRegistry()
         /// Each gateway's entries for the devices it holds (`devices/<gateway>`), for the referee's `bridge/devices`.
         var entries: [String: [BridgeDeviceEntry]] = [:]
         /// What this gateway last published on `devices/<id>`.
@@ -85,7 +81,7 @@ public final class SiteCoordinator: Sendable {
         self.logger = logger
         state = Mutex(State(ownership: SiteOwnership(gatewayID: gatewayID, settings: settings),
                             handover: DeviceHandover(gatewayID: gatewayID)))
-        (registryChanges, registryQueue) = AsyncStream.makeStream(of: (id: String, entry: ManagedDevice?).self)
+        (registryChanges, registryQueue) = AsyncStream.makeStream(of: SiteRegistry.LocalChange.self)
     }
 
     deinit { registryQueue.finish() }
@@ -100,27 +96,47 @@ public final class SiteCoordinator: Sendable {
         viewHook.withLock { $0 = ViewHook(call) }
     }
 
-    public func attach(_ manager: DeviceManager) {
+    public func attach(_ manager: any SiteDeviceControl) {
         self.manager.withLock { $0 = manager }
         let changes = registryChanges, logger = logger
         Task { [weak self, weak manager] in
-            for await (id, entry) in changes {
+            for await change in changes {
                 guard let manager else { return }
-                if let entry {
+                switch change {
+                case .adopt(let entry):
                     await manager.adopt(entry)
                     // What the manager holds now (the entry, or its own where it refused it) is settled.
-                    let local = await manager.managedDevices.first { $0.id == id }
-                    self?.state.withLock { state in
-                        state.settled[id] = local
-                        state.adoptions += 1
-                    }
-                } else if await manager.managedDevices.contains(where: { $0.id == id }) {
+                    let local = await manager.managedDevices.first { $0.id == entry.id }
+                    self?.state.withLock { $0.registry.adopted(entry.id, managing: local) }
+                case .remove(let id):
+                    guard await manager.managedDevices.contains(where: { $0.id == id }) else { continue }
                     do { try await manager.remove(id: id, announce: false) } catch {
                         logger.warning("cannot remove a device the site removed", metadata: ["id": "\(id)", "error": "\(error)"])
                     }
                 }
             }
         }
+    }
+
+    /// The gateway stops: release timers end, and handover work queued or running is cancelled (the device manager
+    /// stops every session next, and the gateway's will tells the site not to wait for its handoffs).
+    public func stop() {
+        let timers = releaseTimers.withLock { timers in
+            defer { timers = nil }
+            return timers.map { Array($0.values) } ?? []
+        }
+        for timer in timers { timer.cancel() }
+        handoverWork.cancel()
+    }
+
+    /// Returns once every hold and release asked for so far has been carried out, the release timers sleeping now
+    /// having run out and been acted on: for tests, which await this instead of waiting for things to settle.
+    func drained() async {
+        while let (device, timer) = releaseTimers.withLock({ $0?.first.map { ($0.key, $0.value) } }) {
+            await timer.value
+            releaseTimers.withLock { if $0?[device] == timer { $0?[device] = nil } }
+        }
+        await handoverWork.drained()
     }
 
     public var isReferee: Bool { state.withLock { $0.ownership.isReferee } }
@@ -286,48 +302,11 @@ public final class SiteCoordinator: Sendable {
     }
 
     private func takeRegistryEntry(_ id: String, _ payload: [UInt8], topic: String) {
-        guard !payload.isEmpty else {
-            state.withLock { state in
-                state.registry[id] = nil
-                state.deleted.insert(id)
-            }
-            registryQueue.yield((id, nil))
-            return
-        }
         do {
-            let entry = try SiteMessages.registryEntry(payload, id: id)
-            state.withLock { state in
-                state.registry[id] = entry
-                state.deleted.remove(id)
-            }
-            registryQueue.yield((id, entry))
+            registryQueue.yield(try state.withLock { state throws(SiteMessageError) in try state.registry.received(id, payload: payload) })
         } catch {
             logger.warning("ignoring a malformed registry entry", metadata: ["topic": "\(topic)", "error": "\(error)"])
         }
-    }
-
-    /// The registry entries this gateway's list calls for: its devices the registry lacks, the entries changed here
-    /// since they were last settled (a rename or new options on the referee, a held configuration on the holder), and
-    /// as referee the removals of devices it listed at its last report. `adoptions`: the count when `devices` was
-    /// read; if an adoption came since, the list may predate it and only missing devices are published this time.
-    private func registryUpdates(_ devices: [ManagedDevice], adoptions: Int, state: inout State) -> [(String, ManagedDevice?)] {
-        var updates: [(String, ManagedDevice?)] = []
-        let referee = state.ownership.isReferee
-        let current = adoptions == state.adoptions
-        for device in devices where !device.needsDriverDetection && !state.deleted.contains(device.id) {
-            let known = state.registry[device.id]
-            let changedHere = current && state.settled[device.id].map { $0 != device } ?? false
-            if known == nil || (known != device && changedHere) {
-                updates.append((device.id, device))
-                state.settled[device.id] = device
-            }
-        }
-        let ids = Set(devices.map(\.id))
-        if referee, let previous = state.refereeList {
-            for id in previous.subtracting(ids).sorted() where state.registry[id] != nil { updates.append((id, nil)) }
-        }
-        state.refereeList = referee ? ids : nil
-        return updates
     }
 
     // MARK: Periodic
@@ -336,7 +315,7 @@ public final class SiteCoordinator: Sendable {
     public func tick() async {
         guard let manager = manager.withLock({ $0 }) else { return }
         var connected: Set<String> = []
-        let adoptions = state.withLock { $0.adoptions }
+        let adoptions = state.withLock { $0.registry.adoptions }
         let list = await manager.managedDevices
         let devices = list.map(\.id)
         for id in devices where await manager.connectionState(id: id) == .connected { connected.insert(id) }
@@ -347,12 +326,14 @@ public final class SiteCoordinator: Sendable {
             let lost = state.connected.subtracting(connected).filter(state.handover.holds)
             state.connected = connected
             let report = state.sightings.report(gateway: gatewayID, connected: connected, lost: lost)
-            return (report, state.ownership.decide(at: .now), registryUpdates(list, adoptions: adoptions, state: &state))
+            let decisions = state.ownership.decide(at: .now)
+            let registry = state.registry.publications(for: list, readAtAdoptions: adoptions, asReferee: state.ownership.isReferee)
+            return (report, decisions, registry)
         }
         // The referee changes with time too: one whose reports stopped (cut off) is replaced after `lostAfter`.
         if wasReferee != isReferee { viewHook.withLock { $0 }?.call(isReferee) }
-        for (id, entry) in registry {
-            sink.publish(OutgoingMessage(topic: topics.registry(id), payload: entry.map(SiteMessages.encode) ?? [],
+        for publication in registry {
+            sink.publish(OutgoingMessage(topic: topics.registry(publication.id), payload: publication.entry.map(SiteMessages.encode) ?? [],
                                          qos: .atLeastOnce, retain: true, properties: MQTTProperties(contentType: "application/json")))
         }
         let now = clock.unixMilliseconds()
@@ -380,30 +361,58 @@ public final class SiteCoordinator: Sendable {
 
     // MARK: Carrying out a handover
 
+    /// Holds and releases go on `handoverWork`, in the order `DeviceHandover` asked for them; a handoff is published at
+    /// once, and a release timer starts at once (only its expiry waits its turn).
     private func perform(_ actions: [DeviceHandover.Action]) {
         for action in actions {
             switch action {
-            case .hold(let device, let storage):
-                Task { [self] in
-                    await manager.withLock({ $0 })?.hold(id: device, storage: storage)
-                    publishPresence(device)
-                }
-            case .release(let device, let epoch):
-                Task { [self] in
-                    // Half the new owner's wait for the handoff goes to a page being committed; the rest to publishing.
-                    let entries = await manager.withLock({ $0 })?.release(id: device, sharingCredentials: sharesCredentials,
-                                                                          commitWait: settings.releaseTimeout / 2) ?? [:]
-                    let released = clock.unixMilliseconds()
-                    perform(state.withLock { $0.handover.released(device: device, storage: entries, releasedMilliseconds: released) })
-                    logger.info("site: device released", metadata: ["device": "\(device)", "epoch": "\(epoch)"])
-                }
+            case .hold, .release:
+                handoverWork.enqueue { [self] in await carryOut(action) }
             case .publishHandoff(let device, let handoff):
-                sink.publish(OutgoingMessage(topic: topics.handoff(device), payload: SiteMessages.encode(handoff),
-                                             qos: .atLeastOnce, retain: true, properties: MQTTProperties(contentType: "application/json")))
+                publishHandoff(device, handoff)
             case .startReleaseTimer(let device, let epoch):
-                Task { [self] in
-                    try? await Task.sleep(for: settings.releaseTimeout)
-                    perform(state.withLock { $0.handover.timedOut(device: device, epoch: epoch) })
+                startReleaseTimer(device, epoch: epoch)
+            }
+        }
+    }
+
+    /// On `handoverWork`: one action, and those it leads to, in turn (a release's handoff; a timer's hold).
+    private func carryOut(_ action: DeviceHandover.Action) async {
+        switch action {
+        case .hold(let device, let storage):
+            await manager.withLock({ $0 })?.hold(id: device, storage: storage)
+            publishPresence(device)
+        case .release(let device, let epoch):
+            // Half the new owner's wait for the handoff goes to a page being committed; the rest to publishing.
+            let entries = await manager.withLock({ $0 })?.release(id: device, sharingCredentials: sharesCredentials,
+                                                                  commitWait: settings.releaseTimeout / 2) ?? [:]
+            let released = clock.unixMilliseconds()
+            for next in state.withLock({ $0.handover.released(device: device, storage: entries, releasedMilliseconds: released) }) {
+                await carryOut(next)
+            }
+            logger.info("site: device released", metadata: ["device": "\(device)", "epoch": "\(epoch)"])
+        case .publishHandoff(let device, let handoff):
+            publishHandoff(device, handoff)
+        case .startReleaseTimer(let device, let epoch):
+            startReleaseTimer(device, epoch: epoch)
+        }
+    }
+
+    private func publishHandoff(_ device: String, _ handoff: SiteMessages.Handoff) {
+        sink.publish(OutgoingMessage(topic: topics.handoff(device), payload: SiteMessages.encode(handoff),
+                                     qos: .atLeastOnce, retain: true, properties: MQTTProperties(contentType: "application/json")))
+    }
+
+    /// Sleeps `releaseTimeout`, then queues the expiry behind the holds and releases asked for meanwhile;
+    /// `DeviceHandover` ignores it if the epoch is no longer the one awaited. A newer timer of the device replaces it.
+    private func startReleaseTimer(_ device: String, epoch: UInt64) {
+        releaseTimers.withLock { timers in
+            guard timers != nil else { return }
+            timers?[device]?.cancel()
+            timers?[device] = Task { [self] in
+                do { try await Task.sleep(for: settings.releaseTimeout) } catch { return }
+                handoverWork.enqueue { [self] in
+                    for next in state.withLock({ $0.handover.timedOut(device: device, epoch: epoch) }) { await carryOut(next) }
                 }
             }
         }

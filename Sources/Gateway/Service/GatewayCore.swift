@@ -615,6 +615,8 @@ public final class GatewayCore: Sendable {
     /// centrals), bounded by `timeout`; answers the messages that mark the bridge and every device offline. The
     /// durable-record queue ends.
     public func stop(timeout: Duration) async -> [OutgoingMessage] {
+        // The site's handover work still queued is dropped first: no hold may start a session once they stopped.
+        site?.stop()
         if let manager { await manager.stopAll(timeout: timeout) }
         saveDeviceStates(force: true)
         recordQueue.finish()
