@@ -175,9 +175,7 @@ public struct SiteOwnership: Sendable {
     private mutating func decision(for device: String, at now: ContinuousClock.Instant) -> SiteAssignment? {
         // Only gateways of the site now: one whose record is gone (killed, cut off) is no candidate, however fresh
         // its last report.
-        let heard = (levels[device] ?? [:]).filter {
-            gateways.contains($0.key) && isFresh($0.value, at: now) && isReporting($0.key, at: now)
-        }
+        let heard = (levels[device] ?? [:]).filter { isAlive($0.key, at: now) && isFresh($0.value, at: now) }
         let epoch = (assignments[device]?.epoch ?? 0) + 1
         func assign(_ gateway: String, _ reason: SiteAssignment.Reason) -> SiteAssignment {
             SiteAssignment(gateway: gateway, epoch: epoch, referee: gatewayID, reason: reason)
@@ -191,7 +189,7 @@ public struct SiteOwnership: Sendable {
             return Self.strongest(in: heard).map { assign($0, .unowned) }
         }
         let owner = current.gateway
-        if !gateways.contains(owner) || !isReporting(owner, at: now) {
+        if !isAlive(owner, at: now) {
             return Self.strongest(in: heard.filter { $0.key != owner }).map { assign($0, .ownerGone) }
         }
         guard let ownerLevel = heard[owner], !ownerLevel.lost else {
@@ -224,11 +222,6 @@ public struct SiteOwnership: Sendable {
     /// Heard within `lostAfter`, or holding a link.
     private func isFresh(_ level: Level, at now: ContinuousClock.Instant) -> Bool {
         level.connected || now - level.lastHeard <= settings.lostAfter
-    }
-
-    private func isReporting(_ gateway: String, at now: ContinuousClock.Instant) -> Bool {
-        guard let last = lastReport[gateway] else { return false }
-        return now - last <= settings.lostAfter
     }
 
     /// The highest smoothed level; between equals, the smaller gateway id.
