@@ -19,11 +19,11 @@ public final class SiteCoordinator: Sendable {
     public let gatewayID: String
     public let settings: RoamingSettings
     public let topics: SiteTopics
-    private let layout: TopicLayout
+    let layout: TopicLayout
     private let room: String?
     /// `roaming.share_credentials`, already refused unless the broker link is TLS with authentication.
     private let sharesCredentials: Bool
-    private let sink: any MessageSink
+    let sink: any MessageSink
     private let clock: GatewayClock
     private let logger: Logger
     private let manager = Mutex<(any SiteDeviceControl)?>(nil)

@@ -44,7 +44,10 @@ public final class GatewayCore: Sendable {
     /// Said in `ADAPTER_UNAVAILABLE` answers while no central is attached.
     private let unavailable: String
     /// Home Assistant discovery and calm entity states; nil with `homeassistant.enabled: false`.
-    public let homeAssistant: HomeAssistantPublisher?
+    private let homeAssistant: HomeAssistantExtension?
+    /// The features beside the core, each seen only through its hooks (`GatewayExtension`), in this order: the site
+    /// (which narrows what the others see), Home Assistant, metrics.
+    let extensions: [any GatewayExtension]
     /// The packages in `dfu.dir` offered as firmware updates, read again at every broker connection.
     private let firmwareOffers = Mutex<[FirmwareOffer]>([])
     /// `bridge/devices` is due: one publication for a burst of changes (the devices of config.yaml connecting one
@@ -84,9 +87,14 @@ public final class GatewayCore: Sendable {
         deviceStates = DeviceStateStore(stateDirectory: configuration.gateway.stateDirectory)
         keptStates = Mutex(deviceStates.load(logger: logger))
         homeAssistant = configuration.homeassistant.enabled
-            ? HomeAssistantPublisher(configuration.homeassistant, topics: topics, gatewayID: configuration.gateway.id,
-                                     stateDirectory: configuration.gateway.stateDirectory,
-                                     roaming: configuration.roaming.enabled) : nil
+            ? HomeAssistantExtension(
+                publisher: HomeAssistantPublisher(configuration.homeassistant, topics: topics, gatewayID: configuration.gateway.id,
+                                                  stateDirectory: configuration.gateway.stateDirectory,
+                                                  roaming: configuration.roaming.enabled),
+                statusTopic: configuration.homeassistant.statusTopic, sink: sink) : nil
+        let extensions: [(any GatewayExtension)?] = [site, homeAssistant, metrics]
+        self.extensions = extensions.compactMap { $0 }
+        homeAssistant?.bind(self)
         site?.onViewChanged { [weak self] becameReferee in self?.siteViewChanged(becameReferee: becameReferee) }
     }
 
@@ -167,12 +175,17 @@ public final class GatewayCore: Sendable {
     }
 
     /// Of `ids`, the devices whose state and availability this gateway publishes: all of them alone; in a site only
-    /// those it owns while current with the site (`SiteCoordinator.publishesSamples`).
+    /// those it owns while current with the site (`GatewayExtension.publishesState`).
     private func publishingState(of ids: some Sequence<String>) -> Set<String> {
-        guard let site else { return Set(ids) }
         let now = ContinuousClock.now
-        return Set(ids.filter { site.publishesSamples(of: $0, at: now) })
+        return Set(ids.filter { id in extensions.allSatisfy { $0.publishesState(of: id, at: now) } })
     }
+
+    /// Topics the extensions need besides the contract's requests.
+    public var extensionSubscriptions: [String] { extensions.flatMap(\.subscriptions) }
+
+    /// After every broker connection, before `republishAll`: the extensions' own records first.
+    public func brokerConnected() { for feature in extensions { feature.brokerConnected() } }
 
     /// Writes the documents when they changed since the last write and `stateSaveInterval` passed (or `force`).
     /// Called from the periodic work and at stop, never on the data path.
@@ -219,26 +232,15 @@ public final class GatewayCore: Sendable {
         // (another gateway's RSSI or `disconnected`, a released or cut-off owner's last words, would stand over the
         // owner's). What a gateway hears of a device it does not hold goes into its own site report instead.
         var notOwned: String?
-        if let site, case .device(let id, let report) = output, !site.publishesSamples(of: id, at: now) {
+        if case .device(let id, let report) = output, !extensions.allSatisfy({ $0.publishesState(of: id, at: now) }) {
             if case .event(.sample) = report { return }
             notOwned = id
         }
         let unixMilliseconds = clock.unixMilliseconds()
         let actions = outputs.withLock { $0.map(output, now: now, unixMilliseconds: unixMilliseconds) }
         perform(notOwned.map { id in DeviceOutputMapper.Actions(actions.filter { !isDeviceMessage($0, of: id) }) } ?? actions)
-        guard let homeAssistant, case .device(let id, .event(let event)) = output else { return }
-        switch event {
-        case .sample(let sample):
-            let (messages, newEntity) = homeAssistant.sample(sample, device: id, at: now)
-            for message in messages { sink.publish(message) }
-            if newEntity { publishDeviceList() }
-        case .record(let record):
-            homeAssistant.record(record, device: id, unixMilliseconds: unixMilliseconds)
-        case .progress("sync", let progress) where progress.percent == 100 && ["idle", "completed"].contains(progress.state):
-            homeAssistant.syncFinished(device: id, unixMilliseconds: unixMilliseconds)
-        default:
-            break
-        }
+        guard case .device(let id, .event(let event)) = output else { return }
+        for feature in extensions { feature.deviceEvent(event, of: id, at: now, unixMilliseconds: unixMilliseconds) }
     }
 
     /// A message on a device's own topics (`<base>/<id>`, `<base>/<id>/…`).
@@ -284,11 +286,10 @@ public final class GatewayCore: Sendable {
     /// concurrently): in a site, the site's records are taken here and a request is let through only on the gateway
     /// that answers it (docs/roaming.md, "Exactly once").
     public func admit(_ message: IncomingMessage) -> Bool {
-        guard let site else { return true }
-        if site.receive(message) { return false }
+        if extensions.contains(where: { $0.take(message) }) { return false }
         let incoming = topics.classify(message.topic)
         if case .notOurs = incoming { return true }
-        return site.answers(incoming)
+        return extensions.allSatisfy { $0.answers(incoming) }
     }
 
     /// A request of the contract as it arrived, read once: the request and whether it runs long (a scan, a sync, a
@@ -299,13 +300,9 @@ public final class GatewayCore: Sendable {
         public let runsLong: Bool
     }
 
-    /// Reads one incoming message in the order messages arrive: nil when there is nothing to answer (not a request,
-    /// a retained request's cleared echo, Home Assistant's `online`, whose republish is scheduled here, debounced).
+    /// Reads one incoming message in the order messages arrive (after `admit`): nil when there is nothing to answer
+    /// (not a request, a retained request's cleared echo).
     public func admitRequest(_ message: IncomingMessage) -> AdmittedRequest? {
-        if let homeAssistant, homeAssistant.isHomeAssistantOnline(message, statusTopic: configuration.homeassistant.statusTopic) {
-            scheduleHomeAssistantRepublish(homeAssistant)
-            return nil
-        }
         guard var request = ContractRequest(message, layout: topics, responseTopics: responseTopics) else { return nil }
         switch retainedRequests.withLock({ $0.decide(message, at: .now) }) {
         case .handle: break
@@ -329,7 +326,8 @@ public final class GatewayCore: Sendable {
     public func answer(_ admitted: AdmittedRequest) async {
         let started = ContinuousClock.now
         let answer = await router.answer(admitted.request)
-        metrics?.recordCommand(admitted.request, ok: answer.payload.starts(with: Self.okPrefix), duration: .now - started)
+        let ok = answer.payload.starts(with: Self.okPrefix), duration = ContinuousClock.now - started
+        for feature in extensions { feature.answered(admitted.request, ok: ok, duration: duration) }
         sink.publish(answer)
     }
 
@@ -337,12 +335,15 @@ public final class GatewayCore: Sendable {
     public func refuseAsBusy(_ admitted: AdmittedRequest, longRunning: Int) {
         let error = CommandError(.busy, "\(longRunning) long requests (scans, syncs, firmware updates, recording fetches) are "
                                  + "running; try again when one has finished")
-        metrics?.recordCommand(admitted.request, ok: false, duration: .zero)
+        for feature in extensions { feature.answered(admitted.request, ok: false, duration: .zero) }
         sink.publish(admitted.request.response(error: error))
     }
 
-    /// Answers one incoming message if it is a request of the contract; ignores anything else.
+    /// Answers one incoming message if it is a request of the contract; an extension's own message (Home Assistant's
+    /// `online`) goes to it; ignores anything else. It does not ask whether this gateway of a site answers: a caller
+    /// that must (the service, the in-memory site) calls `admit` first, in arrival order.
     public func handle(_ message: IncomingMessage) async {
+        if extensions.contains(where: { $0.take(message) }) { return }
         guard let admitted = admitRequest(message) else { return }
         await answer(admitted)
     }
@@ -352,10 +353,7 @@ public final class GatewayCore: Sendable {
     /// After every (re)connect of the broker: it may have restarted without persistence.
     public func republishAll() {
         sink.publish(OutgoingMessage(retainedJSON: BridgeState.online.message(topics: topics)))
-        if let homeAssistant {
-            if publishesBridgeTopics { sink.publish(homeAssistant.bridge()) }
-            refreshFirmwareOffers()
-        }
+        for feature in extensions { feature.republish() }
         publishBridgeInfo()
         publishDeviceList(forceDiscovery: true)
         for message in retainedDeviceMessages() { sink.publish(message) }
@@ -371,7 +369,7 @@ public final class GatewayCore: Sendable {
 
     /// Reads `dfu.dir` again off the data path (this runs on the MQTT loop's connect callback, and a package file
     /// may block); when the offers changed, the device list and its discovery follow.
-    private func refreshFirmwareOffers() {
+    func refreshFirmwareOffers() {
         let section = configuration.dfu
         Task { [weak self] in
             guard let offers = await FirmwareCatalog.offersOffLoop(section), let self else { return }
@@ -383,52 +381,17 @@ public final class GatewayCore: Sendable {
         }
     }
 
-    /// The republish for Home Assistant's `online`, debounced: it runs once the `online`s have been quiet for half a
-    /// second (after at least a random 0.5–2.5 s, so a fleet of gateways does not answer at once, and at most 5 s
-    /// after the first), so a burst of them (a restart loop, a client replaying the status topic) gives one
-    /// republish, and none holds a request slot while it waits. An `online` during the republish starts another.
-    private let homeAssistantRepublish = Mutex<(waiting: Bool, due: ContinuousClock.Instant, latest: ContinuousClock.Instant)>(
-        (false, .now, .now))
-
-    private func scheduleHomeAssistantRepublish(_ homeAssistant: HomeAssistantPublisher) {
-        let now = ContinuousClock.now
-        let start = homeAssistantRepublish.withLock { state -> Bool in
-            if state.waiting {
-                state.due = min(state.latest, max(state.due, now + .milliseconds(500)))
-                return false
-            }
-            state = (true, now + .milliseconds(Int.random(in: 500...2500)), now + .seconds(5))
-            return true
-        }
-        guard start else { return }
-        Task { [weak self] in
-            while let self {
-                let wait = self.homeAssistantRepublish.withLock { state -> Duration? in
-                    let left = state.due - .now
-                    if left > .zero { return left }
-                    state.waiting = false
-                    return nil
-                }
-                guard let wait else { break }
-                try? await Task.sleep(for: wait)
-            }
-            await self?.homeAssistantCameOnline(homeAssistant)
-        }
-    }
-
-    /// Home Assistant said `online` on its status topic (it started, or its MQTT integration reloaded): discovery and
-    /// every state again, so no entity stays `unknown`.
-    func homeAssistantCameOnline(_ homeAssistant: HomeAssistantPublisher) async {
-        if publishesBridgeTopics { sink.publish(homeAssistant.bridge()) }
+    /// Everything Home Assistant needs again after its `online`: the firmware offers read afresh, the device list
+    /// and discovery forced, every device's retained state.
+    func republishForHomeAssistant() async {
         if let offers = await FirmwareCatalog.offersOffLoop(configuration.dfu) { firmwareOffers.withLock { $0 = offers } }
         if let (central, manager) = attached.withLock({ $0 }) { await publishDeviceList(manager, central, forceDiscovery: true) }
         for message in retainedDeviceMessages() { sink.publish(message) }
-        for message in homeAssistant.lastValues() { sink.publish(message) }
     }
 
     /// Whether this gateway publishes the bridge's own topics (`bridge/info`, `bridge/devices`, `bridge/health`,
     /// the bridge's Home Assistant device): always alone, in a site only as its referee, for the whole site.
-    var publishesBridgeTopics: Bool { site?.isReferee ?? true }
+    var publishesBridgeTopics: Bool { extensions.allSatisfy(\.publishesBridgeTopics) }
 
     /// In a site, the referee's view changed: a new referee takes the bridge's topics over, a referee refreshes the
     /// site's device list.
@@ -437,7 +400,7 @@ public final class GatewayCore: Sendable {
             if publishesBridgeTopics { publishDeviceList() }
             return
         }
-        if let homeAssistant { sink.publish(homeAssistant.bridge()) }
+        for feature in extensions { feature.tookBridgeTopics() }
         publishBridgeInfo()
         publishDeviceList(forceDiscovery: true)
     }
@@ -538,29 +501,19 @@ public final class GatewayCore: Sendable {
             wearable.events += driver.map { ExpectedSensors.serviceEvents($0.driverDescription, serviceUUIDs: services) } ?? []
             wearable.advertisedName = BluetoothAddress(device.address).flatMap { central.model.device(address: $0) }
                 .flatMap { $0.name ?? $0.alias }
-            wearable.sensors.formUnion(homeAssistant?.fedEntities(of: device.id) ?? [])
             discovered.append(wearable)
         }
-        var siteView: HomeAssistantPublisher.SiteView?
-        if let site {
-            // In a site: this gateway's entries for the site's list, the list itself from the referee only, and Home
-            // Assistant's documents of the devices this gateway holds.
-            if let message = site.heldEntriesMessage(entries) { sink.publish(message) }
-            siteView = HomeAssistantPublisher.SiteView(managedAddresses: entries.map(\.address), referee: site.isReferee)
-            let held = site.heldDevices
-            discovered = discovered.filter { held.contains($0.id) }
-            entries = site.isReferee ? site.siteDeviceList(entries) : []
-        }
-        let list = publishesBridgeTopics ? messages.bridgeDevices(entries, definitions: definitions) : nil
+        // The site narrows the list before it is published and Home Assistant announces it.
+        var publication = DeviceListPublication(entries: entries, discovered: discovered, force: forceDiscovery)
+        for feature in extensions { feature.narrowDeviceList(&publication) }
+        let list = publishesBridgeTopics ? messages.bridgeDevices(publication.entries, definitions: definitions) : nil
         // A reconnect to the broker (forced) republishes it whatever it was.
         let changed = deviceListDue.withLock { due in
             defer { due.last = list?.payload }
             return forceDiscovery || due.last != list?.payload
         }
         if changed, let list { sink.publish(list) }
-        if let homeAssistant {
-            for message in homeAssistant.devices(discovered, force: forceDiscovery, site: siteView) { sink.publish(message) }
-        }
+        for feature in extensions { feature.deviceListPublished(publication) }
     }
 
     // MARK: Periodic
@@ -580,9 +533,7 @@ public final class GatewayCore: Sendable {
         saveDeviceStates(at: now)
         // A derived sample of its device like any other: topic, options, batching, counts and Home Assistant.
         for (id, sample) in variability { handle(.device(id: id, .event(.sample(sample)))) }
-        if let homeAssistant {
-            for message in homeAssistant.due(at: now, unixMilliseconds: clock.unixMilliseconds()) { sink.publish(message) }
-        }
+        for feature in extensions { feature.due(at: now, unixMilliseconds: clock.unixMilliseconds()) }
         return next
     }
 
@@ -615,19 +566,15 @@ public final class GatewayCore: Sendable {
     /// centrals), bounded by `timeout`; answers the messages that mark the bridge and every device offline. The
     /// durable-record queue ends.
     public func stop(timeout: Duration) async -> [OutgoingMessage] {
-        // The site's handover work still queued is dropped first: no hold may start a session once they stopped.
-        site?.stop()
+        // Work the extensions still queued is dropped first (a site's handovers: no hold may start a session now).
+        for feature in extensions { feature.stopping() }
         if let manager { await manager.stopAll(timeout: timeout) }
         saveDeviceStates(force: true)
         recordQueue.finish()
-        guard let site else {
-            return [OutgoingMessage(retainedJSON: BridgeState.offline.message(topics: topics))]
-                + outputs.withLock { $0.offlineMessages() }
-        }
         // In a site the bridge stays up with the other gateways, and only the devices this one held go offline
         // (the referee gives them to another gateway once this one's record is gone).
+        let bridge = extensions.contains(where: \.keepsBridgeOnline) ? [] : [OutgoingMessage(retainedJSON: BridgeState.offline.message(topics: topics))]
         let published = publishingState(of: outputs.withLock { Array($0.documents.keys) })
-        return [SiteCoordinator.will(gatewayID: configuration.gateway.id, layout: topics), site.clearedEntriesMessage]
-            + outputs.withLock { $0.offlineMessages(of: published) }
+        return bridge + extensions.flatMap { $0.leaving() } + outputs.withLock { $0.offlineMessages(of: published) }
     }
 }

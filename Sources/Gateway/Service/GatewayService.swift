@@ -44,11 +44,10 @@ public final class GatewayService: Service, Sendable {
     public func run() async throws {
         // Retain As Published: a request published retained is refused and cleared however it arrives (GatewayCore).
         for filter in core.topics.requestSubscriptions { try client.subscribe(filter, qos: .atLeastOnce, retainAsPublished: true) }
-        if core.homeAssistant != nil { try client.subscribe(core.configuration.homeassistant.statusTopic, qos: .atLeastOnce) }
-        if let site = core.site { for filter in site.topics.subscriptions { try client.subscribe(filter, qos: .atLeastOnce) } }
+        for filter in core.extensionSubscriptions { try client.subscribe(filter, qos: .atLeastOnce) }
         let credentials = AcceptedCredentials(core.configuration)
         client.onConnect { [core, logger] in
-            core.site?.connected()
+            core.brokerConnected()
             core.republishAll()
             Task {
                 // A fresh report at once: none was published while the broker was away.
