@@ -10,6 +10,8 @@ import Wearables
 public protocol GatewayExtension: AnyObject, Sendable {
     /// Topics it needs besides the contract's requests (Home Assistant's status, a site's records).
     var subscriptions: [String] { get }
+    /// The device manager exists (the Bluetooth stack is reachable), before it starts any session.
+    func managerAttached(_ manager: DeviceManager) async
     /// After every broker connection, before the core republishes: its own records first (a site's gateway record).
     func brokerConnected()
     /// Whether an incoming message is its own (a site record, Home Assistant's `online`), taken before it could be a
@@ -45,6 +47,7 @@ public protocol GatewayExtension: AnyObject, Sendable {
 
 extension GatewayExtension {
     public var subscriptions: [String] { [] }
+    public func managerAttached(_ manager: DeviceManager) async {}
     public func brokerConnected() {}
     public func take(_ message: IncomingMessage) -> Bool { false }
     public func answers(_ incoming: IncomingTopic) -> Bool { true }

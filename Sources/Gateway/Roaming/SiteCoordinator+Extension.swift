@@ -8,6 +8,12 @@ extension SiteCoordinator: GatewayExtension {
 
     public func brokerConnected() { connected() }
 
+    /// The site's handovers and registry act on the manager; what it hears of the site's devices feeds the reports.
+    public func managerAttached(_ manager: DeviceManager) async {
+        attach(manager)
+        await manager.joinSite(onHeard: { [weak self] id, rssi in self?.heard(id, rssi: rssi) })
+    }
+
     public func take(_ message: IncomingMessage) -> Bool { receive(message) }
 
     public func publishesState(of device: String, at now: ContinuousClock.Instant) -> Bool {

@@ -147,10 +147,7 @@ public final class GatewayCore: Sendable {
             firmwarePackages: configuration.dfu, output: { [weak self] in self?.handle($0) },
             durableRecords: durableRecords.durableRecords, logger: Logger(label: "devices"))
         attached.withLock { $0 = (central, manager) }
-        if let site {
-            site.attach(manager)
-            await manager.joinSite(onHeard: { id, rssi in site.heard(id, rssi: rssi) })
-        }
+        for feature in extensions { await feature.managerAttached(manager) }
         await manager.start(configured: configuredDevices,
                             configuredOptions: Dictionary(configuration.devices.compactMap { entry in entry.options.map { (entry.address, $0) } },
                                                           uniquingKeysWith: { first, _ in first }),
