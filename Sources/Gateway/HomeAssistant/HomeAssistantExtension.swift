@@ -105,8 +105,3 @@ final class HomeAssistantExtension: GatewayExtension {
         for message in publisher.lastValues() { sink.publish(message) }
     }
 }
-
-/// A weak reference to the core, for an extension the core owns.
-struct WeakGatewayCore: Sendable {
-    weak var value: GatewayCore?
-}

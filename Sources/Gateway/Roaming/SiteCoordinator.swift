@@ -106,10 +106,10 @@ public final class SiteCoordinator: Sendable {
                 case .adopt(let entry):
                     await manager.adopt(entry)
                     // What the manager holds now (the entry, or its own where it refused it) is settled.
-                    let local = await manager.managedDevices.first { $0.id == entry.id }
+                    let local = await manager.device(entry.id)
                     self?.state.withLock { $0.registry.adopted(entry.id, managing: local) }
                 case .remove(let id):
-                    guard await manager.managedDevices.contains(where: { $0.id == id }) else { continue }
+                    guard await manager.device(id) != nil else { continue }
                     do { try await manager.remove(id: id, announce: false) } catch {
                         logger.warning("cannot remove a device the site removed", metadata: ["id": "\(id)", "error": "\(error)"])
                     }

@@ -4,6 +4,8 @@ import Wearables
 /// the registry's entries. `DeviceManager` in the gateway; in tests a recorder that shows in which order it was asked.
 public protocol SiteDeviceControl: AnyObject, Sendable {
     var managedDevices: [ManagedDevice] { get async }
+    /// One managed device by its id (any case), without listing them all.
+    func device(_ id: String) async -> ManagedDevice?
     func connectionState(id: String) async -> ConnectionState
     func hold(id: String, storage entries: [String: [String: DeviceValue]]?) async
     func release(id: String, sharingCredentials: Bool, commitWait: Duration) async -> [String: [String: DeviceValue]]

@@ -92,8 +92,18 @@ public final class GatewayCore: Sendable {
                                                   stateDirectory: configuration.gateway.stateDirectory,
                                                   roaming: configuration.roaming.enabled),
                 statusTopic: configuration.homeassistant.statusTopic, sink: sink) : nil
+        let this = GatewayCoreReference()
+        self.this = this
+        router = RequestRouter(
+            registry: registry, allow: configuration.allow, firmware: configuration.dfu, unavailable: unavailable,
+            manager: { this.core?.manager },
+            optionsChanged: { id, options in this.core?.apply(options, to: id) },
+            runtime: runtime,
+            health: { await this.core?.healthCheck() ?? HealthCheck(
+                mqttConnected: false, bluetoothAvailable: false, devicesManaged: 0, devicesConnected: 0, uptimeSeconds: 0) })
         let extensions: [(any GatewayExtension)?] = [site, homeAssistant, metrics]
         self.extensions = extensions.compactMap { $0 }
+        this.core = self
         homeAssistant?.bind(self)
         site?.onViewChanged { [weak self] becameReferee in self?.siteViewChanged(becameReferee: becameReferee) }
     }
@@ -111,14 +121,9 @@ public final class GatewayCore: Sendable {
 
     public var central: (any BluetoothCentral)? { attached.withLock { $0?.central } }
 
-    public var router: RequestRouter {
-        RequestRouter(registry: registry, allow: configuration.allow, firmware: configuration.dfu, unavailable: unavailable,
-                      manager: { [weak self] in self?.manager },
-                      optionsChanged: { [weak self] id, options in self?.apply(options, to: id) },
-                      runtime: runtime,
-                      health: { [weak self] in await self?.healthCheck() ?? HealthCheck(
-                          mqttConnected: false, bluetoothAvailable: false, devicesManaged: 0, devicesConnected: 0, uptimeSeconds: 0) })
-    }
+    /// Built once, on a weak reference to this core (its closures must not keep it alive).
+    public let router: RequestRouter
+    private let this: GatewayCoreReference
 
     /// `bridge/request/health_check`'s answer, from the broker link, the adapters and the devices as they are now.
     func healthCheck() async -> HealthCheck {
@@ -259,7 +264,7 @@ public final class GatewayCore: Sendable {
         }
     }
 
-    private func apply(_ options: DeviceOptions, to id: String) {
+    func apply(_ options: DeviceOptions, to id: String) {
         for message in outputs.withLock({ $0.setOptions(options, for: id) }) { sink.publish(message) }
     }
 

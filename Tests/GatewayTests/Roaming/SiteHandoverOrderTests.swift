@@ -25,6 +25,7 @@ struct SiteHandoverOrderTests {
         init(releaseTakes: Duration) { self.releaseTakes = releaseTakes }
 
         var managedDevices: [ManagedDevice] { [] }
+        func device(_ id: String) -> ManagedDevice? { nil }
         func connectionState(id: String) -> ConnectionState { .disconnected }
         func hold(id: String, storage entries: [String: [String: DeviceValue]]?) { events.append("hold \(id)") }
         func release(id: String, sharingCredentials: Bool, commitWait: Duration) async -> [String: [String: DeviceValue]] {
