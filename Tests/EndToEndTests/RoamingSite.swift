@@ -123,6 +123,7 @@ struct RoamingSite {
                   - kind: heart_rate_strap
                     address: \(strap)
                     rssi: \(rssi)
+                    advertising: false
                     advertising_interval: \(setup.advertisingInterval)
                     options: { bpm: \(setup.restingRateOfRoom[name] ?? 72) }
                 """)
@@ -147,6 +148,14 @@ struct RoamingSite {
                 let gateway = try GatewayProcess.start(arguments: ["run", "--config", path], in: daemon.directory, name: name)
                 rooms[name] = Room(name: name, broker: brokerIndex, daemon: daemon, simulator: simulator, control: control, gateway: gateway)
             }
+            // The strap appears once every gateway is in the site: started one after another, on a loaded machine the
+            // first could otherwise be the only one its referee knows when it gives the strap out.
+            let names = Array(rooms.keys)
+            let joined = await eventually(timeout: .seconds(60), interval: .milliseconds(100)) {
+                names.allSatisfy { !site.payloads("bridge/site/gateways/\($0)").isEmpty }
+            }
+            guard joined else { throw TestSetupError("not every gateway joined the site: \(names)") }
+            for room in rooms.values { try await room.control.setAdvertising(strap, true) }
         } catch {
             await site.stop()
             throw error
