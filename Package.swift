@@ -100,6 +100,7 @@ let package = Package(
         .target(
             name: "Simulator",
             dependencies: [
+                "BlueZ",
                 "DBus",
                 "EventLoop",
                 "Wearables",
@@ -210,7 +211,7 @@ let package = Package(
         .testTarget(name: "SimulatedWearablesTests", dependencies: ["SimulatedWearables", "Wearables", "Firmware"]),
         .testTarget(
             name: "SimulatorTests",
-            dependencies: ["Simulator", "DBus", "Wearables", "Firmware", "SimulatedWearables", "wear2mqtt-sim", "Wear2MQTTTesting"],
+            dependencies: ["Simulator", "BlueZ", "DBus", "Wearables", "Firmware", "SimulatedWearables", "wear2mqtt-sim", "Wear2MQTTTesting"],
             exclude: ["bleak_interop.py"]
         ),
         .testTarget(name: "FuzzTargetsTests", dependencies: ["FuzzTargets", "wear2mqtt-fuzz", "Wear2MQTTTesting"]),

@@ -1,3 +1,4 @@
+import BlueZ
 import Simulator
 import Wearables
 import SimulatedWearables
@@ -66,7 +67,7 @@ struct Workload: Sendable, Codable, Equatable {
             let kind = SimulatedDeviceKind(name: "bench_heart_rate", summary: "sequenced heart-rate sensor") { _ in
                 SequencedHeartRateSensor(index: index, name: name, rateHz: rate, ledger: ledger)
             }
-            devices.append(DeviceSettings(kind: kind, address: Simulator.BluetoothAddress(Self.strapAddress(index))!,
+            devices.append(DeviceSettings(kind: kind, address: BluetoothAddress(Self.strapAddress(index))!,
                                           advertisingInterval: .milliseconds(200)))
         }
         let sensors = boseSensors
@@ -75,7 +76,7 @@ struct Workload: Sendable, Codable, Equatable {
                 throws(SimulatedDeviceConfigurationError) in
                 RecordCountingPeripheral(try SimulatedDeviceKind.boseFrames.make(configuration), counter: records)
             }
-            devices.append(DeviceSettings(kind: kind, address: Simulator.BluetoothAddress(Self.boseAddress(index))!,
+            devices.append(DeviceSettings(kind: kind, address: BluetoothAddress(Self.boseAddress(index))!,
                                           advertisingInterval: .milliseconds(200),
                                           options: ["max_active_sensors": .int(max(3, sensors))]))
         }

@@ -14,7 +14,7 @@ struct DriverKnowledgeTests {
     /// The daemon's modules (the simulator, test kits, bench and fuzz targets name drivers by design).
     static let daemonModules = ["EventLoop", "DBus", "BlueZ", "MQTT", "Wearables", "Firmware", "Gateway", "MetricsExporter", "wear2mqtt"]
     /// Folders of `Sources/Wearables` shared by every driver.
-    static let sharedWearablesFolders: Set<String> = ["Driver", "Model", "VendorFraming", "HeartRateVariability"]
+    static let sharedWearablesFolders: Set<String> = ["Driver", "Model", "GATT", "VendorFraming", "HeartRateVariability"]
 
     /// Literals that spell a family's command but mean something else where they stand, each with the reason.
     static let otherMeanings: [String: Set<String>] = [
@@ -23,6 +23,7 @@ struct DriverKnowledgeTests {
         "Gateway/Devices/DeviceStore.swift": ["notify"],
         // A GATT characteristic's `notify` flag.
         "BlueZ/Model/BlueZObjects.swift": ["notify"],
+        "Wearables/GATT/BatteryReporting.swift": ["notify"],
     ]
 
     /// Driver names, and the commands only some families have (not the contract's own, nor the two steps of a pairing

@@ -25,7 +25,7 @@ struct ModuleImportTests {
         "MetricsExporter": ["NIOCore", "NIOPosix", "NIOHTTP1", "ServiceLifecycle"],
         "wear2mqtt": ["Gateway", "MetricsExporter", "MQTT", "EventLoop", "ArgumentParser", "ServiceLifecycle"],
         "SimulatedWearables": ["Wearables", "Firmware", "Crypto", "ZIPFoundation"],
-        "Simulator": ["DBus", "EventLoop", "Wearables", "SimulatedWearables", "Yams"],
+        "Simulator": ["BlueZ", "DBus", "EventLoop", "Wearables", "SimulatedWearables", "Yams"],
         "wear2mqtt-sim": ["Simulator", "SimulatedWearables", "Wearables", "Firmware", "DBus", "ArgumentParser"],
         "Wear2MQTTTesting": ["MQTT", "DBus", "BlueZ", "Wearables", "Firmware", "SimulatedWearables", "Simulator", "Gateway",
                              "Testing"],
@@ -79,6 +79,18 @@ struct ModuleImportTests {
     func theProductLinksNoSimulation() {
         for module in Self.product {
             #expect(Self.allowed[module, default: []].isDisjoint(with: Self.neverInTheProduct), "\(module)")
+        }
+    }
+
+    @Test("the simulator takes only BluetoothAddress from BlueZ, never the client's model or central")
+    func simulatorUsesNoBlueZClient() throws {
+        let root = Self.sources.appendingPathComponent("Simulator")
+        let walker = try #require(FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil))
+        for case let url as URL in walker where url.pathExtension == "swift" {
+            let text = try String(contentsOf: url, encoding: .utf8)
+            for name in ["BlueZClient", "BlueZModel", "BluetoothCentral"] {
+                #expect(!text.contains(name), "\(url.lastPathComponent) names \(name)")
+            }
         }
     }
 

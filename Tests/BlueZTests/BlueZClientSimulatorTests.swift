@@ -58,13 +58,13 @@ struct BlueZClientSimulatorTests {
             await daemon.stop()
         }
 
-        func adapter() throws -> AdapterInfo { try client.adapter(.address(BlueZ.BluetoothAddress("00:1A:7D:DA:71:13")!)) }
+        func adapter() throws -> AdapterInfo { try client.adapter(.address(BluetoothAddress("00:1A:7D:DA:71:13")!)) }
 
         /// Discovers until `address` is known and returns its path.
         func discover(_ address: String) async throws -> ObjectPath {
             let adapter = try adapter()
             try await client.startDiscovery(adapter: adapter.path, filter: BlueZ.DiscoveryFilter())
-            let wanted = BlueZ.BluetoothAddress(address)!
+            let wanted = BluetoothAddress(address)!
             let seen = await eventually { client.model.device(address: wanted) != nil }
             try await client.stopDiscovery(adapter: adapter.path)
             try #require(seen, "\(address) was not discovered")
@@ -77,12 +77,12 @@ struct BlueZClientSimulatorTests {
         let adapter = try setup.adapter()
         #expect(adapter.id == "hci0" && adapter.powered)
         try await setup.client.startDiscovery(adapter: adapter.path, filter: BlueZ.DiscoveryFilter(serviceUUIDs: [Self.heartRateService]))
-        let strap = BlueZ.BluetoothAddress(Self.strap)!
+        let strap = BluetoothAddress(Self.strap)!
         #expect(await eventually { setup.client.model.device(address: strap)?.rssi != nil })
         let device = try #require(setup.client.model.device(address: strap))
         #expect(device.name == "HRM-Sim")
         #expect(device.serviceUUIDs.contains(Self.heartRateService))
-        #expect(setup.client.model.device(address: BlueZ.BluetoothAddress(Self.tag)!) == nil, "the filter admits heart-rate devices only")
+        #expect(setup.client.model.device(address: BluetoothAddress(Self.tag)!) == nil, "the filter admits heart-rate devices only")
         try await setup.client.stopDiscovery(adapter: adapter.path)
         await setup.stop()
     }
@@ -225,7 +225,7 @@ struct BlueZRestartTests {
         }
         let adapter = try client.adapter()
         try await client.startDiscovery(adapter: adapter.path)
-        let strap = BlueZ.BluetoothAddress(BlueZClientSimulatorTests.strap)!
+        let strap = BluetoothAddress(BlueZClientSimulatorTests.strap)!
         #expect(await eventually { client.model.device(address: strap) != nil })
         let path = try #require(client.model.device(address: strap)).path
         try await client.connect(path)

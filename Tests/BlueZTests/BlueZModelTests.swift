@@ -111,6 +111,28 @@ import Testing
         #expect(AdapterSelector("hci1") == .name("hci1"))
         #expect(AdapterSelector("00:11:22:33:44:55") == .address(BluetoothAddress("00:11:22:33:44:55")!))
     }
+
+    /// The simulator reads addresses as bluetoothd does: colons only, six pairs.
+    @Test func colonSeparatedAcceptsOnlyBlueZsSpelling() {
+        #expect(BluetoothAddress.colonSeparated("aa:bb:cc:dd:ee:0f")?.rawValue == "AA:BB:CC:DD:EE:0F")
+        #expect(BluetoothAddress.colonSeparated("aa:bb:cc:dd:ee:0f") == BluetoothAddress("aabbccddee0f"))
+        for text in ["AA-BB-CC-DD-EE-FF", "AABBCCDDEEFF", "AA:BB:CC:DD:EE", "AA:BB:CC:DD:EE:FF:00", "A:BB:CC:DD:EE:FFF",
+                     "AA:BB:CC:DD:EE:", "GG:BB:CC:DD:EE:FF", "+F:BB:CC:DD:EE:FF", "AA:BB:CC:DD:EE:FF "] {
+            #expect(BluetoothAddress.colonSeparated(text) == nil, "\(text)")
+        }
+    }
+
+    @Test func formatsAsBlueZAndOrdersByBytes() throws {
+        let address = try #require(BluetoothAddress("c0:ff:ee:00:00:fe"))
+        #expect(address.description == "C0:FF:EE:00:00:FE")
+        #expect(address.bytes == [0xC0, 0xFF, 0xEE, 0x00, 0x00, 0xFE])
+        #expect(address.dashed == "C0-FF-EE-00-00-FE")
+        #expect(address.pathElement == "dev_C0_FF_EE_00_00_FE")
+        #expect(address.addingToLastByte(1).description == "C0:FF:EE:00:00:FF")
+        #expect(address.addingToLastByte(3).description == "C0:FF:EE:00:00:01", "wraps without carry")
+        let sorted = ["0A:00:00:00:00:00", "09:FF:FF:FF:FF:FF", "A0:00:00:00:00:00"].compactMap(BluetoothAddress.init).sorted()
+        #expect(sorted.map(\.description) == ["09:FF:FF:FF:FF:FF", "0A:00:00:00:00:00", "A0:00:00:00:00:00"])
+    }
 }
 
 @Suite struct BlueZErrorTests {

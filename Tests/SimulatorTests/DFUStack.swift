@@ -69,7 +69,7 @@ struct DFUStack {
 
     /// Discovers until BlueZ knows `address` (waiting for it to start advertising) and returns its object path.
     func discover(_ address: String) async throws -> ObjectPath {
-        let parsed = BlueZ.BluetoothAddress(address)
+        let parsed = BluetoothAddress(address)
         let wanted = try #require(parsed)
         if let known = bluez.model.device(address: wanted) { return known.path }
         let adapter = try bluez.adapter()

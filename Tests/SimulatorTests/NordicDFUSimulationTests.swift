@@ -79,7 +79,7 @@ struct NordicDFUSimulationTests {
         try await DFUStack.with { stack in
             let band = try await stack.connect(DFUStack.band)
             #expect(try await stack.firmwareRevision(band) == "2.1.0")
-            #expect(stack.bluez.model.device(address: BlueZ.BluetoothAddress(DFUStack.bootloader)!) == nil,
+            #expect(stack.bluez.model.device(address: BluetoothAddress(DFUStack.bootloader)!) == nil,
                     "the bootloader is unknown to BlueZ before it advertises")
             let listed = try await stack.control.listDevices()
             #expect(listed.map(\.address) == [DFUStack.band, DFUStack.bootloader])
@@ -175,8 +175,8 @@ struct NordicDFUSimulationTests {
     @Test func aScenarioBuiltInCodeWithADeviceAtTheBootloaderAddressDoesNotStart() async throws {
         let daemon = try await DBusDaemon()
         let scenario = Scenario(devices: [
-            DeviceSettings(kind: .gofitCareXc, address: Simulator.BluetoothAddress(DFUStack.band)!),
-            DeviceSettings(kind: .keyFinder, address: Simulator.BluetoothAddress(DFUStack.bootloader)!),
+            DeviceSettings(kind: .gofitCareXc, address: BluetoothAddress(DFUStack.band)!),
+            DeviceSettings(kind: .keyFinder, address: BluetoothAddress(DFUStack.bootloader)!),
         ])
         do {
             let simulator = try await BlueZSimulator.start(scenario, on: .address(daemon.address))

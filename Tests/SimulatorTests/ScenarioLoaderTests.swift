@@ -1,3 +1,4 @@
+import BlueZ
 import Foundation
 import Simulator
 import Testing
@@ -47,6 +48,7 @@ struct ScenarioLoaderTests {
         ("devices:\n  - kind: toaster\n    address: C0:FF:EE:00:00:01\n", "devices[0].kind"),
         ("devices:\n  - kind: thermometer\n", "devices[0].address"),
         ("devices:\n  - kind: thermometer\n    address: C0:FF:EE\n", "devices[0].address"),
+        ("devices:\n  - kind: thermometer\n    address: C0-FF-EE-00-00-01\n", "devices[0].address"),
         ("devices:\n  - kind: heart_rate_strap\n    address: C0:FF:EE:00:00:01\n    options: { rate_hz: fast }\n",
          "devices[0].options.rate_hz"),
         ("devices:\n  - kind: heart_rate_strap\n    address: C0:FF:EE:00:00:01\n    options: { bmp: 70 }\n",

@@ -39,6 +39,7 @@ struct DriverEventListTests {
     @Test("the events every device may raise are the link's own")
     func commonEvents() throws {
         #expect(try Self.raised(in: "Driver").isEmpty, "the link names its events through DeviceLink.commonEvents")
+        #expect(try Self.raised(in: "GATT").isEmpty, "the shared GATT toolkit raises no event of its own")
         #expect(DeviceLink.commonEvents == ["subscription_failed"])
     }
 }

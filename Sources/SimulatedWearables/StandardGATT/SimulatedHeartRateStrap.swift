@@ -2,7 +2,7 @@ import Wearables
 
 /// A chest heart-rate strap: Heart Rate Service 0x180D (Measurement 0x2A37 notify with bpm, sensor contact and
 /// RR intervals; Body Sensor Location 0x2A38; Control Point 0x2A39 resetting energy expended), Battery
-/// 0x180F and Device Information 0x180A. Bytes come from the `StandardGATT` codecs the gateway decodes with.
+/// 0x180F and Device Information 0x180A. Bytes come from the `GATT` codecs the gateway decodes with.
 ///
 /// Options: `rate_hz` (1; up to 200 for benchmarks), `bpm` (resting rate, 72), `contact` (true), `rr_intervals`
 /// (true), `energy_expended` (true), `wide_heart_rate` (false: the rate as u8 when it fits),

@@ -1,3 +1,4 @@
+import BlueZ
 import DBus
 
 /// The interfaces bluetoothd 5.66 exports, with the method signatures and property types of its gdbus tables

@@ -1,3 +1,4 @@
+import BlueZ
 import DBus
 
 /// AgentManager1 and Device1.Pair / CancelPairing: the agent BlueZ asks for a passkey or a confirmation and the

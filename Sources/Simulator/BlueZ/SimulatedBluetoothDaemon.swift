@@ -1,3 +1,4 @@
+import BlueZ
 import DBus
 import Logging
 import Wearables

@@ -1,3 +1,4 @@
+import BlueZ
 import DBus
 import Wearables
 import SimulatedWearables
@@ -12,7 +13,7 @@ public enum SimulatorControl {
     public static let interface = "org.wear2mqtt.Simulator1"
 
     static func address(_ value: DBusValue) throws(BlueZErrorReply) -> BluetoothAddress {
-        guard let text = value.stringValue, let address = BluetoothAddress(text) else {
+        guard let text = value.stringValue, let address = BluetoothAddress.colonSeparated(text) else {
             throw ControlError.invalidArgument("\(value) is not a Bluetooth address like AA:BB:CC:DD:EE:FF")
         }
         return address

@@ -1,3 +1,4 @@
+import BlueZ
 import Wearables
 import SimulatedWearables
 

@@ -1,3 +1,4 @@
+import BlueZ
 import Foundation
 import Wearables
 import Yams
@@ -59,7 +60,7 @@ public enum ScenarioLoader {
 
     private static func address(_ reader: inout YAMLMappingReader, _ key: String) throws(ScenarioError) -> BluetoothAddress? {
         guard let text = try reader.text(key) else { return nil }
-        guard let address = BluetoothAddress(text) else {
+        guard let address = BluetoothAddress.colonSeparated(text) else {
             throw reader.error(key, "\"\(text)\" is not a Bluetooth address like AA:BB:CC:DD:EE:FF", nil)
         }
         return address

@@ -9,7 +9,7 @@ import Wearables
 /// commands, read what it emitted. The unit-test counterpart of a gateway's device session, without one.
 public final class DriverHarness: Sendable {
     public let central: InMemoryCentral
-    public let address: BlueZ.BluetoothAddress
+    public let address: BluetoothAddress
     public let driver: any WearableDriver
     public let recorder = EventRecorder()
     public let link: DeviceLink
@@ -18,7 +18,7 @@ public final class DriverHarness: Sendable {
 
     /// `driver` is made with `configuration` (its address is replaced by `address`).
     public init(_ driver: any WearableDriver.Type, peripheral: any SimulatedPeripheral,
-                address: BlueZ.BluetoothAddress = BlueZ.BluetoothAddress("C0:FF:EE:00:00:01")!,
+                address: BluetoothAddress = BluetoothAddress("C0:FF:EE:00:00:01")!,
                 configuration: DriverConfiguration? = nil, central: InMemoryCentral = InMemoryCentral(),
                 notifyMethod: NotifyMethod = .acquire, durable: DurableRecords = .immediate,
                 commits: RecordCommits = RecordCommits()) {

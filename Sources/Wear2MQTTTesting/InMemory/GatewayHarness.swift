@@ -57,7 +57,7 @@ public final class GatewayHarness: Sendable {
     @discardableResult
     public func addDevice(_ kind: String, address: String, seed: UInt64 = 7, options: [String: SimulationOptionValue] = [:],
                           known: Bool = true) throws -> any SimulatedPeripheral {
-        guard let maker = SimulatedDeviceCatalog.kind(named: kind), let address = BlueZ.BluetoothAddress(address) else {
+        guard let maker = SimulatedDeviceCatalog.kind(named: kind), let address = BluetoothAddress(address) else {
             throw HarnessError.unknown("\(kind) at \(address)")
         }
         let peripheral = try maker.make(SimulatedDeviceConfiguration(seed: seed, options: options))

@@ -5,9 +5,9 @@ import SimulatedWearables
 /// the peripheral switches its radio to it, then in range under its own address while the peripheral is out of it,
 /// and back again — what the simulator process does, without its advertising intervals.
 extension InMemoryCentral {
-    func host(_ companion: SimulatedCompanion, of hostAddress: BlueZ.BluetoothAddress) {
+    func host(_ companion: SimulatedCompanion, of hostAddress: BluetoothAddress) {
         guard let text = Self.companionAddress(of: hostAddress.rawValue, offset: companion.addressOffset),
-              let address = BlueZ.BluetoothAddress(text) else { return }
+              let address = BluetoothAddress(text) else { return }
         add(companion.peripheral, address: address, known: false)
         state.withLock { $0.hosted[InMemoryObjects.devicePath(address)]?.inRange = false }
         let follow = Task { [weak self] in

@@ -15,7 +15,7 @@ import Synchronization
 public final class InMemoryCentral: BluetoothCentral {
     struct Hosted {
         let peripheral: any SimulatedPeripheral
-        let address: BlueZ.BluetoothAddress
+        let address: BluetoothAddress
         let path: ObjectPath
         let layout: GATTLayout
         var rssi: Int
@@ -34,8 +34,8 @@ public final class InMemoryCentral: BluetoothCentral {
         var nextListener: UInt64 = 0
         var refused: [String: BlueZError] = [:]
         var connectionFailures = 0
-        var connects: [BlueZ.BluetoothAddress: Int] = [:]
-        var writes: [(BlueZ.BluetoothAddress, String, [UInt8])] = []
+        var connects: [BluetoothAddress: Int] = [:]
+        var writes: [(BluetoothAddress, String, [UInt8])] = []
         var latency: [ObjectPath: Duration] = [:]
         var disconnectLatency: [ObjectPath: Duration] = [:]
         var failNextWrite: [ObjectPath: BlueZError] = [:]
@@ -45,9 +45,9 @@ public final class InMemoryCentral: BluetoothCentral {
     let state = Mutex(State())
     /// The ATT MTU every connection negotiates (BlueZ and phones usually reach 247 or more with wearables).
     public let mtu: Int
-    public let adapterAddress: BlueZ.BluetoothAddress
+    public let adapterAddress: BluetoothAddress
 
-    public init(adapterAddress: BlueZ.BluetoothAddress = BlueZ.BluetoothAddress("00:1A:7D:DA:71:13")!, mtu: Int = 247) {
+    public init(adapterAddress: BluetoothAddress = BluetoothAddress("00:1A:7D:DA:71:13")!, mtu: Int = 247) {
         self.adapterAddress = adapterAddress
         self.mtu = mtu
         apply { model in

@@ -8,19 +8,19 @@ import Simulator
 enum InMemoryObjects {
     static let adapterPath: ObjectPath = "/org/bluez/hci0"
 
-    static func adapter(address: BlueZ.BluetoothAddress, powered: Bool, discovering: Bool) -> [String: [String: DBusValue]] {
+    static func adapter(address: BluetoothAddress, powered: Bool, discovering: Bool) -> [String: [String: DBusValue]] {
         [BlueZNames.adapter: [
             "Address": .string(address.rawValue), "Name": "wear2mqtt-test", "Alias": "wear2mqtt-test",
             "Powered": .boolean(powered), "Discovering": .boolean(discovering),
         ]]
     }
 
-    static func devicePath(_ address: BlueZ.BluetoothAddress) -> ObjectPath {
+    static func devicePath(_ address: BluetoothAddress) -> ObjectPath {
         ObjectPath(adapterPath.rawValue + "/dev_" + address.rawValue.replacingOccurrences(of: ":", with: "_"))
     }
 
     /// Device1 as BlueZ exports it once it has seen the device advertise.
-    static func device(address: BlueZ.BluetoothAddress, advertisement: SimulatedAdvertisement, rssi: Int,
+    static func device(address: BluetoothAddress, advertisement: SimulatedAdvertisement, rssi: Int,
                        paired: Bool) -> [String: [String: DBusValue]] {
         var values: [String: DBusValue] = [
             "Address": .string(address.rawValue), "AddressType": "public", "Adapter": .objectPath(adapterPath),

@@ -7,7 +7,7 @@
 /// `src/components/ble/MusicService.cpp`, `NavigationService.cpp`, `MotionService.cpp`, `SimpleWeatherService.h`
 /// and the `NOTIFICATION_EVENT_SERVICE_UUID_BASE` of `AlertNotificationService.h`.
 ///
-/// The standard services InfiniTime offers are listed in `Standard`, with the codecs of `StandardGATT` that read
+/// The standard services InfiniTime offers are listed in `Standard`, with the codecs of `GATT` that read
 /// and write them: nothing here duplicates those codecs.
 public enum InfiniTimeUUID {
     /// The 96 bits after the service and characteristic numbers.

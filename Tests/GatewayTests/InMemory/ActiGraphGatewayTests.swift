@@ -11,7 +11,7 @@ import Wearables
 @Suite("Gateway in memory: ActiGraph Link", .timeLimit(.minutes(1)))
 struct ActiGraphGatewayTests {
     static let link = "C0:A6:00:00:00:01"
-    static let address = BlueZ.BluetoothAddress(link)!
+    static let address = BluetoothAddress(link)!
     /// 2026-11-19 00:00:00 UTC: the simulated Link's last epoch ends here, so ranges in the tests are fixed.
     static let epochEnd: Int64 = 1_795_046_400
     static let devices = """

@@ -12,7 +12,7 @@ import Wearables
 struct BoseGatewayTests {
     static let frames = "B0:5E:00:00:00:01"
     static let silentFrames = "B0:5E:00:00:00:02"
-    static let address = BlueZ.BluetoothAddress(frames)!
+    static let address = BluetoothAddress(frames)!
     /// SensorConfiguration, where every configuration is written.
     static let sensorConfiguration = "5af38af6-000e-404b-9b46-07f77580890b"
 

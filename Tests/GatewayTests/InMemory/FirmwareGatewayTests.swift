@@ -14,8 +14,8 @@ import Wearables
 @Suite("Gateway in memory: firmware updates", .timeLimit(.minutes(1)))
 struct FirmwareGatewayTests {
     static let band = "C0:F1:70:00:00:01"
-    static let address = BlueZ.BluetoothAddress(band)!
-    static let bootloader = BlueZ.BluetoothAddress("C0:F1:70:00:00:02")!
+    static let address = BluetoothAddress(band)!
+    static let bootloader = BluetoothAddress("C0:F1:70:00:00:02")!
     static let buttonless = "8ec90003-f315-4f60-9fb8-838830daea50"
     /// 60 kB: 15 Secure DFU objects of 4 KiB, so progress has room to be seen and a drop at 40 % is mid-image.
     static let image: [UInt8] = (0..<60_000).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ $0 >> 7) }

@@ -14,7 +14,7 @@ import Wearables
 @Suite("Gateway in memory: packages from adafruit-nrfutil and nrfutil")
 struct FirmwarePackageCorpusTests {
     static let band = "C0:F1:70:00:00:01"
-    static let address = BlueZ.BluetoothAddress(band)!
+    static let address = BluetoothAddress(band)!
     static let application: [UInt8] = (0..<12_000).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 5) }
     static let softDevice: [UInt8] = (0..<8_192).map { UInt8(truncatingIfNeeded: $0 &* 5 &+ 1) }
     static let bootloader: [UInt8] = (0..<4_096).map { UInt8(truncatingIfNeeded: $0 &* 11 &+ 9) }

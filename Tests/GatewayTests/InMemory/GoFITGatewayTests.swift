@@ -11,7 +11,7 @@ import Wearables
 @Suite("Gateway in memory: GoFIT Care-Xc", .timeLimit(.minutes(1)))
 struct GoFITGatewayTests {
     static let band = "C0:F1:70:00:00:01"
-    static let address = BlueZ.BluetoothAddress(band)!
+    static let address = BluetoothAddress(band)!
     static let devices = """
     devices:
       - address: "\(band)"

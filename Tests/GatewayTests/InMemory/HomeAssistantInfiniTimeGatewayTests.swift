@@ -10,7 +10,7 @@ import Wearables
 @Suite("Gateway in memory: Home Assistant for InfiniTime")
 struct HomeAssistantInfiniTimeGatewayTests {
     static let watch = "C7:1E:00:00:00:03"
-    static let address = BlueZ.BluetoothAddress(watch)!
+    static let address = BluetoothAddress(watch)!
     static let config = "homeassistant/device/wear2mqtt_wear2mqtt_c71e00000003/config"
 
     @Test("battery, heart rate and steps entities, a find button, and triggers per music and call button")

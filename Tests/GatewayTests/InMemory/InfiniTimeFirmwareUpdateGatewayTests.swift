@@ -12,7 +12,7 @@ import Wearables
 @Suite("Gateway in memory: InfiniTime firmware update")
 struct InfiniTimeFirmwareUpdateGatewayTests {
     static let watch = "C7:1E:00:00:00:02"
-    static let address = BlueZ.BluetoothAddress(watch)!
+    static let address = BluetoothAddress(watch)!
     /// An MCUBoot image: the header's magic, the rest of its 32 bytes, then 12 kB of "firmware".
     static let image: [UInt8] = [0x3D, 0xB8, 0xF3, 0x96] + Array(repeating: 0, count: 28)
         + (0..<12_000).map { UInt8(truncatingIfNeeded: $0 &* 29 &+ $0 >> 5) }

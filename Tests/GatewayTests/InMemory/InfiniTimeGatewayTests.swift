@@ -11,7 +11,7 @@ import Wearables
 @Suite("Gateway in memory: PineTime with InfiniTime")
 struct InfiniTimeGatewayTests {
     static let watch = "C7:1E:00:00:00:01"
-    static let address = BlueZ.BluetoothAddress(watch)!
+    static let address = BluetoothAddress(watch)!
 
     /// A gateway with one watch named `watch`, connected, on the given release and options.
     static func started(_ options: [String: SimulationOptionValue] = [:]) async throws -> GatewayHarness {

@@ -78,7 +78,7 @@ struct PolarGatewayTests {
 
         let stop = await gateway.request("h10/request/configure", #"{"sensors":{"ecg":{"enabled":false}}}"#)
         #expect(stop?["data"]?["sensors"]?["ecg"] == ["enabled": false])
-        #expect(await eventually { await gateway.central.inspect(BlueZ.BluetoothAddress(Self.h10)!)["running"] == "acc" })
+        #expect(await eventually { await gateway.central.inspect(BluetoothAddress(Self.h10)!)["running"] == "acc" })
         let count = gateway.all("h10/sensor/ecg").count
         let accCount = gateway.all("h10/sensor/accelerometer").count
         #expect(await eventually { gateway.all("h10/sensor/accelerometer").count > accCount + 50 })
@@ -89,7 +89,7 @@ struct PolarGatewayTests {
     func refusedRequests() async throws {
         let gateway = try await started()
         defer { Task { await gateway.stop() } }
-        let address = BlueZ.BluetoothAddress(Self.h10)!
+        let address = BluetoothAddress(Self.h10)!
         let writes = gateway.central.writes(to: address).count
         let refused: [(String, String)] = [
             (#"{"sensors":{"accelerometer":{"rate_hz":52}}}"#, "sensors.accelerometer.rate_hz must be one of 25, 50, 100 or 200 Hz"),
@@ -140,7 +140,7 @@ struct PolarGatewayTests {
     func linkDropsMidCommand() async throws {
         let gateway = try await started()
         defer { Task { await gateway.stop() } }
-        let address = BlueZ.BluetoothAddress(Self.h10)!
+        let address = BluetoothAddress(Self.h10)!
         #expect(await gateway.request("h10/request/configure", #"{"sensors":{"accelerometer":{"rate_hz":50}}}"#)?["status"]?.text == "ok")
         // A write that cannot finish before the link drops, however loaded the machine; a drop that comes before the
         // write is sent gets the same answer (the device is not connected).
@@ -211,7 +211,7 @@ struct PolarGatewayTests {
         #expect(gateway.last("sense/sensor/ppg")?["values"]?.list?.count == 3 && gateway.last("sense/sensor/ppg")?["ambient"] == 1200)
         #expect(abs((gateway.last("sense/sensor/magnetometer")?["z"]?.number ?? 0) + 45) < 1, "µT")
 
-        #expect(await gateway.central.trigger(.buttonPress, on: BlueZ.BluetoothAddress(Self.sense)!))
+        #expect(await gateway.central.trigger(.buttonPress, on: BluetoothAddress(Self.sense)!))
         #expect(await eventually { gateway.last("sense/event")?["event"]?.text == "measurement_stopped" })
         #expect(gateway.last("sense/event")?["sensors"]?.list?.count == 5)
         // The state keeps the settings a stream last ran with; `enabled` says it stopped.

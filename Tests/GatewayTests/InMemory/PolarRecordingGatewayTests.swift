@@ -34,7 +34,7 @@ struct PolarRecordingGatewayTests {
     /// Waits until the strap holds at least `count` samples of its running recording.
     func recorded(_ gateway: GatewayHarness, atLeast count: Int) async -> Bool {
         await eventually(timeout: .seconds(60)) {
-            Int(await gateway.central.inspect(BlueZ.BluetoothAddress(Self.h10)!)["recorded_samples"] ?? "") ?? 0 >= count
+            Int(await gateway.central.inspect(BluetoothAddress(Self.h10)!)["recorded_samples"] ?? "") ?? 0 >= count
         }
     }
 
@@ -96,7 +96,7 @@ struct PolarRecordingGatewayTests {
     func refusedRequests() async throws {
         let gateway = try await started()
         defer { Task { await gateway.stop() } }
-        let address = BlueZ.BluetoothAddress(Self.h10)!
+        let address = BluetoothAddress(Self.h10)!
         let writes = gateway.central.writes(to: address).count
         let refused: [(String, String)] = [
             (#"{}"#, "action is required"),
@@ -163,13 +163,13 @@ struct PolarRecordingGatewayTests {
         #expect(await gateway.request("h10/request/recording", #"{"action":"start","identifier":"walk"}"#)?["status"] == "ok")
         #expect(await recorded(gateway, atLeast: 300))
         #expect(await gateway.request("h10/request/recording", #"{"action":"stop"}"#)?["status"] == "ok")
-        let connections = gateway.central.connectionCount(BlueZ.BluetoothAddress(Self.h10)!)
+        let connections = gateway.central.connectionCount(BluetoothAddress(Self.h10)!)
         let fetch = await gateway.request("h10/request/recording", #"{"action":"fetch","identifier":"walk"}"#)
         #expect(Self.code(fetch) == "DEVICE_DISCONNECTED", "\(String(describing: fetch))")
         #expect(gateway.all("h10/fitness/recording").isEmpty)
         // Back again, the strap still holds it (a one-frame answer is not cut).
         #expect(await eventually(timeout: .seconds(60)) {
-            gateway.central.connectionCount(BlueZ.BluetoothAddress(Self.h10)!) > connections && gateway.last("h10/availability")?["state"] == "online"
+            gateway.central.connectionCount(BluetoothAddress(Self.h10)!) > connections && gateway.last("h10/availability")?["state"] == "online"
         })
         let list = await gateway.request("h10/request/recording", #"{"action":"list"}"#)
         #expect(list?["data"]?["exercises"]?.list?.first?["identifier"] == "walk", "\(String(describing: list))")

@@ -1,7 +1,7 @@
 /// Why bytes could not become a value (or a value could not become bytes).
 ///
-/// One enum for every codec in `StandardGATT` and the vendor codecs that share `ByteReader`, so a driver can
-/// log and count malformed notifications the same way whatever the device. The gateway decides which of these a
+/// One enum for every codec in `GATT` and `StandardGATT` and the vendor codecs that share `ByteReader`, so a driver
+/// can log and count malformed notifications the same way whatever the device. The gateway decides which of these a
 /// user ever sees; the codecs know nothing of MQTT error codes.
 public enum GATTCodecError: Error, Equatable, Sendable {
     /// The value ended early: decoding the next field needed `expected` bytes in total, only `actual` were there.
