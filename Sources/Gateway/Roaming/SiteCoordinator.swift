@@ -1,3 +1,4 @@
+import EventLoop
 import Logging
 import MQTT
 import Synchronization
