@@ -138,6 +138,7 @@ public actor DeviceManager {
     private func watchSignalStrength() {
         guard signalWatch == nil else { return }
         let events = bluez.events()
+        // Unstructured: watches RSSI for the manager's life (weak self), started from synchronous code.
         signalWatch = Task { [weak self] in
             for await event in events {
                 guard case .deviceChanged(let info, let changed) = event, changed.contains("RSSI"), let rssi = info.rssi,
@@ -158,6 +159,7 @@ public actor DeviceManager {
     /// is away), then manages it with the driver its advertisement matches best, or `standard`.
     private func detectDriver(of device: ManagedDevice) {
         guard let address = BluetoothAddress(device.address) else { return }
+        // Unstructured: waits for the device's advertisement; kept in `detections`, cancelled when the device goes.
         detections[device.address] = Task {
             while !Task.isCancelled {
                 if let seen = bluez.model.device(address: address) {
@@ -258,6 +260,7 @@ public actor DeviceManager {
             output: { output(.device(id: id, $0)) },
             logger: logger, storage: storage, firmwarePackages: firmwarePackages, durableRecords: durableRecords)
         sessions[id] = session
+        // Unstructured: `start` is the session actor's; adding a device must not wait for it.
         Task { await session.start() }
     }
 
@@ -267,6 +270,7 @@ public actor DeviceManager {
     public func joinSite(onHeard: @escaping @Sendable (_ id: String, _ rssi: Int) -> Void) {
         held = held ?? []
         self.onHeard = onHeard
+        // Unstructured: listens for the site while the gateway is in one; kept in `siteListening`, cancelled on leaving.
         siteListening = Task { [weak self] in await self?.listenForTheSite() }
     }
 
@@ -560,11 +564,13 @@ public actor DeviceManager {
             throw CommandError(.busy, "a scan is running for another \(left) s (one at a time); what it finds is on bridge/event "
                                + "as device_found, or send bridge/request/scan/stop first")
         }
+        // Unstructured: the scan's deadline, outliving the request that started it; cancelled by scan/stop.
         let timer = Task<Void, Never> { try? await Task.sleep(for: duration) }
         // Taken before the first suspension, so a second request arriving meanwhile sees this one running.
         scan = (lease: nil, task: Task {}, found: [:], ends: .now + duration, timer: timer)
         let lease = await discovery.acquire(adapter: adapter.path, filter: scanFilter)
         let updates = bluez.events()
+        // Unstructured: the scan's event reader, outliving the request that started it; cancelled when the scan ends.
         let task = Task { [weak self] in
             for await event in updates {
                 switch event {
@@ -601,6 +607,7 @@ public actor DeviceManager {
         // A scan stopped while its discovery was starting has no lease yet: `scan` lets go of it when it comes.
         guard let lease = current.lease else { return }
         let discovery = discovery
+        // Unstructured: stopping a scan is synchronous; releasing its discovery lease is the discovery actor's.
         Task { await discovery.release(lease) }
     }
 
@@ -646,6 +653,7 @@ public actor DeviceManager {
         pairings[info.path.rawValue] = flow
         let bluez = bluez
         let path = info.path
+        // Unstructured: pairing outlives the request while the agent asks for the code; `flow` answers the request.
         Task {
             do throws(BlueZError) {
                 try await bluez.pair(path)

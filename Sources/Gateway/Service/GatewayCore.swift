@@ -373,6 +373,7 @@ public final class GatewayCore: Sendable {
     /// may block); when the offers changed, the device list and its discovery follow.
     private func refreshFirmwareOffers() {
         let section = configuration.dfu
+        // Unstructured: called from synchronous paths; the file access runs off the loop and applies when done.
         Task { [weak self] in
             guard let offers = await FirmwareCatalog.offersOffLoop(section), let self else { return }
             let changed = self.firmwareOffers.withLock { current in
@@ -401,6 +402,7 @@ public final class GatewayCore: Sendable {
             return true
         }
         guard start else { return }
+        // Unstructured: a debounce timer started by synchronous callers; it ends when nothing is due (or self is gone).
         Task { [weak self] in
             while let self {
                 let wait = self.homeAssistantRepublish.withLock { state -> Duration? in

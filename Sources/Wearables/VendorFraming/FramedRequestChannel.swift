@@ -114,6 +114,7 @@ final class FramedRequestChannel: Sendable {
         let segments = FrameSegmenter.segments(of: frame.encoded())
         let (signals, continuation) = AsyncStream.makeStream(of: Signal.self)
         state.withLock { $0.waiter = Waiter(opcode: opcode | 0x80, sequence: sequence, signals: continuation) }
+        // Unstructured: ticks the exchange's silence check into its signal stream; cancelled after the exchange.
         let ticker = Task {
             while !Task.isCancelled {
                 try? await Task.sleep(for: .milliseconds(250))
