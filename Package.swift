@@ -65,6 +65,7 @@ let package = Package(
             name: "Wearables",
             dependencies: [
                 "BlueZ",
+                "EventLoop",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),

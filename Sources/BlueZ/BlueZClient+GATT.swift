@@ -101,6 +101,7 @@ extension BlueZClient {
             stopRoute()
             throw error
         }
+        // Unstructured: ends the subscription when BlueZ removes the characteristic; cancelled with the subscription.
         let watch = Task { [self] in
             for await _ in gone where model.characteristics[characteristic] == nil {
                 stopRoute()
@@ -112,6 +113,7 @@ extension BlueZClient {
             stopRoute()
             watch.cancel()
             if model.characteristics[characteristic] != nil {
+                // Unstructured: a subscription's cancel is synchronous (any thread); StopNotify is a D-Bus call.
                 Task { _ = try? await self.call(characteristic, BlueZNames.gattCharacteristic, "StopNotify") }
             }
         }

@@ -95,6 +95,7 @@ public final class BlueZClient: BluetoothCentral {
         // order after it, which converges on the snapshot's state.
         enum Input: Sendable { case signal(BusSignal), owner(String) }
         let (inputs, feed) = AsyncStream.makeStream(of: Input.self)
+        // Unstructured (these three): merge BlueZ's signals and its name owner into one ordered stream for the client's life.
         Task {
             for await signal in signals { feed.yield(.signal(signal)) }
             feed.finish()

@@ -35,6 +35,7 @@ extension BlueZClient {
     public func subscription(device: ObjectPath, _ reference: CharacteristicReference,
                              method: NotifyMethod = .acquire) -> AsyncStream<SubscriptionEvent> {
         let (stream, continuation) = AsyncStream.makeStream(of: SubscriptionEvent.self, bufferingPolicy: .bufferingNewest(4096))
+        // Unstructured: produces the returned stream; cancelled when its consumer stops (onTermination).
         let task = Task { [self] in
             while !Task.isCancelled {
                 let ready: @Sendable (BlueZModel) -> Bool = { model in

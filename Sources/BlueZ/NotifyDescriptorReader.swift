@@ -11,25 +11,31 @@ import Synchronization
 /// the loop's epoll, and every datagram (one notification) goes to its handler on the loop thread — in the daemon
 /// the same loop that publishes to the broker, so a sample is read, decoded and published without a hand-off.
 ///
-/// `@unchecked Sendable`: the readers' table is confined to the loop thread; the receive buffer too.
-final class NotifyDescriptorReader: @unchecked Sendable {
-    /// One socket being read. `@unchecked Sendable`: created anywhere, then touched on the loop thread only.
-    private final class Reader: @unchecked Sendable {
+/// The readers' table and the receive buffers belong to the loop thread: they are `LoopBound`, so debug builds trap
+/// on a touch from anywhere else.
+final class NotifyDescriptorReader: Sendable {
+    /// One socket being read: created anywhere, then its handlers and registration touched on the loop only.
+    private final class Reader: Sendable {
+        struct State {
+            /// Emptied when the delivery ends, so that a handler holding its own `Delivery` (which holds this
+            /// reader) makes no cycle that outlives it.
+            var handler: @Sendable ([UInt8]) -> Void
+            var ended: @Sendable () -> Void
+            var registration: EventLoop.Registration?
+        }
+
         let fd: UnixFileDescriptor
-        /// Emptied when the delivery ends, so that a handler holding its own `Delivery` (which holds this reader)
-        /// makes no cycle that outlives it.
-        private(set) var handler: @Sendable ([UInt8]) -> Void
-        private(set) var ended: @Sendable () -> Void
-        var registration: EventLoop.Registration?
-        init(fd: UnixFileDescriptor, handler: @escaping @Sendable ([UInt8]) -> Void, ended: @escaping @Sendable () -> Void) {
+        let state: LoopBound<State>
+
+        init(fd: UnixFileDescriptor, loop: EventLoop, handler: @escaping @Sendable ([UInt8]) -> Void,
+             ended: @escaping @Sendable () -> Void) {
             self.fd = fd
-            self.handler = handler
-            self.ended = ended
+            state = LoopBound(State(handler: handler, ended: ended), loop: loop)
         }
 
         func forgetHandlers() {
-            handler = { _ in }
-            ended = {}
+            state.value.handler = { _ in }
+            state.value.ended = {}
         }
     }
 
@@ -39,20 +45,39 @@ final class NotifyDescriptorReader: @unchecked Sendable {
         func cancel() { cancelOnLoop() }
     }
 
+    /// Room for `slots` datagrams of `slotSize` bytes, read in one `recvmmsg`. A notification is at most the
+    /// ATT MTU (517) less 3 bytes.
+    private struct ReceiveBuffers {
+        static let slots = 16
+        static let slotSize = 1024
+        var buffer = [UInt8](repeating: 0, count: slots * slotSize)
+        var lengths = [Int32](repeating: 0, count: slots)
+        /// The value handed to a handler, refilled for each datagram: a handler that only decodes it leaves its
+        /// buffer to be reused, so a notification costs no allocation; one that keeps it (a stream) keeps its own
+        /// copy, since refilling a shared buffer copies it first.
+        var datagram: [UInt8] = []
+
+        /// The datagrams waiting on `fd`, up to `slots`, in one system call.
+        mutating func receive(from fd: Int32) -> Int32 {
+            buffer.withUnsafeMutableBufferPointer { bytes in
+                wear2mqtt_receive_datagrams(fd, bytes.baseAddress, Int32(Self.slotSize), Int32(Self.slots), &lengths)
+            }
+        }
+
+        /// The `index`th datagram of the last `receive`.
+        mutating func datagram(_ index: Int) -> [UInt8] {
+            let start = index * Self.slotSize
+            datagram.removeAll(keepingCapacity: true)
+            datagram.append(contentsOf: buffer[start..<start + Int(lengths[index])])
+            return datagram
+        }
+    }
+
     let loop: EventLoop
     private let ownsLoop: Bool
     private let started = Mutex(false)
-    private var readers: [Int32: Reader] = [:]
-    /// Room for `slots` datagrams of `slotSize` bytes, read in one `recvmmsg`. A notification is at most the
-    /// ATT MTU (517) less 3 bytes.
-    private static let slots = 16
-    private static let slotSize = 1024
-    private var buffer = [UInt8](repeating: 0, count: slots * slotSize)
-    private var lengths = [Int32](repeating: 0, count: slots)
-    /// The value handed to a handler, refilled for each datagram: a handler that only decodes it leaves its buffer
-    /// to be reused, so a notification costs no allocation; one that keeps it (a stream) keeps its own copy, since
-    /// refilling a shared buffer copies it first.
-    private var datagram: [UInt8] = []
+    private let readers: LoopBound<[Int32: Reader]>
+    private let buffers: LoopBound<ReceiveBuffers>
 
     /// `loop` nil: a loop of its own, started with the first socket.
     init(loop: EventLoop?) throws(EventLoop.Failure) {
@@ -63,6 +88,8 @@ final class NotifyDescriptorReader: @unchecked Sendable {
             self.loop = try EventLoop(name: "bluez-notify")
             ownsLoop = true
         }
+        readers = LoopBound([:], loop: self.loop)
+        buffers = LoopBound(ReceiveBuffers(), loop: self.loop)
     }
 
     deinit {
@@ -75,7 +102,7 @@ final class NotifyDescriptorReader: @unchecked Sendable {
                  ended: @escaping @Sendable () -> Void) -> Delivery {
         _ = fcntl(fd.rawValue, F_SETFL, fcntl(fd.rawValue, F_GETFL) | O_NONBLOCK)
         if ownsLoop, started.withLock({ value in defer { value = true }; return !value }) { loop.start() }
-        let reader = Reader(fd: fd, handler: handler, ended: ended)
+        let reader = Reader(fd: fd, loop: loop, handler: handler, ended: ended)
         onLoop { [self] in add(reader) }
         return Delivery { [self] in onLoop { [self] in remove(reader, notify: false) } }
     }
@@ -98,23 +125,23 @@ final class NotifyDescriptorReader: @unchecked Sendable {
     private func add(_ reader: Reader) {
         do {
             // Strong: a registered socket keeps its reader alive until it is removed, as the reader thread did.
-            reader.registration = try loop.register(reader.fd.rawValue, interest: .readable) { [self] readiness in
+            reader.state.value.registration = try loop.register(reader.fd.rawValue, interest: .readable) { [self] readiness in
                 read(reader, readiness)
             }
-            readers[reader.fd.rawValue] = reader
+            readers.value[reader.fd.rawValue] = reader
         } catch {
             // Out of epoll resources: the subscription ends at once, and its owner subscribes again.
-            reader.ended()
+            reader.state.value.ended()
         }
     }
 
     private func remove(_ reader: Reader, notify: Bool) {
-        guard let registration = reader.registration, readers[reader.fd.rawValue] === reader else { return }
+        guard let registration = reader.state.value.registration, readers.value[reader.fd.rawValue] === reader else { return }
         loop.deregister(registration)
-        reader.registration = nil
+        reader.state.value.registration = nil
         // Dropping the last reference to the descriptor closes it.
-        readers[reader.fd.rawValue] = nil
-        if notify { reader.ended() }
+        readers.value[reader.fd.rawValue] = nil
+        if notify { reader.state.value.ended() }
         reader.forgetHandlers()
     }
 
@@ -123,19 +150,15 @@ final class NotifyDescriptorReader: @unchecked Sendable {
     private func read(_ reader: Reader, _ readiness: EventLoop.Readiness) {
         var ended = false
         while true {
-            let count = buffer.withUnsafeMutableBufferPointer { bytes in
-                wear2mqtt_receive_datagrams(reader.fd.rawValue, bytes.baseAddress, Int32(Self.slotSize),
-                                            Int32(Self.slots), &lengths)
-            }
+            let count = buffers.value.receive(from: reader.fd.rawValue)
             if count > 0 {
                 for index in 0..<Int(count) {
-                    let start = index * Self.slotSize
-                    datagram.removeAll(keepingCapacity: true)
-                    datagram.append(contentsOf: buffer[start..<start + Int(lengths[index])])
-                    reader.handler(datagram)
-                    if reader.registration == nil { return }  // the handler cancelled it
+                    // Neither box is held while the handler runs: it may cancel this delivery (`remove`).
+                    let handler = reader.state.value.handler
+                    handler(buffers.value.datagram(index))
+                    if reader.state.value.registration == nil { return }  // the handler cancelled it
                 }
-                if count == Self.slots { continue }
+                if count == ReceiveBuffers.slots { continue }
                 break
             }
             if count == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) { ended = true }

@@ -19,7 +19,8 @@ private let libdbusThreadsReady: UInt32 = dbus_threads_init_default()
 /// matched by serial with our own deadlines, so a call's timeout never blocks anything.
 ///
 /// `@unchecked Sendable`: it wraps a C handle; the inbox is behind a mutex and all other state is confined to the
-/// loop thread.
+/// loop thread (and `init`): the methods that run on the loop begin with `eventLoop.assertInEventLoop()`, so debug
+/// builds trap when one is reached from anywhere else.
 final class ConnectionLoop: @unchecked Sendable {
     enum Command: Sendable {
         case send(OutgoingBusMessage, timeout: Duration?, reply: (@Sendable (Result<BusMessage, BusError>) -> Void)?)
@@ -182,6 +183,7 @@ final class ConnectionLoop: @unchecked Sendable {
     /// Everything but a descriptor's own readiness: commands, dispatching, expired calls, due timeouts, and the
     /// registrations and the timer brought in line with what libdbus wants now.
     private func step() {
+        eventLoop.assertInEventLoop()
         guard !finished else { return }
         for command in inbox.withLock({ queue in defer { queue.removeAll(keepingCapacity: true) }; return queue }) {
             handle(command)
@@ -200,6 +202,7 @@ final class ConnectionLoop: @unchecked Sendable {
 
     /// One registration per descriptor, for the union of its enabled watches' flags.
     private func syncWatches() {
+        eventLoop.assertInEventLoop()
         guard !finished else { return }
         watchesChanged = false
         var wanted: [Int32: EventLoop.Interest] = [:]
@@ -236,6 +239,7 @@ final class ConnectionLoop: @unchecked Sendable {
 
     /// A watched descriptor is ready: each of its watches handles what it is ready for.
     private func ready(_ fd: Int32, _ readiness: EventLoop.Readiness) {
+        eventLoop.assertInEventLoop()
         for watch in watches where dbus_watch_get_unix_fd(watch) == fd && dbus_watch_get_enabled(watch) != 0 {
             let wants = dbus_watch_get_flags(watch)
             var flags: UInt32 = 0
@@ -263,6 +267,7 @@ final class ConnectionLoop: @unchecked Sendable {
 
     /// One loop timer for the nearest of libdbus's timeouts and our calls' deadlines.
     private func scheduleTimer() {
+        eventLoop.assertInEventLoop()
         var nearest: ContinuousClock.Instant?
         for entry in timeouts where dbus_timeout_get_enabled(entry.timeout) != 0 { nearest = min(nearest ?? entry.deadline, entry.deadline) }
         for call in pending.values { if let deadline = call.deadline { nearest = min(nearest ?? deadline, deadline) } }
@@ -292,6 +297,7 @@ final class ConnectionLoop: @unchecked Sendable {
     }
 
     private func handle(_ command: Command) {
+        eventLoop.assertInEventLoop()
         switch command {
         case .send(let message, let timeout, let reply):
             sendNow(message, timeout: timeout, reply: reply)

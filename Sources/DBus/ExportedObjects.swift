@@ -302,6 +302,7 @@ public final class ObjectRegistry: Sendable {
             }
             var resolved = call
             resolved.interface = interface
+            // Unstructured: dispatch is synchronous on the loop thread; the async handler's reply goes back through `sender`.
             Task {
                 do throws(BusError) {
                     let values = try await method.handler(resolved)
@@ -358,6 +359,7 @@ public final class ObjectRegistry: Sendable {
                 reply(.failure(.invalidArgs("\(interfaceName).\(name) is \(property.signature), got \(value.signature)")))
                 return
             }
+            // Unstructured: as above, for an async property setter.
             Task {
                 do throws(BusError) {
                     try await property.onSet?(value)

@@ -15,8 +15,11 @@ import Synchronization
 /// event for a descriptor number that was closed and reused meanwhile is never delivered to the new owner),
 /// level-triggered interest, a task queue woken through an eventfd only when it goes from empty to non-empty.
 ///
-/// Registration, timers and hooks belong to the loop thread: call them from a handler or a task (`execute`).
-/// `@unchecked Sendable`: the task queue is behind a mutex; everything else is confined to the loop thread.
+/// Registration, timers and hooks belong to the loop thread: call them from a handler or a task (`execute`), or
+/// before the loop runs; debug builds trap when they are called from another thread while it runs. State of other
+/// types that only the loop touches is held in a `LoopBound`, or its methods begin with `assertInEventLoop()`.
+/// `@unchecked Sendable`: the task queue is behind a mutex; everything else is confined to the loop thread (checked in
+/// debug builds, as above).
 public final class EventLoop: @unchecked Sendable {
     /// What a registration wants to hear about.
     public struct Interest: OptionSet, Sendable {
@@ -52,6 +55,7 @@ public final class EventLoop: @unchecked Sendable {
     private let wakeDescriptor: Int32
     /// `ended`: the loop has run its last iteration; a task submitted after that is dropped, not kept.
     private let queue = Mutex<(tasks: [@Sendable () -> Void], sleeping: Bool, ended: Bool)>(([], false, false))
+    /// The loop's thread while `run` runs; nil before and after.
     private let threadID = Mutex<pthread_t?>(nil)
     private let stopped = Atomic<Bool>(false)
 
@@ -119,10 +123,25 @@ public final class EventLoop: @unchecked Sendable {
         wake()
     }
 
-    /// Whether the caller runs on the loop's thread.
+    /// Whether the caller runs on the loop's thread. False before the loop runs and after it ended.
     public var inEventLoop: Bool {
         guard let id = threadID.withLock({ $0 }) else { return false }
         return pthread_equal(id, pthread_self()) != 0
+    }
+
+    /// Traps in debug builds when the caller is not on the loop's thread; release builds check nothing and pay
+    /// nothing (`assert`). Call it first in a method that touches state only the loop may touch; `LoopBound` calls it
+    /// on every access. `inEventLoop` asks the same without trapping.
+    @inlinable
+    public func assertInEventLoop(file: StaticString = #fileID, line: UInt = #line) {
+        assert(inEventLoop, "\(name): loop-confined state touched off the loop thread", file: file, line: line)
+    }
+
+    /// The loop's own state (registrations, timers, hooks) may be touched on its thread, or by anyone while no thread
+    /// runs it (set-up before `start`, clean-up after the end). Debug builds only.
+    private func assertMayTouchLoopState(_ what: StaticString, line: UInt = #line) {
+        assert(threadID.withLock({ id in id.map { pthread_equal($0, pthread_self()) != 0 } ?? true }),
+               "\(name): \(what) called off the loop thread while it runs", line: line)
     }
 
     // MARK: From any thread
@@ -149,7 +168,8 @@ public final class EventLoop: @unchecked Sendable {
     /// Calls `handler` on the loop thread whenever `descriptor` is ready for `interest` (level-triggered).
     public func register(_ descriptor: Int32, interest: Interest,
                          _ handler: @escaping (Readiness) -> Void) throws(Failure) -> Registration {
-        precondition(inEventLoop || threadID.withLock({ $0 }) == nil, "register on the loop thread")
+        precondition(threadID.withLock({ id in id.map { pthread_equal($0, pthread_self()) != 0 } ?? true }),
+                     "register on the loop thread")
         let id = nextID
         nextID += 1
         var event = epoll_event(events: interest.rawValue | EPOLLRDHUP.rawValue, data: epoll_data_t(u64: id))
@@ -163,6 +183,7 @@ public final class EventLoop: @unchecked Sendable {
     /// Changes what `registration` wants to hear about (the MQTT socket wants `writable` only while libmosquitto
     /// has bytes it could not write).
     public func setInterest(_ registration: Registration, _ interest: Interest) {
+        assertMayTouchLoopState("setInterest")
         guard handlers[registration.id] != nil else { return }
         var event = epoll_event(events: interest.rawValue | EPOLLRDHUP.rawValue, data: epoll_data_t(u64: registration.id))
         _ = epoll_ctl(epoll, EPOLL_CTL_MOD, registration.descriptor, &event)
@@ -170,6 +191,7 @@ public final class EventLoop: @unchecked Sendable {
 
     /// Stops delivering events for `registration`. Call it before closing the descriptor.
     public func deregister(_ registration: Registration) {
+        assertMayTouchLoopState("deregister")
         guard handlers.removeValue(forKey: registration.id) != nil else { return }
         var event = epoll_event()
         _ = epoll_ctl(epoll, EPOLL_CTL_DEL, registration.descriptor, &event)
@@ -178,10 +200,12 @@ public final class EventLoop: @unchecked Sendable {
     /// Runs `task` on the loop thread at `deadline` (or at the first iteration after it).
     @discardableResult
     public func schedule(at deadline: ContinuousClock.Instant, _ task: @escaping () -> Void) -> TimerQueue<() -> Void>.ID {
-        timers.schedule(at: deadline, task)
+        assertMayTouchLoopState("schedule")
+        return timers.schedule(at: deadline, task)
     }
 
     public func cancel(_ timer: TimerQueue<() -> Void>.ID) {
+        assertMayTouchLoopState("cancel")
         timers.cancel(timer)
     }
 
@@ -189,6 +213,7 @@ public final class EventLoop: @unchecked Sendable {
     /// the iteration is flushed at once. Answers an id for `removeIterationHook`.
     @discardableResult
     public func whenIterationEnds(_ hook: @escaping () -> Void) -> UInt64 {
+        assertMayTouchLoopState("whenIterationEnds")
         let id = nextID
         nextID += 1
         iterationHooks.append((id, hook))
@@ -196,6 +221,7 @@ public final class EventLoop: @unchecked Sendable {
     }
 
     public func removeIterationHook(_ id: UInt64) {
+        assertMayTouchLoopState("removeIterationHook")
         iterationHooks.removeAll { $0.id == id }
     }
 
@@ -237,6 +263,7 @@ public final class EventLoop: @unchecked Sendable {
             queue.ended = true
         }
         running = []
+        threadID.withLock { $0 = nil }
     }
 
     /// After an iteration that handled ready descriptors: if the previous such iteration began less than two

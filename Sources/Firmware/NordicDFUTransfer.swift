@@ -249,6 +249,7 @@ final class ControlPointInbox: Sendable {
         let inbox = ControlPointInbox()
         let subscription = try await link.subscribe(characteristic) { inbox.deliver($0) }
         inbox.subscription.withLock { $0 = subscription }
+        // Unstructured: ends the inbox when the subscription ends, for the transfer's length.
         Task {
             await subscription.ended()
             inbox.end()
@@ -262,6 +263,7 @@ final class ControlPointInbox: Sendable {
             state.waiterID += 1
             return state.waiterID
         }
+        // Unstructured: a response's timeout inside a continuation; cancelled when the response comes.
         let timer = Task { [self] in
             try? await Task.sleep(for: timeout)
             if !Task.isCancelled { giveUp(id) }

@@ -42,7 +42,9 @@ enum ConnectionCommand: Sendable {
 /// and carries out its actions.
 ///
 /// `@unchecked Sendable`: it wraps a C handle. The inbox and statistics are behind mutexes; every other stored
-/// property is confined to the loop thread.
+/// property is confined to the loop thread (set up in `init` before the loop runs, and `lastLibraryError` also written
+/// by libmosquitto's log callback on the connect thread while the loop leaves the handle alone): the methods that run
+/// on the loop begin with `loop.assertInEventLoop()`, so debug builds trap when one is reached from anywhere else.
 final class MosquittoConnection: @unchecked Sendable {
     private let configuration: MQTTClientConfiguration
     private let logger: Logger
@@ -266,6 +268,7 @@ final class MosquittoConnection: @unchecked Sendable {
     /// (connecting, reconnecting, a connect timeout, the end of a close or a fatal error), replaying the ring and the
     /// spool, syncing the spool, and the socket's registration.
     private func step() {
+        loop.assertInEventLoop()
         guard !machine.isFinished else { return }
         for command in inbox.withLock({ inbox in defer { inbox.commands.removeAll(keepingCapacity: true) }; return inbox.commands }) {
             handle(command)
@@ -365,6 +368,7 @@ final class MosquittoConnection: @unchecked Sendable {
     }
 
     private func socketReady(_ readiness: EventLoop.Readiness) {
+        loop.assertInEventLoop()
         guard let handle else { return }
         var result = MOSQ_ERR_SUCCESS.rawValue
         if readiness.isReadable || readiness.isHangUp { result = mosquitto_loop_read(handle, 1) }
@@ -382,6 +386,7 @@ final class MosquittoConnection: @unchecked Sendable {
     /// At the end of every loop iteration: what this iteration published and libmosquitto could not write at
     /// once goes out now, and the writable interest follows what is left.
     private func flushWrites() {
+        loop.assertInEventLoop()
         guard !machine.isFinished, !machine.isAttemptInFlight, let handle, mosquitto_socket(handle) >= 0 else { return }
         if mosquitto_want_write(handle) { _ = mosquitto_loop_write(handle, 1) }
         if mosquitto_socket(handle) < 0 { linkLost(reason: lastLibraryError ?? "connection closed") }
@@ -414,6 +419,7 @@ final class MosquittoConnection: @unchecked Sendable {
 
     /// The helper thread's `mosquitto_connect` returned: on success the CONNACK is awaited on the loop.
     private func connectReturned(_ result: Int32) {
+        loop.assertInEventLoop()
         defer { step() }
         if result == MOSQ_ERR_SUCCESS.rawValue {
             _ = machine.socketOpened()
@@ -472,6 +478,7 @@ final class MosquittoConnection: @unchecked Sendable {
     // MARK: Commands
 
     private func handle(_ command: ConnectionCommand) {
+        loop.assertInEventLoop()
         switch command {
         case .publish(let message):
             if machine.isConnected { publishNow(message) } else { outbound.holdOffline(message) }
@@ -575,6 +582,7 @@ final class MosquittoConnection: @unchecked Sendable {
     // MARK: libmosquitto callbacks (loop thread, inside mosquitto_loop_read)
 
     private func didReceiveConnack(reason: Int32, flags: Int32) {
+        loop.assertInEventLoop()
         guard reason == 0 else {
             let text = configuration.protocolVersion == .v5 ? MosquittoText.reason(reason) : MosquittoText.connack(reason)
             lastLibraryError = "broker refused the connection: \(text)"
@@ -601,11 +609,13 @@ final class MosquittoConnection: @unchecked Sendable {
     }
 
     private func didDisconnect(reason: Int32) {
+        loop.assertInEventLoop()
         if let handle { setLibraryLogging(true, handle) }
         linkLost(reason: lastLibraryError ?? (reason == 0 ? "disconnected" : MosquittoText.error(reason)), cleanly: reason == 0)
     }
 
     private func didCompletePublish(messageID: Int32, reason: Int32) {
+        loop.assertInEventLoop()
         guard outbound.completed(messageID: messageID) else { return }
         if reason >= 0x80 {
             logger.error("the MQTT broker rejected a durable message; it is dropped",
@@ -615,6 +625,7 @@ final class MosquittoConnection: @unchecked Sendable {
     }
 
     private func didReceive(_ message: mosquitto_message, properties: OpaquePointer?) {
+        loop.assertInEventLoop()
         let topic = String(cString: message.topic)
         let length = Int(message.payloadlen)
         // An oversized payload is not copied: the message goes on without it, so its requester can be answered.
@@ -658,6 +669,7 @@ final class MosquittoConnection: @unchecked Sendable {
 
     /// The end the machine answered (it is `finished` now).
     private func stop(with event: ConnectionEvent) {
+        loop.assertInEventLoop()
         dropRegistration()
         if let tick { loop.cancel(tick.id) }
         if let iterationHook { loop.removeIterationHook(iterationHook) }

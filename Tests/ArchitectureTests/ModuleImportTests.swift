@@ -19,7 +19,7 @@ struct ModuleImportTests {
         "DBus": ["CDBus", "EventLoop"],
         "BlueZ": ["CEpoll", "DBus", "EventLoop"],
         "MQTT": ["CMosquitto", "EventLoop", "DequeModule"],
-        "Wearables": ["BlueZ", "DBus", "Crypto", "SwiftProtobuf"],
+        "Wearables": ["BlueZ", "DBus", "EventLoop", "Crypto", "SwiftProtobuf"],
         "Firmware": ["Wearables", "BlueZ", "Crypto", "SwiftProtobuf", "ZIPFoundation"],
         "Gateway": ["Wearables", "Firmware", "BlueZ", "DBus", "MQTT", "EventLoop", "Yams", "ServiceLifecycle", "Prometheus", "Crypto"],
         "MetricsExporter": ["NIOCore", "NIOPosix", "NIOHTTP1", "ServiceLifecycle"],

@@ -24,6 +24,7 @@ extension DeviceManager {
         pairings[info.path.rawValue] = flow
         let bluez = bluez
         let path = info.path
+        // Unstructured: pairing outlives the request while the agent asks for the code; `flow` answers the request.
         Task {
             do throws(BlueZError) {
                 try await bluez.pair(path)

@@ -18,11 +18,13 @@ extension DeviceManager {
             throw CommandError(.busy, "a scan is running for another \(left) s (one at a time); what it finds is on bridge/event "
                                + "as device_found, or send bridge/request/scan/stop first")
         }
+        // Unstructured: the scan's deadline, outliving the request that started it; cancelled by scan/stop.
         let timer = Task<Void, Never> { try? await Task.sleep(for: duration) }
         // Taken before the first suspension, so a second request arriving meanwhile sees this one running.
         scan = (lease: nil, task: Task {}, found: [:], ends: .now + duration, timer: timer)
         let lease = await discovery.acquire(adapter: adapter.path, filter: scanFilter)
         let updates = bluez.events()
+        // Unstructured: the scan's event reader, outliving the request that started it; cancelled when the scan ends.
         let task = Task { [weak self] in
             for await event in updates {
                 switch event {
@@ -56,6 +58,7 @@ extension DeviceManager {
         // A scan stopped while its discovery was starting has no lease yet: `scan` lets go of it when it comes.
         guard let lease = current.lease else { return }
         let discovery = discovery
+        // Unstructured: stopping a scan is synchronous; releasing its discovery lease is the discovery actor's.
         Task { await discovery.release(lease) }
     }
 

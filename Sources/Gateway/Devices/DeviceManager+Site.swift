@@ -11,6 +11,7 @@ extension DeviceManager {
     public func joinSite(onHeard: @escaping @Sendable (_ id: String, _ rssi: Int) -> Void) {
         held = held ?? []
         self.onHeard = onHeard
+        // Unstructured: listens for the site while the gateway is in one; kept in `siteListening`, cancelled on leaving.
         siteListening = Task { [weak self] in await self?.listenForTheSite() }
     }
 

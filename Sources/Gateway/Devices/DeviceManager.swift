@@ -93,6 +93,7 @@ public actor DeviceManager {
     func watchSignalStrength() {
         guard signalWatch == nil else { return }
         let events = bluez.events()
+        // Unstructured: watches RSSI for the manager's life (weak self), started from synchronous code.
         signalWatch = Task { [weak self] in
             for await event in events {
                 guard case .deviceChanged(let info, let changed) = event, changed.contains("RSSI"), let rssi = info.rssi,
@@ -113,6 +114,7 @@ public actor DeviceManager {
     /// is away), then manages it with the driver its advertisement matches best, or `standard`.
     func detectDriver(of device: ManagedDevice) {
         guard let address = BluetoothAddress(device.address) else { return }
+        // Unstructured: waits for the device's advertisement; kept in `detections`, cancelled when the device goes.
         detections[device.address] = Task {
             while !Task.isCancelled {
                 if let seen = bluez.model.device(address: address) {
@@ -213,6 +215,7 @@ public actor DeviceManager {
             output: { output(.device(id: id, $0)) },
             logger: logger, storage: storage, firmwarePackages: firmwarePackages, durableRecords: durableRecords)
         sessions[id] = session
+        // Unstructured: `start` is the session actor's; adding a device must not wait for it.
         Task { await session.start() }
     }
 

@@ -160,6 +160,7 @@ extension DeviceSession {
     @discardableResult
     func startUpdate(_ order: FirmwareUpdateOrder) -> Task<Result<DeviceValue, CommandError>, Never> {
         forgetScheduledUpdate()
+        // Unstructured: an update outlives the request that starts it (scheduled, resumed); `stop` cancels it.
         let task = Task { await self.performUpdate(order) }
         updateJob = .running(order, task)
         return task

@@ -1,5 +1,6 @@
 import BlueZ
 import DBus
+import EventLoop
 import Foundation
 import Logging
 import MQTT
@@ -38,8 +39,11 @@ public actor DeviceSession {
     let firmwarePackages: Configuration.DFUSection
 
     private var connectionTask: Task<Void, Never>?
+    /// Commands waiting or running, for the bound.
     private var queued = 0
-    private var lastCommand: Task<Void, Never>?
+    /// Commands take their turns here, one at a time in arrival order; each runs on its caller's task (and is
+    /// cancelled with it).
+    private let commands = OrderedWorkQueue()
     private(set) var link: DeviceLink?
     /// Whether the gateway may connect, what the contract shows of the link, where an update stands.
     var lifecycle = DeviceLifecycle()
@@ -222,14 +226,7 @@ public actor DeviceSession {
         }
         queued += 1
         defer { queued -= 1 }
-        let previous = lastCommand
-        let (turn, myTurnEnds) = AsyncStream.makeStream(of: Void.self)
-        lastCommand = Task {
-            for await _ in turn {}
-        }
-        defer { myTurnEnds.finish() }
-        await previous?.value
-        return try await run(command)
+        return try await commands.inTurn { () async throws(CommandError) -> DeviceValue in try await run(command) }
     }
 
     private func run(_ command: DeviceCommand) async throws(CommandError) -> DeviceValue {

@@ -30,6 +30,7 @@ enum FileAccessOffLoop {
         let answer = OneAnswer<Result<Value, Failure>>()
         return await withCheckedContinuation { continuation in
             answer.await(continuation)
+            // Unstructured: the time limit of a blocking file access that cannot be cancelled; cancelled when it answers.
             let timer = Task {
                 try? await Task.sleep(for: limit)
                 if !Task.isCancelled, answer.give(.failure(.timedOut(limit))) { abandoned.add(1, ordering: .relaxed) }

@@ -41,6 +41,7 @@ final class WakeSignal: Sendable {
         }
         guard let id else { return true }
         let timer = deadline.map { deadline in
+            // Unstructured: a waiter's deadline timer inside a continuation; cancelled when the signal comes first.
             Task { [weak self] in
                 try? await Task.sleep(until: deadline)
                 self?.end(id)

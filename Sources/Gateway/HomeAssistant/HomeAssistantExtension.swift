@@ -80,7 +80,7 @@ final class HomeAssistantExtension: GatewayExtension {
             return true
         }
         guard start else { return }
-        // Unstructured: started from the message loop, which must not wait for it.
+        // Unstructured: a debounce timer started by synchronous callers; it ends when nothing is due (or self is gone).
         Task { [weak self] in
             while let self {
                 let wait = self.pending.withLock { state -> Duration? in

@@ -1,3 +1,4 @@
+import EventLoop
 import Logging
 import MQTT
 import Synchronization
@@ -99,6 +100,7 @@ public final class SiteCoordinator: Sendable {
     public func attach(_ manager: any SiteDeviceControl) {
         self.manager.withLock { $0 = manager }
         let changes = registryChanges, logger = logger
+        // Unstructured: reads the registry's changes for the coordinator's life (weak), from a synchronous attach.
         Task { [weak self, weak manager] in
             for await change in changes {
                 guard let manager else { return }
@@ -409,6 +411,7 @@ public final class SiteCoordinator: Sendable {
         releaseTimers.withLock { timers in
             guard timers != nil else { return }
             timers?[device]?.cancel()
+            // Unstructured: a per-device release timer, cancelled on a new hold; its expiry waits its turn in `handoverWork`.
             timers?[device] = Task { [self] in
                 do { try await Task.sleep(for: settings.releaseTimeout) } catch { return }
                 handoverWork.enqueue { [self] in

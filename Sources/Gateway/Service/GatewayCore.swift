@@ -373,6 +373,7 @@ public final class GatewayCore: Sendable {
     /// may block); when the offers changed, the device list and its discovery follow.
     func refreshFirmwareOffers() {
         let section = configuration.dfu
+        // Unstructured: called from synchronous paths; the file access runs off the loop and applies when done.
         Task { [weak self] in
             guard let offers = await FirmwareCatalog.offersOffLoop(section), let self else { return }
             let changed = self.firmwareOffers.withLock { current in

@@ -49,6 +49,7 @@ public final class GatewayService: Service, Sendable {
         client.onConnect { [core, logger] in
             core.brokerConnected()
             core.republishAll()
+            // Unstructured: the broker's onConnect hook is synchronous (on the loop thread) and starts async work.
             Task {
                 // A fresh report at once: none was published while the broker was away.
                 await core.publishHealth()
@@ -76,6 +77,7 @@ public final class GatewayService: Service, Sendable {
             }
         } onGracefulShutdown: { [self] in
             logger.info("shutting down: disconnecting devices, publishing offline state and flushing the durable spool")
+            // Unstructured: the graceful-shutdown handler is synchronous; run() awaits the client's end this starts.
             Task {
                 let finals = await core.stop(timeout: .milliseconds(1500))
                 client.requestClose(finalMessages: finals, timeout: shutdownTimeout)

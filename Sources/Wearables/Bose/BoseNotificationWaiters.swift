@@ -54,19 +54,3 @@ final class NotificationWaiters<Value: Sendable>: Sendable {
         }
     }
 }
-
-/// Runs async operations strictly one after another, in the order they were handed in: a configuration write
-/// from a command and the re-application after a resume must not interleave their writes.
-final class OperationChain: Sendable {
-    private let last = Mutex<Task<Void, Never>?>(nil)
-
-    func run<T: Sendable>(_ operation: @escaping @Sendable () async -> T) async -> T {
-        let task = last.withLock { last in
-            let previous = last
-            let task = Task { await previous?.value; return await operation() }
-            last = Task { _ = await task.value }
-            return task
-        }
-        return await task.value
-    }
-}

@@ -1,4 +1,5 @@
 import BlueZ
+import EventLoop
 import Logging
 import Synchronization
 
@@ -33,7 +34,9 @@ public final class BoseWearableDriver: WearableDriver {
     private let connection = Mutex(Connection())
     private let sensorConfirmations = NotificationWaiters<BoseSensorConfiguration>()
     private let gestureConfirmations = NotificationWaiters<BoseGestureConfiguration>()
-    private let configurationWrites = OperationChain()
+    /// Configuration writes, one at a time in the order asked for: a command's and the re-application after a
+    /// resume must not interleave their writes and confirmations.
+    private let configurationWrites = OrderedWorkQueue()
     /// How long the device has to notify a configuration it accepted.
     let confirmationTimeout: Duration
 
@@ -112,24 +115,27 @@ public final class BoseWearableDriver: WearableDriver {
         }
     }
 
-    /// Writes the configuration the gateway holds, read when its turn in the chain comes (so a command queued
-    /// before it has already updated it).
+    /// Writes the configuration the gateway holds, and returns once it is written (or failed).
     private func applyDesiredConfiguration(_ link: DeviceLink, reason: String) async {
         guard let capabilities = connection.withLock({ $0.capabilities }) else { return }
-        let result = await configurationWrites.run { [self] () async -> CommandError? in
-            do throws(CommandError) {
-                try await write(desired.withLock { $0 }, capabilities, link)
-                return nil
-            } catch {
-                return error
-            }
+        await configurationWrites.run { [self] in await reapplyInTurn(capabilities, link, reason: reason) }
+    }
+
+    /// In `configurationWrites`, so the configuration is read when its turn comes (a command queued before has
+    /// already updated it). A failure is reported as the `configuration_failed` event.
+    private func reapplyInTurn(_ capabilities: BoseCapabilities, _ link: DeviceLink, reason: String) async {
+        var failure: CommandError?
+        do throws(CommandError) {
+            try await write(desired.withLock { $0 }, capabilities, link)
+        } catch {
+            failure = error
         }
         if reason == "connected" { connection.withLock { $0.isReady = true } }
-        if let error = result {
+        if let failure {
             link.logger.warning("could not re-apply the sensor and gesture configuration",
-                                metadata: ["reason": "\(reason)", "error": "\(error)"])
+                                metadata: ["reason": "\(reason)", "error": "\(failure)"])
             link.emit(.event(name: "configuration_failed", timestamp: link.now,
-                             details: ["code": .text(error.code.rawValue), "message": .text(error.message)]))
+                             details: ["code": .text(failure.code.rawValue), "message": .text(failure.message)]))
         }
     }
 
@@ -201,8 +207,9 @@ public final class BoseWearableDriver: WearableDriver {
             guard let wasSuspended, wasSuspended != suspended else { return }
             link.emit(.event(name: suspended ? "sensor_service_suspended" : "sensor_service_resumed",
                              timestamp: link.now, details: [:]))
-            if !suspended {
-                Task { [self] in await applyDesiredConfiguration(link, reason: "sensor service resumed") }
+            // Queued now, from the notification handler (on the loop thread), behind the writes already asked for.
+            if !suspended, let capabilities = connection.withLock({ $0.capabilities }) {
+                configurationWrites.enqueue { [self] in await reapplyInTurn(capabilities, link, reason: "sensor service resumed") }
             }
         } catch { decodeFailed("device information", bytes, error, link) }
     }
@@ -268,7 +275,7 @@ public final class BoseWearableDriver: WearableDriver {
         switch command {
         case .configure(let request):
             let capabilities = try await readyCapabilities()
-            // Checked and written in the chain, against the configuration as it is when the turn comes.
+            // Checked and written in its turn, against the configuration as it is when the turn comes.
             let outcome = await configurationWrites.run { [self] () async -> Result<BoseDesiredConfiguration, CommandError> in
                 do throws(CommandError) {
                     let next = try desired.withLock { $0 }.applying(request, to: capabilities)

@@ -1,11 +1,12 @@
 import BlueZ
+import EventLoop
 import Synchronization
 
 /// One request at a time on the PMD control point: writes it, then waits for the device's indicated response
 /// (joined from its parts by `PMDResponseAssembler`), the link's end or a timeout, whichever comes first.
 ///
 /// The session's control point notifications go to `receive`; a "measurement stopped" notice comes back from it
-/// for the driver to act on. Requests are chained (`OperationChain`), so a command and the session's
+/// for the driver to act on. Requests go through one `OrderedWorkQueue` (`requests.run`), so a command and the session's
 /// re-application after a reconnect never interleave their writes and responses.
 final class PolarControlPoint: Sendable {
     private struct State {
@@ -14,7 +15,7 @@ final class PolarControlPoint: Sendable {
     }
 
     private let state = Mutex(State())
-    let chain = OperationChain()
+    let requests = OrderedWorkQueue()
     let timeout: Duration
 
     init(timeout: Duration = .seconds(5)) { self.timeout = timeout }

@@ -37,7 +37,7 @@ extension PolarDriver {
             guard link.isConnected else { throw CommandError(.deviceDisconnected, "the device is not connected") }
             throw CommandError(.notSupported, "recording on the device is offered by the Polar H10 alone; this device has no H10 file transfer")
         }
-        let outcome = await fileTransfer.chain.run { [self] () async -> Result<DeviceValue, CommandError> in
+        let outcome = await fileTransfer.requests.run { [self] () async -> Result<DeviceValue, CommandError> in
             do throws(CommandError) {
                 return .success(try await perform(command, characteristic, link))
             } catch {

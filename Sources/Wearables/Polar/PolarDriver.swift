@@ -128,7 +128,7 @@ public final class PolarDriver: WearableDriver {
         }
         connection.withLock { $0.offered = offered }
         offeredReady.deliver(true)
-        let failure = await self.controlPoint.chain.run { [self] () async -> CommandError? in
+        let failure = await self.controlPoint.requests.run { [self] () async -> CommandError? in
             do throws(CommandError) {
                 try await apply(desired.withLock { $0 }, controlPoint, link)
                 return nil
@@ -155,7 +155,7 @@ public final class PolarDriver: WearableDriver {
         }
         var offered: [PolarStream: PMDSettings] = [:]
         for stream in PolarStream.allCases where features.supportedTypes.contains(stream.measurementType) {
-            let response = try await controlPoint.chain.run { [self] () async -> Result<PMDControlPointResponse, CommandError> in
+            let response = try await controlPoint.requests.run { [self] () async -> Result<PMDControlPointResponse, CommandError> in
                 do throws(CommandError) {
                     return .success(try await self.controlPoint.exchange(.getSettings(stream.measurementType), on: characteristic, link: link))
                 } catch {
@@ -309,7 +309,7 @@ public final class PolarDriver: WearableDriver {
                 throw CommandError(.notSupported, "this device has no Polar Measurement Data service")
             }
             let offered = try await readyOffered(link)
-            let outcome = await controlPoint.chain.run { [self] () async -> Result<DeviceValue, CommandError> in
+            let outcome = await controlPoint.requests.run { [self] () async -> Result<DeviceValue, CommandError> in
                 do throws(CommandError) {
                     let next = try desired.withLock { $0 }.applying(request, offered: offered)
                     desired.withLock { $0 = next }

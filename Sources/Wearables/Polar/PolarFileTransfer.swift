@@ -1,4 +1,5 @@
 import BlueZ
+import EventLoop
 import Synchronization
 
 /// One PSFTP exchange at a time on the H10's MTU characteristic: writes a request's frames, then waits for the
@@ -28,7 +29,8 @@ final class PolarFileTransfer: Sendable {
     }
 
     private let state = Mutex(State())
-    let chain = OperationChain()
+    /// One transfer at a time, in the order asked for (run on the queue's task: never cut short by a caller).
+    let requests = OrderedWorkQueue()
     /// The longest wait for the next frame of an answer.
     let silence: Duration
 

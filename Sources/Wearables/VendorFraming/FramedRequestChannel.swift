@@ -1,4 +1,5 @@
 import BlueZ
+import EventLoop
 import Synchronization
 
 /// The host side of a framed vendor control channel (GoFIT and the ActiGraph Link share the framing,
@@ -37,7 +38,9 @@ final class FramedRequestChannel: Sendable {
     }
 
     private let state = Mutex(State())
-    private let requests = OperationChain()
+    /// One exchange at a time, in the order asked for; run on the queue's task, so a caller's cancellation never
+    /// leaves a request without its response.
+    private let requests = OrderedWorkQueue()
     private let link: DeviceLink
     private let requestCharacteristic: GattCharacteristicInfo
     private let peerName: String
@@ -111,6 +114,7 @@ final class FramedRequestChannel: Sendable {
         let segments = FrameSegmenter.segments(of: frame.encoded())
         let (signals, continuation) = AsyncStream.makeStream(of: Signal.self)
         state.withLock { $0.waiter = Waiter(opcode: opcode | 0x80, sequence: sequence, signals: continuation) }
+        // Unstructured: ticks the exchange's silence check into its signal stream; cancelled after the exchange.
         let ticker = Task {
             while !Task.isCancelled {
                 try? await Task.sleep(for: .milliseconds(250))

@@ -1,5 +1,5 @@
 import Dispatch
-import Gateway
+import EventLoop
 import Synchronization
 import Testing
 
@@ -141,4 +141,120 @@ struct OrderedWorkQueueTests {
         await queue.drained()
         #expect(log.all == ["cancelled"])
     }
+
+    @Test func runWaitsItsTurnAndAnswersItsResult() async {
+        let queue = OrderedWorkQueue()
+        let log = Log<String>()
+        let (opened, open) = AsyncStream.makeStream(of: Void.self)
+        queue.enqueue {
+            for await _ in opened { break }
+            log.append("before")
+        }
+        async let answer = queue.run { () async -> Int in
+            log.append("run")
+            return 42
+        }
+        // Enqueued while the run waits: it runs after it.
+        try? await Task.sleep(for: .milliseconds(20))
+        queue.enqueue { log.append("after") }
+        open.yield()
+        #expect(await answer == 42)
+        await queue.drained()
+        #expect(log.all == ["before", "run", "after"])
+    }
+
+    @Test func runsFromManyTasksEachGetTheirOwnResultInOrder() async {
+        let queue = OrderedWorkQueue()
+        let log = Log<Int>()
+        let results = await withTaskGroup(of: (Int, Int).self) { group in
+            for index in 0..<50 {
+                group.addTask { (index, await queue.run { () async -> Int in log.append(index); return index * 2 }) }
+            }
+            return await group.reduce(into: [:]) { $0[$1.0] = $1.1 }
+        }
+        #expect(results == Dictionary(uniqueKeysWithValues: (0..<50).map { ($0, $0 * 2) }))
+        let ran = log.all
+        #expect(ran.sorted() == Array(0..<50) && Set(ran).count == 50, "each exactly once")
+    }
+
+    @Test func theCallersCancellationDoesNotReachRunWork() async {
+        let queue = OrderedWorkQueue()
+        let (started, start) = AsyncStream.makeStream(of: Void.self)
+        let caller = Task {
+            await queue.run { () async -> Bool in
+                start.yield()
+                try? await Task.sleep(for: .milliseconds(50))
+                return Task.isCancelled
+            }
+        }
+        for await _ in started { break }
+        caller.cancel()
+        #expect(await caller.value == false, "the work ran to its end, uncancelled")
+    }
+
+    @Test func runOnAFinishedQueueRunsAtOnce() async {
+        let queue = OrderedWorkQueue()
+        await queue.finish()
+        #expect(await queue.run { () async -> String in "still" } == "still")
+    }
+
+    /// What `inTurn` is for: an actor's own work, on its own task, taking its place in the line.
+    actor Device {
+        let queue = OrderedWorkQueue()
+        var running = 0
+        var mostAtOnce = 0
+        var order: [Int] = []
+        var arrived = 0
+
+        func command(_ index: Int, slow: Bool) async -> Bool {
+            // No suspension between here and `inTurn` taking its place: `arrived` counts places taken.
+            arrived += 1
+            return await queue.inTurn {
+                running += 1
+                mostAtOnce = max(mostAtOnce, running)
+                // The actor is free while a command sleeps: others arrive and must wait their turn.
+                if slow { try? await Task.sleep(for: .milliseconds(20)) }
+                order.append(index)
+                running -= 1
+                return Task.isCancelled
+            }
+        }
+    }
+
+    @Test func inTurnBodiesRunOneAtATimeInArrivalOrderOnTheCallersActor() async {
+        let device = Device()
+        // Arrival order is fixed: each command is started once the one before it has taken its place.
+        await withTaskGroup(of: Void.self) { group in
+            for index in 0..<10 {
+                group.addTask { _ = await device.command(index, slow: index % 3 == 0) }
+                while await device.arrived <= index { await Task.yield() }
+            }
+        }
+        #expect(await device.order == Array(0..<10))
+        #expect(await device.mostAtOnce == 1)
+    }
+
+    @Test func inTurnWaitsForEnqueuedItemsAndHoldsThoseBehind() async {
+        let queue = OrderedWorkQueue()
+        let log = Log<String>()
+        queue.enqueue {
+            try? await Task.sleep(for: .milliseconds(30))
+            log.append("item before")
+        }
+        await queue.inTurn {
+            queue.enqueue { log.append("item after") }
+            try? await Task.sleep(for: .milliseconds(30))
+            log.append("body")
+        }
+        await queue.drained()
+        #expect(log.all == ["item before", "body", "item after"])
+    }
+
+    @Test func theCallersCancellationReachesAnInTurnBody() async {
+        let device = Device()
+        let caller = Task { await device.command(0, slow: true) }
+        caller.cancel()
+        #expect(await caller.value == true)
+    }
 }
+
