@@ -56,32 +56,8 @@ struct LoopConfinementTests {
         #expect(await onLoop(loop) { counts.value } == Array(0..<100) + [-1])
     }
 
-    #if DEBUG
-    @Test("debug builds trap when a LoopBound value is read off its loop (and the same steps on the loop exit cleanly)")
-    func loopBoundOffTheLoopTraps() async {
-        await #expect(processExitsWith: .failure) {
-            let loop = try EventLoop.started(name: "confined")
-            let box = LoopBound(0, loop: loop)
-            // Wait until the loop runs, so that "off the loop" is meant, not "before the start".
-            while !(await withCheckedContinuation { continuation in loop.execute { continuation.resume(returning: true) } }) {}
-            _ = box.value
-        }
-        // The control: were the set-up to fail on its own, the expectation above would pass for nothing.
-        await #expect(processExitsWith: .success) {
-            let loop = try EventLoop.started(name: "confined")
-            let box = LoopBound(0, loop: loop)
-            let read = await withCheckedContinuation { continuation in loop.execute { continuation.resume(returning: box.value) } }
-            if read != 0 { exit(1) }
-        }
-    }
-
-    @Test("debug builds trap when the loop's timers are touched off its thread while it runs")
-    func loopStateOffTheLoopTraps() async {
-        await #expect(processExitsWith: .failure) {
-            let loop = try EventLoop.started(name: "confined")
-            while !(await withCheckedContinuation { continuation in loop.execute { continuation.resume(returning: true) } }) {}
-            loop.schedule(at: .now + .seconds(1)) {}
-        }
-    }
-    #endif
+    // No exit tests of the traps themselves: Swift Testing's exit-test monitor waits with `waitid(P_ALL, WNOWAIT)`,
+    // which spins at full CPU once another child of the test process (a broker, a simulator, a gateway of the
+    // end-to-end suites, reaped by its own pid) has exited, and the whole suite hung at its end (2026-11-28). The
+    // checks the traps rest on (`inEventLoop` on, off, before and after the loop) are tested above.
 }
