@@ -109,6 +109,10 @@ public final class OrderedWorkQueue: Sendable {
         }
     }
 
+    /// Items placed so far (enqueued, or taken by `run` and `inTurn`): lets a test see that a caller took its place
+    /// without waiting on the clock.
+    var placedCount: UInt64 { ledger.counts.withLock { $0.enqueued } }
+
     /// What a `run` item produced; nil while it has not run (or never will).
     private final class Outcome<T: Sendable>: Sendable {
         let value = Mutex<T?>(nil)

@@ -1,5 +1,5 @@
 import Dispatch
-import EventLoop
+@testable import EventLoop
 import Synchronization
 import Testing
 
@@ -154,8 +154,8 @@ struct OrderedWorkQueueTests {
             log.append("run")
             return 42
         }
-        // Enqueued while the run waits: it runs after it.
-        try? await Task.sleep(for: .milliseconds(20))
+        // Enqueued once the run has taken its place (and while it waits): it runs after it.
+        while queue.placedCount < 2 { await Task.yield() }
         queue.enqueue { log.append("after") }
         open.yield()
         #expect(await answer == 42)
