@@ -162,6 +162,13 @@ extension DeviceManager {
         devices.keys.contains { DeviceIdentifier.same($0, id) && $0 != except }
     }
 
+    /// `connect` (true) or `disconnect` (false): the session's own, in turn with the device's commands.
+    public func setConnected(_ connected: Bool, id requested: String) async throws(CommandError) -> DeviceValue {
+        let session = try runningSession(managedID(requested), requested: requested)
+        return connected ? try await session.connectRequested() : try await session.disconnectRequested()
+    }
+
+    /// A command of the device's driver, run by its session over the link.
     public func execute(_ command: DeviceCommand, id requested: String) async throws(CommandError) -> DeviceValue {
         let id = managedID(requested)
         let session = try runningSession(id, requested: requested)

@@ -218,34 +218,46 @@ public actor DeviceSession {
 
     // MARK: Commands
 
-    /// Runs `command` after the ones queued before it. `BUSY` when the queue is full, `DEVICE_DISCONNECTED`
-    /// when the device is away (or goes away during the command), `TIMEOUT` after the command timeout.
+    /// Runs the driver's `command` after the ones queued before it. `BUSY` when the queue is full,
+    /// `DEVICE_DISCONNECTED` when the device is away (or goes away during the command), `TIMEOUT` after the command
+    /// timeout.
     public func execute(_ command: DeviceCommand) async throws(CommandError) -> DeviceValue {
-        guard queued < queueCapacity else {
-            throw CommandError(.busy, "\(queued) commands are waiting for \(device.id); try again later")
-        }
-        queued += 1
-        defer { queued -= 1 }
-        return try await commands.inTurn { () async throws(CommandError) -> DeviceValue in try await run(command) }
+        try await inTurn { () async throws(CommandError) -> DeviceValue in try await run(command) }
     }
 
-    private func run(_ command: DeviceCommand) async throws(CommandError) -> DeviceValue {
-        switch command {
-        case .named("connect", _):
+    /// `connect`: connect now instead of at the next attempt, in turn with the commands.
+    public func connectRequested() async throws(CommandError) -> DeviceValue {
+        try await inTurn { () async throws(CommandError) -> DeviceValue in
             connectNow()
             return .object(["connection": .text(state.rawValue)])
-        case .named("disconnect", _):
+        }
+    }
+
+    /// `disconnect`: disconnect and stay away until `connect`, in turn with the commands.
+    public func disconnectRequested() async throws(CommandError) -> DeviceValue {
+        try await inTurn { () async throws(CommandError) -> DeviceValue in
             let wasConnected = state == .connected
             if apply(lifecycle.disconnectRequested()).contains(.disconnect), let path = devicePath() {
-                do { try await bluez.disconnect(path) } catch {
+                do throws(BlueZError) { try await bluez.disconnect(path) } catch {
                     apply(lifecycle.disconnectFailed(wasConnected: wasConnected))
                     throw CommandError(bluez: error)
                 }
             }
             return .object([:])
-        default:
-            break
         }
+    }
+
+    /// One request at a time, in arrival order, at most `queueCapacity` waiting.
+    private func inTurn(_ body: () async throws(CommandError) -> DeviceValue) async throws(CommandError) -> DeviceValue {
+        guard queued < queueCapacity else {
+            throw CommandError(.busy, "\(queued) commands are waiting for \(device.id); try again later")
+        }
+        queued += 1
+        defer { queued -= 1 }
+        return try await commands.inTurn(body)
+    }
+
+    private func run(_ command: DeviceCommand) async throws(CommandError) -> DeviceValue {
         guard let link, state == .connected else {
             throw CommandError(.deviceDisconnected, "\(device.id) is not connected; the command was not sent")
         }

@@ -98,7 +98,9 @@ public struct RequestRouter: Sendable {
             value = try await manager.updateFirmware(try await firmwareOrder(arguments), id: id)
         case (.gateway, _):
             value = try await manager.cancelFirmwareUpdate(id: id)
-        case (.session, _), (.driver, _), (.pairing, _):
+        case (.session, let command):
+            value = try await manager.setConnected(command.name == "connect", id: id)
+        case (.driver, _), (.pairing, _):
             value = try await manager.execute(command, id: id)
         }
         if case .object(let object) = value { return object }
