@@ -60,8 +60,8 @@ public enum DeviceCommandParser {
         let level = try reader.choice("level", from: CommandDescription.findLevels)
         switch (vibrations, level) {
         case (let vibrations?, nil): return .find(vibrations: Int(vibrations), level: nil)
-        case (nil, let level?): return .find(vibrations: nil, level: level)
-        case (nil, nil): return .find(vibrations: nil, level: "high")
+        case (nil, let level?): return .find(vibrations: nil, level: AlertLevel(name: level))
+        case (nil, nil): return .find(vibrations: nil, level: .high)
         case (_?, _?): throw CommandError(.invalidValue, "find takes either vibrations or level, not both")
         }
     }

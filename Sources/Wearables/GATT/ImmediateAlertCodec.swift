@@ -17,3 +17,20 @@ public enum AlertLevel: UInt8, GATTCharacteristicValue, Hashable, CaseIterable {
 
     public func encode() -> [UInt8] { [rawValue] }
 }
+
+extension AlertLevel {
+    /// The contract's name of a level (`find`'s `level`).
+    public var name: String {
+        switch self {
+        case .none: "none"
+        case .mild: "mild"
+        case .high: "high"
+        }
+    }
+
+    /// The level a contract name means; nil for any other text.
+    public init?(name: String) {
+        guard let level = Self.allCases.first(where: { $0.name == name }) else { return nil }
+        self = level
+    }
+}

@@ -3,17 +3,11 @@ import Foundation
 extension DeviceLink {
     /// `find` through Immediate Alert 0x1802: the standard knows alert levels, not vibration counts, so any
     /// count but 0 is a high alert. Answers the level written.
-    public func immediateAlert(vibrations: Int?, level: String?) async throws(CommandError) -> DeviceValue {
+    public func immediateAlert(vibrations: Int?, level: AlertLevel?) async throws(CommandError) -> DeviceValue {
         guard let alert = characteristic(GATTUUID.string(for: GATTUUID.Characteristic.alertLevel)) else {
             throw CommandError(.notSupported, "this device has no Immediate Alert service")
         }
-        let chosen: AlertLevel
-        switch level {
-        case "none": chosen = .none
-        case "mild": chosen = .mild
-        case "high", nil: chosen = vibrations == 0 ? .none : .high
-        case let other?: throw .invalidValue(field: "level", "must be none, mild or high, not \(other)")
-        }
+        let chosen = level ?? (vibrations == 0 ? .none : .high)
         try await write(alert, chosen.encode(), withResponse: false)
         return .object(["level": .text(chosen.name)])
     }

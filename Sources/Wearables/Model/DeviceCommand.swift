@@ -3,8 +3,9 @@
 public enum DeviceCommand: Sendable, Equatable {
     /// Re-read battery and device information and republish the state.
     case refresh
-    /// Make the device noticeable: a number of vibrations, or an alert level (`mild`, `high`, `none`).
-    case find(vibrations: Int?, level: String?)
+    /// Make the device noticeable: a number of vibrations, or an alert level (read from its contract name once, by
+    /// the gateway's parser).
+    case find(vibrations: Int?, level: AlertLevel?)
     /// Set the device clock from the gateway's.
     case timeSync
     /// Sensors, gestures and vendor stream switches: `{"sensors":{"accelerometer":{"period_ms":20}},…}`.

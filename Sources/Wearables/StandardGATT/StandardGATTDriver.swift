@@ -185,13 +185,3 @@ extension BodySensorLocation {
         }
     }
 }
-
-extension AlertLevel {
-    package var name: String {
-        switch self {
-        case .none: "none"
-        case .mild: "mild"
-        case .high: "high"
-        }
-    }
-}

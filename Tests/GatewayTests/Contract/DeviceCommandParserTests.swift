@@ -34,10 +34,10 @@ struct DeviceCommandParserTests {
 
     @Test("publishing {\"level\":\"mild\"} to …/request/find parses to find(level: mild); {} means level high")
     func findLevel() throws {
-        #expect(try command("find", #"{"level":"mild"}"#) == .find(vibrations: nil, level: "mild"))
-        #expect(try command("find", #"{"level":"none"}"#) == .find(vibrations: nil, level: "none"))
-        #expect(try command("find", "{}") == .find(vibrations: nil, level: "high"))
-        #expect(try command("find", "") == .find(vibrations: nil, level: "high"))
+        #expect(try command("find", #"{"level":"mild"}"#) == .find(vibrations: nil, level: .mild))
+        #expect(try command("find", #"{"level":"none"}"#) == .find(vibrations: nil, level: AlertLevel.none))
+        #expect(try command("find", "{}") == .find(vibrations: nil, level: .high))
+        #expect(try command("find", "") == .find(vibrations: nil, level: .high))
     }
 
     @Test("find refuses wrong types, out-of-range values, both fields and unknown fields", arguments: [

@@ -38,7 +38,7 @@ extension CommandDescription {
     public static let factoryReset = CommandDescription("factory_reset", "Return the device to its factory state", allow: .factoryReset)
 
     /// Levels of the Immediate Alert service, by their contract names.
-    public static let findLevels = ["none", "mild", "high"]
+    public static let findLevels = AlertLevel.allCases.map(\.name)
 
     /// The commands every device of a family that updates by DFU has.
     public static let firmwareUpdateCommands = [firmwareUpdate, cancelFirmwareUpdate]
