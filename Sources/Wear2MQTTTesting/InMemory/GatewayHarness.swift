@@ -9,7 +9,7 @@ import Wearables
 /// A whole gateway in the test's process: `GatewayCore` on an `InMemoryCentral` and a `RecordingSink`, with a fixed
 /// wall clock. A test adds simulated devices, sends requests as a client would publish them, and reads the messages
 /// the gateway published — the contract end to end, in milliseconds, with no broker, bus or child process.
-public final class GatewayHarness: Sendable {
+public final class GatewayHarness: Sendable, Stoppable {
     public let central: InMemoryCentral
     public let sink = RecordingSink()
     public let core: GatewayCore

@@ -10,7 +10,7 @@ import Wearables
 /// published.
 ///
 /// It does not model QoS, message expiry, or a network between broker and gateways: delivery is immediate.
-public final class InMemorySite: Sendable {
+public final class InMemorySite: Sendable, Stoppable {
     public let gateways: [String: GatewayHarness]
     private let hub = Mutex(Hub())
     /// Each gateway's site work (its reports and, as referee, its decisions), as `GatewayService` runs it.

@@ -41,49 +41,50 @@ struct BoseGatewayTests {
         try gateway.addDevice("bose_frames", address: Self.frames)
         try gateway.addDevice("bose_frames", address: Self.silentFrames, options: ["confirm_configuration": .bool(false)])
         await gateway.start()
-        defer { Task { await gateway.stop() } }
-        #expect(await eventually(timeout: .seconds(60)) {
-            gateway.last("frames")?["capabilities"] != nil && gateway.last("silent")?["capabilities"] != nil
-        })
-        let good = await gateway.request("frames/request/configure", #"{"sensors":{"accelerometer":{"period_ms":40}}}"#)
-        #expect(good?["status"]?.text == "ok", "\(String(describing: good))")
-        let written = configurationWrites(gateway).count
+        await withStopping(gateway) { gateway in
+            #expect(await eventually(timeout: .seconds(60)) {
+                gateway.last("frames")?["capabilities"] != nil && gateway.last("silent")?["capabilities"] != nil
+            })
+            let good = await gateway.request("frames/request/configure", #"{"sensors":{"accelerometer":{"period_ms":40}}}"#)
+            #expect(good?["status"]?.text == "ok", "\(String(describing: good))")
+            let written = configurationWrites(gateway).count
 
-        let refused: [(String, String)] = [
-            (#"{"sensors":{"accelerometer":{"period_ms":30}}}"#, "sensors.accelerometer.period_ms"),
-            (#"{"sensors":{"gyroscope":{"period_ms":20}}}"#, "sensors"),
-            (#"{"sensors":{"gyroscope":{"period_ms":40},"rotation":{"period_ms":40},"magnetometer":{"period_ms":40}}}"#, "sensors"),
-            (#"{"sensors":{"heart_rate":{"period_ms":40}}}"#, "sensors.heart_rate"),
-            (#"{"sensors":{"accelerometer":{"period_ms":"fast"}}}"#, "sensors.accelerometer.period_ms"),
-            (#"{"gestures":{"wink":true}}"#, "gestures.wink"),
-            (#"{"raw_stream":true}"#, "raw_stream"),
-        ]
-        for (body, field) in refused {
-            let error = await gateway.request("frames/request/configure", body)?["error"]
-            #expect(error?["code"]?.text == "INVALID_VALUE", "\(body)")
-            let message = error?["message"]?.text ?? ""
-            #expect(message.hasPrefix(field + ":") || message.hasPrefix(field + " ") || message.contains("\"\(field)\""),
-                    "\(body): \(String(describing: error))")
+            let refused: [(String, String)] = [
+                (#"{"sensors":{"accelerometer":{"period_ms":30}}}"#, "sensors.accelerometer.period_ms"),
+                (#"{"sensors":{"gyroscope":{"period_ms":20}}}"#, "sensors"),
+                (#"{"sensors":{"gyroscope":{"period_ms":40},"rotation":{"period_ms":40},"magnetometer":{"period_ms":40}}}"#, "sensors"),
+                (#"{"sensors":{"heart_rate":{"period_ms":40}}}"#, "sensors.heart_rate"),
+                (#"{"sensors":{"accelerometer":{"period_ms":"fast"}}}"#, "sensors.accelerometer.period_ms"),
+                (#"{"gestures":{"wink":true}}"#, "gestures.wink"),
+                (#"{"raw_stream":true}"#, "raw_stream"),
+            ]
+            for (body, field) in refused {
+                let error = await gateway.request("frames/request/configure", body)?["error"]
+                #expect(error?["code"]?.text == "INVALID_VALUE", "\(body)")
+                let message = error?["message"]?.text ?? ""
+                #expect(message.hasPrefix(field + ":") || message.hasPrefix(field + " ") || message.contains("\"\(field)\""),
+                        "\(body): \(String(describing: error))")
+            }
+            #expect(Self.code(await gateway.request("frames/request/configure", #"{"sensors":{"#)) == "INVALID_PAYLOAD")
+            #expect(Self.code(await gateway.request("nobody/request/configure", #"{"sensors":{}}"#)) == "DEVICE_NOT_FOUND")
+
+            // Nothing was written for any of them, and the accelerometer still streams at 40 ms.
+            #expect(configurationWrites(gateway).count == written)
+            #expect(sensor(gateway.last("frames"), "accelerometer") == (true, 40))
+            let count = gateway.all("frames/sensor/accelerometer").count
+            #expect(await eventually { gateway.all("frames/sensor/accelerometer").count > count + 20 })
+
+            // The device refuses a write (the SDK's didFailToWriteSensorConfiguration): an error with its ATT code.
+            gateway.central.failNextWrite(Self.address, with: .failed(name: "org.bluez.Error.Failed",
+                                                                      message: "Operation failed with ATT error: 0x81"))
+            let rejected = await gateway.request("frames/request/configure", #"{"sensors":{"accelerometer":{"period_ms":80}}}"#)?["error"]
+            #expect(rejected?["code"]?.text == "INVALID_VALUE")
+            #expect(rejected?["vendor_code"]?.integer == 0x81)
+
+            // A device that accepts the write but never notifies the new configuration: TIMEOUT, not ok.
+            let quiet = await gateway.request("silent/request/configure", #"{"sensors":{"accelerometer":{"period_ms":20}}}"#)
+            #expect(Self.code(quiet) == "TIMEOUT", "\(String(describing: quiet))")
         }
-        #expect(Self.code(await gateway.request("frames/request/configure", #"{"sensors":{"#)) == "INVALID_PAYLOAD")
-        #expect(Self.code(await gateway.request("nobody/request/configure", #"{"sensors":{}}"#)) == "DEVICE_NOT_FOUND")
-
-        // Nothing was written for any of them, and the accelerometer still streams at 40 ms.
-        #expect(configurationWrites(gateway).count == written)
-        #expect(sensor(gateway.last("frames"), "accelerometer") == (true, 40))
-        let count = gateway.all("frames/sensor/accelerometer").count
-        #expect(await eventually { gateway.all("frames/sensor/accelerometer").count > count + 20 })
-
-        // The device refuses a write (the SDK's didFailToWriteSensorConfiguration): an error with its ATT code.
-        gateway.central.failNextWrite(Self.address, with: .failed(name: "org.bluez.Error.Failed",
-                                                                  message: "Operation failed with ATT error: 0x81"))
-        let rejected = await gateway.request("frames/request/configure", #"{"sensors":{"accelerometer":{"period_ms":80}}}"#)?["error"]
-        #expect(rejected?["code"]?.text == "INVALID_VALUE")
-        #expect(rejected?["vendor_code"]?.integer == 0x81)
-
-        // A device that accepts the write but never notifies the new configuration: TIMEOUT, not ok.
-        let quiet = await gateway.request("silent/request/configure", #"{"sensors":{"accelerometer":{"period_ms":20}}}"#)
-        #expect(Self.code(quiet) == "TIMEOUT", "\(String(describing: quiet))")
     }
 
     @Test("a device added over MQTT without a scan gets the Bose driver from its advertisement")
@@ -91,11 +92,12 @@ struct BoseGatewayTests {
         let gateway = try GatewayHarness()
         try gateway.addDevice("bose_frames", address: Self.frames)
         await gateway.start()
-        defer { Task { await gateway.stop() } }
-        let answer = try #require(await gateway.request("bridge/request/device/add", #"{"address":"\#(Self.frames)"}"#))
-        #expect(answer["data"]?["driver"]?.text == "bose", "\(answer)")
-        #expect(answer["data"]?["id"]?.text == "bose_b05e00000001")
-        #expect(await eventually(timeout: .seconds(60)) { gateway.last("bose_b05e00000001")?["capabilities"] != nil })
+        try await withStopping(gateway) { gateway in
+            let answer = try #require(await gateway.request("bridge/request/device/add", #"{"address":"\#(Self.frames)"}"#))
+            #expect(answer["data"]?["driver"]?.text == "bose", "\(answer)")
+            #expect(answer["data"]?["id"]?.text == "bose_b05e00000001")
+            #expect(await eventually(timeout: .seconds(60)) { gateway.last("bose_b05e00000001")?["capabilities"] != nil })
+        }
     }
 
     @Test("devices[].configure applies on connect, and a request replacing it outlives a restart of the gateway")
@@ -124,13 +126,13 @@ struct BoseGatewayTests {
 
         // ...and outlives a restart: the device is let go on shutdown, forgets everything, and the new gateway
         // writes the requested configuration again (from state_dir/devices.json).
-        let restarted = try await gateway.restarted()
-        defer { Task { await restarted.stop() } }
-        #expect(await eventually(timeout: .seconds(60)) { configurationWrites(restarted).count > writesBefore })
-        let last = configurationWrites(restarted).last ?? []
-        let entries = stride(from: 0, to: last.count - 2, by: 3).map { (last[$0], Int(last[$0 + 1]) << 8 | Int(last[$0 + 2])) }
-        let periods = Dictionary(entries, uniquingKeysWith: { $1 })
-        #expect(periods[0] == 0 && periods[1] == 80, "accelerometer off, gyroscope at 80 ms: \(last)")
-        #expect(await eventually(timeout: .seconds(60)) { restarted.all("frames/sensor/gyroscope").count >= 20 })
+        try await withStopping(gateway.restarted()) { restarted in
+            #expect(await eventually(timeout: .seconds(60)) { configurationWrites(restarted).count > writesBefore })
+            let last = configurationWrites(restarted).last ?? []
+            let entries = stride(from: 0, to: last.count - 2, by: 3).map { (last[$0], Int(last[$0 + 1]) << 8 | Int(last[$0 + 2])) }
+            let periods = Dictionary(entries, uniquingKeysWith: { $1 })
+            #expect(periods[0] == 0 && periods[1] == 80, "accelerometer off, gyroscope at 80 ms: \(last)")
+            #expect(await eventually(timeout: .seconds(60)) { restarted.all("frames/sensor/gyroscope").count >= 20 })
+        }
     }
 }

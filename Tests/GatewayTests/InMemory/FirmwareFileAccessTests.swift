@@ -53,26 +53,27 @@ struct FirmwareFileAccessTests {
             try Data(count: 1_100_000).write(to: URL(fileURLWithPath: folder.file("big.zip")))
             try FileManager.default.createSymbolicLink(atPath: folder.file("latest.zip"), withDestinationPath: "pipe.zip")
         }
-        defer { Task { await gateway.stop(); folder.remove() } }
-        let samplesBefore = gateway.all("strap/sensor/heart_rate").count
+        await withStopping(gateway, { await $0.stop(); folder.remove() }) { gateway in
+            let samplesBefore = gateway.all("strap/sensor/heart_rate").count
 
-        for name in ["pipe.zip", "latest.zip", "folder.zip"] {
-            let (code, message) = Self.error(await Self.dfu(gateway, file: name))
-            #expect(code == "INVALID_VALUE", "\(name)")
-            #expect(message.contains("not a regular file") && message.contains("nothing was sent"), "\(name): \(message)")
+            for name in ["pipe.zip", "latest.zip", "folder.zip"] {
+                let (code, message) = Self.error(await Self.dfu(gateway, file: name))
+                #expect(code == "INVALID_VALUE", "\(name)")
+                #expect(message.contains("not a regular file") && message.contains("nothing was sent"), "\(name): \(message)")
+            }
+            let (code, message) = Self.error(await Self.dfu(gateway, file: "big.zip"))
+            #expect(code == "INVALID_VALUE" && message.contains("more than the limit"), "\(message)")
+
+            // The catalog lists the FIFO with its reason instead of reading it.
+            let list = await gateway.request("bridge/request/firmware/list")
+            let entries = list?["data"]?["packages"]?.list ?? []
+            let pipe = entries.first { $0["file"]?.text == "pipe.zip" }
+            #expect(pipe?["error"]?.text?.contains("not a regular file") == true, "\(String(describing: list))")
+
+            // Samples go on: more arrive after the refusals, and the strap never left.
+            #expect(await eventually(timeout: .seconds(60)) { gateway.all("strap/sensor/heart_rate").count >= samplesBefore + 5 })
+            #expect(gateway.last("strap")?["connection"]?.text == "connected")
         }
-        let (code, message) = Self.error(await Self.dfu(gateway, file: "big.zip"))
-        #expect(code == "INVALID_VALUE" && message.contains("more than the limit"), "\(message)")
-
-        // The catalog lists the FIFO with its reason instead of reading it.
-        let list = await gateway.request("bridge/request/firmware/list")
-        let entries = list?["data"]?["packages"]?.list ?? []
-        let pipe = entries.first { $0["file"]?.text == "pipe.zip" }
-        #expect(pipe?["error"]?.text?.contains("not a regular file") == true, "\(String(describing: list))")
-
-        // Samples go on: more arrive after the refusals, and the strap never left.
-        #expect(await eventually(timeout: .seconds(60)) { gateway.all("strap/sensor/heart_rate").count >= samplesBefore + 5 })
-        #expect(gateway.last("strap")?["connection"]?.text == "connected")
     }
 
     @Test("a wrong SHA-256 answers \"does not match\" without the file's digest; outside names read like missing ones")
@@ -85,22 +86,23 @@ struct FirmwareFileAccessTests {
             try FileManager.default.createSymbolicLink(atPath: folder.file("existing.zip"), withDestinationPath: outside.file("secret.zip"))
             try FileManager.default.createSymbolicLink(atPath: folder.file("absent.zip"), withDestinationPath: outside.file("none.zip"))
         }
-        defer { Task { await gateway.stop(); folder.remove() } }
+        await withStopping(gateway, { await $0.stop(); folder.remove() }) { gateway in
 
-        let wrong = String(repeating: "ab", count: 32)
-        let mismatch = Self.error(await Self.dfu(gateway, file: "band.zip", sha256: wrong))
-        #expect(mismatch.code == "INVALID_VALUE" && mismatch.message.contains("does not match"), "\(mismatch.message)")
-        #expect(!mismatch.message.contains(Self.sha256(Self.package)), "\(mismatch.message)")
+            let wrong = String(repeating: "ab", count: 32)
+            let mismatch = Self.error(await Self.dfu(gateway, file: "band.zip", sha256: wrong))
+            #expect(mismatch.code == "INVALID_VALUE" && mismatch.message.contains("does not match"), "\(mismatch.message)")
+            #expect(!mismatch.message.contains(Self.sha256(Self.package)), "\(mismatch.message)")
 
-        // A link out to a file that exists, one to nothing, and a plain missing name: the same answer but the name.
-        var seen: Set<String> = []
-        for name in ["existing.zip", "absent.zip", "missing.zip"] {
-            let (code, message) = Self.error(await Self.dfu(gateway, file: name))
-            #expect(code == "INVALID_VALUE", "\(name)")
-            seen.insert(message.replacingOccurrences(of: name, with: "NAME"))
+            // A link out to a file that exists, one to nothing, and a plain missing name: the same answer but the name.
+            var seen: Set<String> = []
+            for name in ["existing.zip", "absent.zip", "missing.zip"] {
+                let (code, message) = Self.error(await Self.dfu(gateway, file: name))
+                #expect(code == "INVALID_VALUE", "\(name)")
+                seen.insert(message.replacingOccurrences(of: name, with: "NAME"))
+            }
+            #expect(seen.count == 1, "\(seen)")
+            #expect(seen.first?.contains(outside.path) == false)
         }
-        #expect(seen.count == 1, "\(seen)")
-        #expect(seen.first?.contains(outside.path) == false)
     }
 
     @Test("a file access that blocks is answered after the limit; one that does not, with its value")

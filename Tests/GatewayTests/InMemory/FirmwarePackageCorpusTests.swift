@@ -124,22 +124,23 @@ struct FirmwarePackageCorpusTests {
         allow:
           dfu: true
         """)
-        defer { Task { await gateway.stop() } }
-        try gateway.addDevice("gofit_care_xc", address: Self.band,
-                              options: corpus.options.merging(["history_days": .int(0)]) { $1 })
-        await gateway.start()
-        #expect(await eventually(timeout: .seconds(60)) { gateway.last("band")?["connection"]?.text == "connected" })
+        try await withStopping(gateway) { gateway in
+            try gateway.addDevice("gofit_care_xc", address: Self.band,
+                                  options: corpus.options.merging(["history_days": .int(0)]) { $1 })
+            await gateway.start()
+            #expect(await eventually(timeout: .seconds(60)) { gateway.last("band")?["connection"]?.text == "connected" })
 
-        let answer = try #require(await gateway.request(
-            "band/request/dfu", #"{"file":"package.zip","sha256":"\#(DFUPackageFile.sha256(of: package))"}"#))
-        #expect(answer["status"]?.text == "ok", "\(answer)")
-        #expect(answer["data"]?["firmware"]?.text == corpus.firmware, "\(answer)")
-        let shown = await gateway.central.inspect(Self.address)
-        #expect(shown["dfu_updates"] == String(corpus.images) && shown["firmware"] == corpus.firmware, "\(shown)")
-        #expect(shown["dfu_mode"] == "application")
-        if corpus == .nrfutilSignedApplicationWithFaults {
-            #expect(shown["dfu_injected_busy_executes"] == "1" && shown["dfu_injected_corruptions"] == "2", "\(shown)")
+            let answer = try #require(await gateway.request(
+                "band/request/dfu", #"{"file":"package.zip","sha256":"\#(DFUPackageFile.sha256(of: package))"}"#))
+            #expect(answer["status"]?.text == "ok", "\(answer)")
+            #expect(answer["data"]?["firmware"]?.text == corpus.firmware, "\(answer)")
+            let shown = await gateway.central.inspect(Self.address)
+            #expect(shown["dfu_updates"] == String(corpus.images) && shown["firmware"] == corpus.firmware, "\(shown)")
+            #expect(shown["dfu_mode"] == "application")
+            if corpus == .nrfutilSignedApplicationWithFaults {
+                #expect(shown["dfu_injected_busy_executes"] == "1" && shown["dfu_injected_corruptions"] == "2", "\(shown)")
+            }
+            #expect(await eventually(timeout: .seconds(60)) { gateway.last("band")?["firmware"]?.text == corpus.firmware })
         }
-        #expect(await eventually(timeout: .seconds(60)) { gateway.last("band")?["firmware"]?.text == corpus.firmware })
     }
 }

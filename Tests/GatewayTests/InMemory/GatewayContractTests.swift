@@ -33,66 +33,66 @@ struct GatewayContractTests {
 
     @Test("a configured strap comes online: retained state with its battery, availability online, heart-rate samples")
     func configuredStrapComesOnline() async throws {
-        let gateway = try await started()
-        defer { Task { await gateway.stop() } }
-        #expect(await eventually(timeout: .seconds(60)) { gateway.last("strap/availability")?["state"]?.text == "online" })
-        #expect(await eventually(timeout: .seconds(60)) { gateway.last("strap")?["battery"]?.integer != nil })
-        #expect(gateway.last("strap")?["connection"]?.text == "connected")
-        #expect(gateway.last("strap")?["last_seen"]?.integer == 1_750_000_000_000, "the injected clock")
-        #expect(await eventually(timeout: .seconds(60)) { gateway.last("strap/sensor/heart_rate")?["bpm"]?.integer != nil })
-        #expect(gateway.sink.retained("test/bridge/state") != nil)
-        #expect(await eventually { !gateway.sink.messages(on: "test/bridge/devices").isEmpty })
+        try await withStopping(started()) { gateway in
+            #expect(await eventually(timeout: .seconds(60)) { gateway.last("strap/availability")?["state"]?.text == "online" })
+            #expect(await eventually(timeout: .seconds(60)) { gateway.last("strap")?["battery"]?.integer != nil })
+            #expect(gateway.last("strap")?["connection"]?.text == "connected")
+            #expect(gateway.last("strap")?["last_seen"]?.integer == 1_750_000_000_000, "the injected clock")
+            #expect(await eventually(timeout: .seconds(60)) { gateway.last("strap/sensor/heart_rate")?["bpm"]?.integer != nil })
+            #expect(gateway.sink.retained("test/bridge/state") != nil)
+            #expect(await eventually { !gateway.sink.messages(on: "test/bridge/devices").isEmpty })
+        }
     }
 
     @Test("publishing {\"vibrations\":3} to finder/request/find rings the key finder and answers ok")
     func findRingsTheKeyFinder() async throws {
-        let gateway = try await started()
-        defer { Task { await gateway.stop() } }
-        #expect(await eventually(timeout: .seconds(60)) { gateway.last("finder")?["connection"]?.text == "connected" })
-        let answer = await gateway.request("finder/request/find", #"{"vibrations":3}"#)
-        #expect(answer?["status"]?.text == "ok", "\(String(describing: answer))")
-        let address = try #require(BluetoothAddress(Self.finder))
-        let alerts = gateway.central.writes(to: address).filter { $0.characteristic.hasPrefix("00002a06") }
-        #expect(alerts.map(\.bytes) == [[2]], "one write of Alert Level high: the standard has no vibration count")
+        try await withStopping(started()) { gateway in
+            #expect(await eventually(timeout: .seconds(60)) { gateway.last("finder")?["connection"]?.text == "connected" })
+            let answer = await gateway.request("finder/request/find", #"{"vibrations":3}"#)
+            #expect(answer?["status"]?.text == "ok", "\(String(describing: answer))")
+            let address = try #require(BluetoothAddress(Self.finder))
+            let alerts = gateway.central.writes(to: address).filter { $0.characteristic.hasPrefix("00002a06") }
+            #expect(alerts.map(\.bytes) == [[2]], "one write of Alert Level high: the standard has no vibration count")
+        }
     }
 
     @Test("bad requests get a clear error and reach no device: unknown device, bad JSON, unknown command, out of range")
     func badRequestsChangeNothing() async throws {
-        let gateway = try await started()
-        defer { Task { await gateway.stop() } }
-        #expect(await eventually(timeout: .seconds(60)) { gateway.last("finder")?["connection"]?.text == "connected" })
-        let address = try #require(BluetoothAddress(Self.finder))
-        let writesBefore = gateway.central.writes(to: address).count
-        #expect(Self.code(await gateway.request("nobody/request/find")) == "DEVICE_NOT_FOUND")
-        #expect(Self.code(await gateway.request("finder/request/find", #"{"vibrations":"#)) == "INVALID_PAYLOAD")
-        #expect(Self.code(await gateway.request("finder/request/fly")) == "UNKNOWN_COMMAND")
-        #expect(Self.code(await gateway.request("finder/request/find", #"{"vibrations":11}"#)) == "INVALID_VALUE")
-        #expect(Self.code(await gateway.request("finder/request/find", #"{"vibrations":"3"}"#)) == "INVALID_VALUE")
-        #expect(Self.code(await gateway.request("finder/request/sync")) == "NOT_SUPPORTED")
-        #expect(Self.code(await gateway.request("finder/request/dfu", "{\"file\":\"a.zip\",\"sha256\":\"\(String(repeating: "0", count: 64))\"}")) == "FORBIDDEN")
-        #expect(gateway.central.writes(to: address).count == writesBefore)
+        try await withStopping(started()) { gateway in
+            #expect(await eventually(timeout: .seconds(60)) { gateway.last("finder")?["connection"]?.text == "connected" })
+            let address = try #require(BluetoothAddress(Self.finder))
+            let writesBefore = gateway.central.writes(to: address).count
+            #expect(Self.code(await gateway.request("nobody/request/find")) == "DEVICE_NOT_FOUND")
+            #expect(Self.code(await gateway.request("finder/request/find", #"{"vibrations":"#)) == "INVALID_PAYLOAD")
+            #expect(Self.code(await gateway.request("finder/request/fly")) == "UNKNOWN_COMMAND")
+            #expect(Self.code(await gateway.request("finder/request/find", #"{"vibrations":11}"#)) == "INVALID_VALUE")
+            #expect(Self.code(await gateway.request("finder/request/find", #"{"vibrations":"3"}"#)) == "INVALID_VALUE")
+            #expect(Self.code(await gateway.request("finder/request/sync")) == "NOT_SUPPORTED")
+            #expect(Self.code(await gateway.request("finder/request/dfu", "{\"file\":\"a.zip\",\"sha256\":\"\(String(repeating: "0", count: 64))\"}")) == "FORBIDDEN")
+            #expect(gateway.central.writes(to: address).count == writesBefore)
+        }
     }
 
     @Test("a command to a device that went away answers DEVICE_DISCONNECTED")
     func commandToAnAbsentDevice() async throws {
-        let gateway = try await started()
-        defer { Task { await gateway.stop() } }
-        #expect(await eventually(timeout: .seconds(60)) { gateway.last("finder")?["connection"]?.text == "connected" })
-        await gateway.central.setInRange(try #require(BluetoothAddress(Self.finder)), false)
-        #expect(await eventually(timeout: .seconds(60)) { gateway.last("finder/availability")?["state"]?.text == "offline" })
-        #expect(Self.code(await gateway.request("finder/request/find")) == "DEVICE_DISCONNECTED")
+        try await withStopping(started()) { gateway in
+            #expect(await eventually(timeout: .seconds(60)) { gateway.last("finder")?["connection"]?.text == "connected" })
+            await gateway.central.setInRange(try #require(BluetoothAddress(Self.finder)), false)
+            #expect(await eventually(timeout: .seconds(60)) { gateway.last("finder/availability")?["state"]?.text == "offline" })
+            #expect(Self.code(await gateway.request("finder/request/find")) == "DEVICE_DISCONNECTED")
+        }
     }
 
     @Test("device/remove clears the device's retained state and availability")
     func removeClearsRetainedTopics() async throws {
-        let gateway = try await started()
-        defer { Task { await gateway.stop() } }
-        #expect(await eventually(timeout: .seconds(60)) { gateway.last("strap/availability")?["state"]?.text == "online" })
-        let answer = await gateway.request("bridge/request/device/remove", #"{"id":"strap"}"#)
-        #expect(answer?["status"]?.text == "ok", "\(String(describing: answer))")
-        #expect(gateway.sink.wasCleared("test/strap"))
-        #expect(gateway.sink.wasCleared("test/strap/availability"))
-        #expect(Self.code(await gateway.request("strap/request/refresh")) == "DEVICE_NOT_FOUND")
+        try await withStopping(started()) { gateway in
+            #expect(await eventually(timeout: .seconds(60)) { gateway.last("strap/availability")?["state"]?.text == "online" })
+            let answer = await gateway.request("bridge/request/device/remove", #"{"id":"strap"}"#)
+            #expect(answer?["status"]?.text == "ok", "\(String(describing: answer))")
+            #expect(gateway.sink.wasCleared("test/strap"))
+            #expect(gateway.sink.wasCleared("test/strap/availability"))
+            #expect(Self.code(await gateway.request("strap/request/refresh")) == "DEVICE_NOT_FOUND")
+        }
     }
 
     @Test("a strap whose Battery Level refuses notifications publishes heart rate and a subscription_failed event")
@@ -101,48 +101,49 @@ struct GatewayContractTests {
         try gateway.addDevice("heart_rate_strap", address: Self.strap)
         gateway.central.refuseNotifications("2a19")
         await gateway.start()
-        defer { Task { await gateway.stop() } }
-        #expect(await eventually(timeout: .seconds(60)) { gateway.last("strap/sensor/heart_rate") != nil })
-        #expect(await eventually(timeout: .seconds(60)) { gateway.last("strap/event")?["event"]?.text == "subscription_failed" })
+        await withStopping(gateway) { gateway in
+            #expect(await eventually(timeout: .seconds(60)) { gateway.last("strap/sensor/heart_rate") != nil })
+            #expect(await eventually(timeout: .seconds(60)) { gateway.last("strap/event")?["event"]?.text == "subscription_failed" })
+        }
     }
 
     @Test("a flood of bad requests, a 1 MiB payload among them, is answered error by error while samples keep flowing")
     func badRequestFloodWhileSamplesFlow() async throws {
-        let gateway = try await started()
-        defer { Task { await gateway.stop() } }
-        #expect(await eventually(timeout: .seconds(60)) { gateway.all("strap/sensor/heart_rate").count >= 2 })
-        let cases: [(topic: String, payload: String, code: String)] = [
-            ("strap/request/find", "not json", "INVALID_PAYLOAD"),
-            ("strap/request/find", "[1,2]", "INVALID_PAYLOAD"),
-            ("finder/request/find", #"{"vibrations":"three"}"#, "INVALID_VALUE"),
-            ("finder/request/find", #"{"vibrations":99}"#, "INVALID_VALUE"),
-            ("strap/request/teleport", "{}", "UNKNOWN_COMMAND"),
-            ("ghost/request/refresh", "{}", "DEVICE_NOT_FOUND"),
-            ("strap/request/factory_reset", "{}", "FORBIDDEN"),
-            ("strap/request/refresh", "{\"x\":\"" + String(repeating: "a", count: 1 << 20) + "\"}", "INVALID_PAYLOAD"),
-        ]
-        for _ in 0..<20 {
-            for request in cases {
-                #expect(Self.code(await gateway.request(request.topic, request.payload)) == request.code, "\(request.topic)")
+        try await withStopping(started()) { gateway in
+            #expect(await eventually(timeout: .seconds(60)) { gateway.all("strap/sensor/heart_rate").count >= 2 })
+            let cases: [(topic: String, payload: String, code: String)] = [
+                ("strap/request/find", "not json", "INVALID_PAYLOAD"),
+                ("strap/request/find", "[1,2]", "INVALID_PAYLOAD"),
+                ("finder/request/find", #"{"vibrations":"three"}"#, "INVALID_VALUE"),
+                ("finder/request/find", #"{"vibrations":99}"#, "INVALID_VALUE"),
+                ("strap/request/teleport", "{}", "UNKNOWN_COMMAND"),
+                ("ghost/request/refresh", "{}", "DEVICE_NOT_FOUND"),
+                ("strap/request/factory_reset", "{}", "FORBIDDEN"),
+                ("strap/request/refresh", "{\"x\":\"" + String(repeating: "a", count: 1 << 20) + "\"}", "INVALID_PAYLOAD"),
+            ]
+            for _ in 0..<20 {
+                for request in cases {
+                    #expect(Self.code(await gateway.request(request.topic, request.payload)) == request.code, "\(request.topic)")
+                }
             }
+            let before = gateway.all("strap/sensor/heart_rate").count
+            #expect(await eventually(timeout: .seconds(60)) { gateway.all("strap/sensor/heart_rate").count >= before + 3 })
         }
-        let before = gateway.all("strap/sensor/heart_rate").count
-        #expect(await eventually(timeout: .seconds(60)) { gateway.all("strap/sensor/heart_rate").count >= before + 3 })
     }
 
     @Test("a slow device delays neither another device's samples nor its commands")
     func slowDeviceDelaysNoOther() async throws {
-        let gateway = try await started()
-        defer { Task { await gateway.stop() } }
-        #expect(await eventually(timeout: .seconds(60)) { gateway.last("finder/availability")?["state"]?.text == "online" })
-        #expect(await eventually(timeout: .seconds(60)) { gateway.last("strap/availability")?["state"]?.text == "online" })
-        gateway.central.setLatency(try #require(BluetoothAddress(Self.finder)), .seconds(15))
-        let slow = Task { await gateway.request("finder/request/refresh") }
-        try await Task.sleep(for: .milliseconds(100))
-        let samplesBefore = gateway.all("strap/sensor/heart_rate").count
-        #expect(await gateway.request("strap/request/refresh")?["status"]?.text == "ok")
-        #expect(await eventually(timeout: .seconds(60)) { gateway.all("strap/sensor/heart_rate").count >= samplesBefore + 2 })
-        #expect(gateway.sink.messages(on: "test/finder/response/refresh").isEmpty, "the slow device's answer cannot be here yet")
-        #expect(await slow.value?["status"]?.text == "ok")
+        try await withStopping(started()) { gateway in
+            #expect(await eventually(timeout: .seconds(60)) { gateway.last("finder/availability")?["state"]?.text == "online" })
+            #expect(await eventually(timeout: .seconds(60)) { gateway.last("strap/availability")?["state"]?.text == "online" })
+            gateway.central.setLatency(try #require(BluetoothAddress(Self.finder)), .seconds(15))
+            let slow = Task { await gateway.request("finder/request/refresh") }
+            try await Task.sleep(for: .milliseconds(100))
+            let samplesBefore = gateway.all("strap/sensor/heart_rate").count
+            #expect(await gateway.request("strap/request/refresh")?["status"]?.text == "ok")
+            #expect(await eventually(timeout: .seconds(60)) { gateway.all("strap/sensor/heart_rate").count >= samplesBefore + 2 })
+            #expect(gateway.sink.messages(on: "test/finder/response/refresh").isEmpty, "the slow device's answer cannot be here yet")
+            #expect(await slow.value?["status"]?.text == "ok")
+        }
     }
 }

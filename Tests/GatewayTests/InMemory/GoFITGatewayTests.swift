@@ -39,110 +39,110 @@ struct GoFITGatewayTests {
 
     @Test("a lost response is asked for again with the same sequence number and not executed twice")
     func lostResponseIsAskedForAgain() async throws {
-        let gateway = try await Self.started(options: ["lose_responses": .int(1)])
-        defer { Task { await gateway.stop() } }
-        #expect(await eventually(timeout: .seconds(60)) { gateway.last("band")?["pairing"]?.text == "required" })
-        // The band swallows its answer to PAIR_START; after 3 s of silence the gateway asks again and the band
-        // answers from its cache: one code, shown once.
-        #expect(await gateway.request("bridge/request/device/pair", #"{"id":"band"}"#)?["status"]?.text == "ok")
-        let band = await gateway.central.inspect(Self.address)
-        #expect(band["retransmissions_answered"] == "1")
-        let code = try #require(band["pairing_code"])
-        let confirmed = await gateway.request("bridge/request/device/pair/confirm", #"{"id":"band","code":"\#(code)"}"#)
-        #expect(confirmed?["status"]?.text == "ok")
+        try await withStopping(Self.started(options: ["lose_responses": .int(1)])) { gateway in
+            #expect(await eventually(timeout: .seconds(60)) { gateway.last("band")?["pairing"]?.text == "required" })
+            // The band swallows its answer to PAIR_START; after 3 s of silence the gateway asks again and the band
+            // answers from its cache: one code, shown once.
+            #expect(await gateway.request("bridge/request/device/pair", #"{"id":"band"}"#)?["status"]?.text == "ok")
+            let band = await gateway.central.inspect(Self.address)
+            #expect(band["retransmissions_answered"] == "1")
+            let code = try #require(band["pairing_code"])
+            let confirmed = await gateway.request("bridge/request/device/pair/confirm", #"{"id":"band","code":"\#(code)"}"#)
+            #expect(confirmed?["status"]?.text == "ok")
+        }
     }
 
     @Test("a sync whose link drops half way resumes by itself and delivers every record exactly once, durably")
     func syncAcrossALinkDrop() async throws {
-        let gateway = try await Self.started(options: ["history_days": .int(2), "drop_after_pages": .int(3)])
-        defer { Task { await gateway.stop() } }
-        try await Self.pair(gateway)
-        let held = Int(await gateway.central.inspect(Self.address)["history_records"] ?? "") ?? 0
-        #expect(held > 200)
+        try await withStopping(Self.started(options: ["history_days": .int(2), "drop_after_pages": .int(3)])) { gateway in
+            try await Self.pair(gateway)
+            let held = Int(await gateway.central.inspect(Self.address)["history_records"] ?? "") ?? 0
+            #expect(held > 200)
 
-        // The band drops the link after the third page: the request fails, the sync resumes on reconnect.
-        #expect(Self.code(await gateway.request("band/request/sync")) == "DEVICE_DISCONNECTED")
-        #expect(await eventually(timeout: .seconds(60)) { gateway.last("band")?["sync"]?["state"]?.text == "idle" })
-        let kinds = ["steps", "sleep", "heart_rate", "spo2", "activity"]
-        func records() -> [[String: DeviceValue]] {
-            gateway.sink.durableMessages.filter { message in kinds.contains { message.topic == "test/band/fitness/\($0)" } }
-                .compactMap { GatewayHarness.object($0.payload) }
+            // The band drops the link after the third page: the request fails, the sync resumes on reconnect.
+            #expect(Self.code(await gateway.request("band/request/sync")) == "DEVICE_DISCONNECTED")
+            #expect(await eventually(timeout: .seconds(60)) { gateway.last("band")?["sync"]?["state"]?.text == "idle" })
+            let kinds = ["steps", "sleep", "heart_rate", "spo2", "activity"]
+            func records() -> [[String: DeviceValue]] {
+                gateway.sink.durableMessages.filter { message in kinds.contains { message.topic == "test/band/fitness/\($0)" } }
+                    .compactMap { GatewayHarness.object($0.payload) }
+            }
+            #expect(await eventually(timeout: .seconds(60)) { records().count >= held })
+            let ids = records().compactMap { $0["id"]?.text }
+            #expect(ids.count == held)
+            #expect(Set(ids).count == ids.count, "no record twice")
+            let activity = try #require(gateway.all("band/fitness/activity").first)
+            #expect((activity["gps"]?.list?.count ?? 0) > 100)
+            #expect((activity["laps"]?.list?.count ?? 0) >= 1)
+
+            // A second sync publishes nothing new.
+            let second = try #require(await gateway.request("band/request/sync"))
+            #expect(second["status"]?.text == "ok")
+            #expect(kinds.allSatisfy { second["data"]?["records"]?[$0]?.integer == 0 })
+            #expect(records().count == held)
         }
-        #expect(await eventually(timeout: .seconds(60)) { records().count >= held })
-        let ids = records().compactMap { $0["id"]?.text }
-        #expect(ids.count == held)
-        #expect(Set(ids).count == ids.count, "no record twice")
-        let activity = try #require(gateway.all("band/fitness/activity").first)
-        #expect((activity["gps"]?.list?.count ?? 0) > 100)
-        #expect((activity["laps"]?.list?.count ?? 0) >= 1)
-
-        // A second sync publishes nothing new.
-        let second = try #require(await gateway.request("band/request/sync"))
-        #expect(second["status"]?.text == "ok")
-        #expect(kinds.allSatisfy { second["data"]?["records"]?[$0]?.integer == 0 })
-        #expect(records().count == held)
     }
 
     @Test("settings round-trip, and every kind of invalid value is refused with nothing written to the band")
     func settingsRoundTripAndInvalidValues() async throws {
-        let gateway = try await Self.started()
-        defer { Task { await gateway.stop() } }
-        try await Self.pair(gateway)
-        let applied = await gateway.request("band/request/settings",
-                                            #"{"step_goal":8000,"time_format":"24","idle_alert":{"start":"09:30","days":["mon","fri"]}}"#)
-        #expect(applied?["status"]?.text == "ok", "\(String(describing: applied))")
-        #expect(await eventually {
-            let settings = gateway.last("band")?["settings"]
-            return settings?["step_goal"]?.integer == 8000 && settings?["idle_alert"]?["start"]?.text == "09:30"
-                && settings?["idle_alert"]?["days"]?.list?.compactMap(\.text) == ["mon", "fri"]
-                && settings?["idle_alert"]?["end"] != nil
-        })
-        let writes = await gateway.central.inspect(Self.address)["settings_writes"]
+        try await withStopping(Self.started()) { gateway in
+            try await Self.pair(gateway)
+            let applied = await gateway.request("band/request/settings",
+                                                #"{"step_goal":8000,"time_format":"24","idle_alert":{"start":"09:30","days":["mon","fri"]}}"#)
+            #expect(applied?["status"]?.text == "ok", "\(String(describing: applied))")
+            #expect(await eventually {
+                let settings = gateway.last("band")?["settings"]
+                return settings?["step_goal"]?.integer == 8000 && settings?["idle_alert"]?["start"]?.text == "09:30"
+                    && settings?["idle_alert"]?["days"]?.list?.compactMap(\.text) == ["mon", "fri"]
+                    && settings?["idle_alert"]?["end"] != nil
+            })
+            let writes = await gateway.central.inspect(Self.address)["settings_writes"]
 
-        let invalid: [(String, String)] = [
-            (#"{"step_goal":"many"}"#, "INVALID_VALUE"),
-            (#"{"step_goal":5}"#, "INVALID_VALUE"),
-            (#"{"colour":"red"}"#, "INVALID_VALUE"),
-            (#"{"idle_alert":{"start":"25:00"}}"#, "INVALID_VALUE"),
-            (#"{"alarms":[{"id":12,"enabled":true,"category":"wake_up","days":["mon"],"time":"07:00","active":true,"text":""}]}"#, "INVALID_VALUE"),
-            (#"{"heart_rate_warning":{"enabled":true,"max_bpm":90,"min_bpm":100}}"#, "INVALID_VALUE"),
-            (#"{"language":"klingon","step_goal":9000}"#, "INVALID_VALUE"),
-            ("{not json", "INVALID_PAYLOAD"),
-        ]
-        for (payload, code) in invalid {
-            #expect(Self.code(await gateway.request("band/request/settings", payload)) == code, "\(payload)")
+            let invalid: [(String, String)] = [
+                (#"{"step_goal":"many"}"#, "INVALID_VALUE"),
+                (#"{"step_goal":5}"#, "INVALID_VALUE"),
+                (#"{"colour":"red"}"#, "INVALID_VALUE"),
+                (#"{"idle_alert":{"start":"25:00"}}"#, "INVALID_VALUE"),
+                (#"{"alarms":[{"id":12,"enabled":true,"category":"wake_up","days":["mon"],"time":"07:00","active":true,"text":""}]}"#, "INVALID_VALUE"),
+                (#"{"heart_rate_warning":{"enabled":true,"max_bpm":90,"min_bpm":100}}"#, "INVALID_VALUE"),
+                (#"{"language":"klingon","step_goal":9000}"#, "INVALID_VALUE"),
+                ("{not json", "INVALID_PAYLOAD"),
+            ]
+            for (payload, code) in invalid {
+                #expect(Self.code(await gateway.request("band/request/settings", payload)) == code, "\(payload)")
+            }
+            #expect(await gateway.central.inspect(Self.address)["settings_writes"] == writes)
+            #expect(gateway.last("band")?["settings"]?["step_goal"]?.integer == 8000)
+
+            // An empty request reads everything back from the band.
+            let read = await gateway.request("band/request/settings")
+            #expect(read?["data"]?["settings"]?.object?.count == 16)
         }
-        #expect(await gateway.central.inspect(Self.address)["settings_writes"] == writes)
-        #expect(gateway.last("band")?["settings"]?["step_goal"]?.integer == 8000)
-
-        // An empty request reads everything back from the band.
-        let read = await gateway.request("band/request/settings")
-        #expect(read?["data"]?["settings"]?.object?.count == 16)
     }
 
     @Test("find_phone from the band arrives as an event; clear_data and factory_reset are FORBIDDEN unless allowed")
     func findPhoneAndDestructiveCommands() async throws {
-        let gateway = try await Self.started()
-        defer { Task { await gateway.stop() } }
-        try await Self.pair(gateway)
-        #expect(await gateway.central.trigger(.findMyPhone, on: Self.address))
-        #expect(await eventually { gateway.all("band/event").contains { $0["event"]?.text == "find_phone" } })
-        #expect(Self.code(await gateway.request("band/request/find", #"{"vibrations":11}"#)) == "INVALID_VALUE")
-        for command in ["clear_data", "factory_reset"] {
-            #expect(Self.code(await gateway.request("band/request/\(command)")) == "FORBIDDEN")
+        try await withStopping(Self.started()) { gateway in
+            try await Self.pair(gateway)
+            #expect(await gateway.central.trigger(.findMyPhone, on: Self.address))
+            #expect(await eventually { gateway.all("band/event").contains { $0["event"]?.text == "find_phone" } })
+            #expect(Self.code(await gateway.request("band/request/find", #"{"vibrations":11}"#)) == "INVALID_VALUE")
+            for command in ["clear_data", "factory_reset"] {
+                #expect(Self.code(await gateway.request("band/request/\(command)")) == "FORBIDDEN")
+            }
+            #expect(await gateway.central.inspect(Self.address)["paired"] == "true")
         }
-        #expect(await gateway.central.inspect(Self.address)["paired"] == "true")
     }
 
     @Test("allowed, clear_data empties the band's history and factory_reset unpairs it")
     func allowedDestructiveCommands() async throws {
-        let gateway = try await Self.started(extra: "allow:\n  clear_data: true\n  factory_reset: true")
-        defer { Task { await gateway.stop() } }
-        try await Self.pair(gateway)
-        #expect(await gateway.request("band/request/clear_data")?["status"]?.text == "ok")
-        #expect(await gateway.central.inspect(Self.address)["history_records"] == "0")
-        #expect(await gateway.request("band/request/factory_reset")?["status"]?.text == "ok")
-        #expect(await eventually(timeout: .seconds(60)) { gateway.last("band")?["pairing"]?.text == "required" })
-        #expect(await gateway.central.inspect(Self.address)["paired"] == "false")
+        try await withStopping(Self.started(extra: "allow:\n  clear_data: true\n  factory_reset: true")) { gateway in
+            try await Self.pair(gateway)
+            #expect(await gateway.request("band/request/clear_data")?["status"]?.text == "ok")
+            #expect(await gateway.central.inspect(Self.address)["history_records"] == "0")
+            #expect(await gateway.request("band/request/factory_reset")?["status"]?.text == "ok")
+            #expect(await eventually(timeout: .seconds(60)) { gateway.last("band")?["pairing"]?.text == "required" })
+            #expect(await gateway.central.inspect(Self.address)["paired"] == "false")
+        }
     }
 }

@@ -30,36 +30,36 @@ struct HeartRateVariabilityGatewayTests {
     func knownSeriesThroughTheGateway() async throws {
         // The simulated strap reports its heart rate but no RR intervals; the test reports a series whose answer is known
         // under the strap's id, as its session would, ending at the harness's wall clock.
-        let gateway = try await Self.started("homeassistant:\n  state_interval_s: 1", strapOptions: ["rr_intervals": .bool(false)])
-        defer { Task { await gateway.stop() } }
-        #expect(await eventually(timeout: .seconds(60)) { gateway.last("strap/availability")?["state"]?.text == "online" })
-        let now: Int64 = 1_750_000_000_000
-        var time = now - 49_500
-        for index in 0..<60 {
-            let interval: Double = index % 2 == 0 ? 800 : 850
-            time += Int64(interval)
-            gateway.core.handle(.device(id: "strap", .event(.sample(SensorSample(
-                sensor: .heartRate, timestamp: time,
-                reading: .heartRate(bpm: 73, contact: true, energyExpendedKJ: nil, rrIntervalsMilliseconds: [interval]))))))
+        try await withStopping(Self.started("homeassistant:\n  state_interval_s: 1", strapOptions: ["rr_intervals": .bool(false)])) { gateway in
+            #expect(await eventually(timeout: .seconds(60)) { gateway.last("strap/availability")?["state"]?.text == "online" })
+            let now: Int64 = 1_750_000_000_000
+            var time = now - 49_500
+            for index in 0..<60 {
+                let interval: Double = index % 2 == 0 ? 800 : 850
+                time += Int64(interval)
+                gateway.core.handle(.device(id: "strap", .event(.sample(SensorSample(
+                    sensor: .heartRate, timestamp: time,
+                    reading: .heartRate(bpm: 73, contact: true, energyExpendedKJ: nil, rrIntervalsMilliseconds: [interval]))))))
+            }
+            #expect(time == now)
+            // The tick, as the periodic work reaches it 10 s on.
+            _ = gateway.core.flushDueSamples(at: .now + .seconds(10))
+            #expect(await eventually { gateway.last("strap/sensor/hrv") != nil })
+            let hrv = try #require(gateway.last("strap/sensor/hrv"))
+            #expect(hrv["ts"]?.integer == now)
+            #expect(hrv["rmssd_ms"]?.number == 50 && hrv["pnn50_pct"]?.number == 0)
+            #expect(abs((hrv["sdnn_ms"]?.number ?? 0) - 25 * (60.0 / 59).squareRoot()) < 1e-9)
+            #expect(hrv["intervals"]?.integer == 60 && hrv["rejected"]?.integer == 0 && hrv["window_s"]?.integer == 60)
+            #expect(gateway.sink.messages(on: "test/strap/sensor/hrv").allSatisfy { $0.qos == .atMostOnce && !$0.retain })
+            #expect(gateway.sink.messages(on: "test/strap/ha/hrv_rmssd").last.map { String(decoding: $0.payload, as: UTF8.self) } == "50")
+            #expect(await eventually(timeout: .seconds(60)) {
+                gateway.sink.retained(Self.strapConfig).flatMap { GatewayHarness.object($0.payload) }?["cmps"]?["hrv_rmssd"]?["state_topic"]?.text
+                    == "test/strap/ha/hrv_rmssd"
+            })
+            #expect(await eventually(timeout: .seconds(60)) {
+                gateway.sink.retained("test/bridge/devices").map { String(decoding: $0.payload, as: UTF8.self).contains(#""hrv""#) } == true
+            })
         }
-        #expect(time == now)
-        // The tick, as the periodic work reaches it 10 s on.
-        _ = gateway.core.flushDueSamples(at: .now + .seconds(10))
-        #expect(await eventually { gateway.last("strap/sensor/hrv") != nil })
-        let hrv = try #require(gateway.last("strap/sensor/hrv"))
-        #expect(hrv["ts"]?.integer == now)
-        #expect(hrv["rmssd_ms"]?.number == 50 && hrv["pnn50_pct"]?.number == 0)
-        #expect(abs((hrv["sdnn_ms"]?.number ?? 0) - 25 * (60.0 / 59).squareRoot()) < 1e-9)
-        #expect(hrv["intervals"]?.integer == 60 && hrv["rejected"]?.integer == 0 && hrv["window_s"]?.integer == 60)
-        #expect(gateway.sink.messages(on: "test/strap/sensor/hrv").allSatisfy { $0.qos == .atMostOnce && !$0.retain })
-        #expect(gateway.sink.messages(on: "test/strap/ha/hrv_rmssd").last.map { String(decoding: $0.payload, as: UTF8.self) } == "50")
-        #expect(await eventually(timeout: .seconds(60)) {
-            gateway.sink.retained(Self.strapConfig).flatMap { GatewayHarness.object($0.payload) }?["cmps"]?["hrv_rmssd"]?["state_topic"]?.text
-                == "test/strap/ha/hrv_rmssd"
-        })
-        #expect(await eventually(timeout: .seconds(60)) {
-            gateway.sink.retained("test/bridge/devices").map { String(decoding: $0.payload, as: UTF8.self).contains(#""hrv""#) } == true
-        })
     }
 
     @Test("a simulated strap's own RR intervals, decoded by the standard driver, become sensor/hrv with measures once its window fills")
@@ -68,18 +68,19 @@ struct HeartRateVariabilityGatewayTests {
         // slides with the strap's samples.
         let gateway = try await Self.started("hrv:\n  window_s: 30\n  interval_s: 2", strapOptions: ["bpm": .double(150)],
                                              clock: .system)
-        defer { Task { await gateway.stop() } }
-        #expect(await eventually(timeout: .seconds(60)) { gateway.last("strap/sensor/hrv")?["rmssd_ms"] != nil })
-        let hrv = try #require(gateway.last("strap/sensor/hrv"))
-        let intervals = try #require(hrv["intervals"]?.integer)
-        #expect(intervals >= 30 && intervals <= 100 && hrv["window_s"]?.integer == 30, "at most 30 s of beats: \(hrv)")
-        // The simulated rhythm varies by ±3 % from beat to beat around 400 ms: an RMSSD near 10 ms.
-        let rmssd = try #require(hrv["rmssd_ms"]?.number)
-        #expect(rmssd > 0 && rmssd < 40, "\(hrv)")
-        let meanHR = try #require(hrv["mean_hr_bpm"]?.number)
-        #expect((120...190).contains(meanHR), "\(hrv)")
-        // Every publication before the window filled said how many intervals it had, without measures.
-        let earlier = gateway.all("strap/sensor/hrv").filter { $0["rmssd_ms"] == nil }
-        #expect(earlier.allSatisfy { $0["intervals"] != nil && $0["sdnn_ms"] == nil })
+        try await withStopping(gateway) { gateway in
+            #expect(await eventually(timeout: .seconds(60)) { gateway.last("strap/sensor/hrv")?["rmssd_ms"] != nil })
+            let hrv = try #require(gateway.last("strap/sensor/hrv"))
+            let intervals = try #require(hrv["intervals"]?.integer)
+            #expect(intervals >= 30 && intervals <= 100 && hrv["window_s"]?.integer == 30, "at most 30 s of beats: \(hrv)")
+            // The simulated rhythm varies by ±3 % from beat to beat around 400 ms: an RMSSD near 10 ms.
+            let rmssd = try #require(hrv["rmssd_ms"]?.number)
+            #expect(rmssd > 0 && rmssd < 40, "\(hrv)")
+            let meanHR = try #require(hrv["mean_hr_bpm"]?.number)
+            #expect((120...190).contains(meanHR), "\(hrv)")
+            // Every publication before the window filled said how many intervals it had, without measures.
+            let earlier = gateway.all("strap/sensor/hrv").filter { $0["rmssd_ms"] == nil }
+            #expect(earlier.allSatisfy { $0["intervals"] != nil && $0["sdnn_ms"] == nil })
+        }
     }
 }

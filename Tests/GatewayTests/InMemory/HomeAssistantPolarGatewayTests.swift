@@ -23,24 +23,25 @@ struct HomeAssistantPolarGatewayTests {
         let gateway = try GatewayHarness(configuration: "devices:\n  - address: \"\(Self.h10)\"\n    name: h10\nhomeassistant:\n  state_interval_s: 1")
         try gateway.addDevice("polar_h10", address: Self.h10)
         await gateway.start()
-        defer { Task { await gateway.stop() } }
-        #expect(await eventually(timeout: .seconds(60)) { discovery(gateway, Self.h10)?["cmps"]?["setting_accelerometer_rate_hz"] != nil })
-        let components = try #require(discovery(gateway, Self.h10)?["cmps"]?.object)
-        #expect(components["heart_rate"]?["state_topic"]?.text == "test/h10/ha/heart_rate")
-        #expect(components["battery"] != nil)
-        #expect(components["setting_sensor_ecg"]?["p"]?.text == "switch")
-        #expect(components["setting_sensor_accelerometer"]?["command_topic"]?.text == "test/h10/request/configure")
-        let rate = try #require(components["setting_accelerometer_rate_hz"])
-        #expect(rate["p"]?.text == "select" && rate["options"] == ["25", "50", "100", "200"])
-        #expect(components["setting_accelerometer_range"]?["options"] == ["2", "4", "8"])
-        #expect(components["setting_ecg_rate_hz"] == nil, "one ECG rate: nothing to choose")
-        #expect(components["setting_sensor_ppg"] == nil, "the H10 has no PPG")
+        try await withStopping(gateway) { gateway in
+            #expect(await eventually(timeout: .seconds(60)) { discovery(gateway, Self.h10)?["cmps"]?["setting_accelerometer_rate_hz"] != nil })
+            let components = try #require(discovery(gateway, Self.h10)?["cmps"]?.object)
+            #expect(components["heart_rate"]?["state_topic"]?.text == "test/h10/ha/heart_rate")
+            #expect(components["battery"] != nil)
+            #expect(components["setting_sensor_ecg"]?["p"]?.text == "switch")
+            #expect(components["setting_sensor_accelerometer"]?["command_topic"]?.text == "test/h10/request/configure")
+            let rate = try #require(components["setting_accelerometer_rate_hz"])
+            #expect(rate["p"]?.text == "select" && rate["options"] == ["25", "50", "100", "200"])
+            #expect(components["setting_accelerometer_range"]?["options"] == ["2", "4", "8"])
+            #expect(components["setting_ecg_rate_hz"] == nil, "one ECG rate: nothing to choose")
+            #expect(components["setting_sensor_ppg"] == nil, "the H10 has no PPG")
 
-        // What the switch sends is a request the driver takes.
-        let payload = try #require(components["setting_sensor_ecg"]?["payload_on"]?.text)
-        #expect(await gateway.request("h10/request/configure", payload)?["status"]?.text == "ok", "\(payload)")
-        #expect(await eventually { !gateway.all("h10/sensor/ecg").isEmpty })
-        #expect(gateway.sink.messages(on: "test/h10/ha/ecg").isEmpty, "no entity for a raw waveform")
+            // What the switch sends is a request the driver takes.
+            let payload = try #require(components["setting_sensor_ecg"]?["payload_on"]?.text)
+            #expect(await gateway.request("h10/request/configure", payload)?["status"]?.text == "ok", "\(payload)")
+            #expect(await eventually { !gateway.all("h10/sensor/ecg").isEmpty })
+            #expect(gateway.sink.messages(on: "test/h10/ha/ecg").isEmpty, "no entity for a raw waveform")
+        }
     }
 
     @Test("Verity Sense: its five stream switches, and the inter-beat interval and HRV entities once PPI runs")
@@ -49,20 +50,21 @@ struct HomeAssistantPolarGatewayTests {
                                          + "homeassistant:\n  state_interval_s: 1\nhrv:\n  window_s: 30\n  interval_s: 1", clock: .system)
         try gateway.addDevice("polar_verity_sense", address: Self.sense, options: ["bpm": .int(120)])
         await gateway.start()
-        defer { Task { await gateway.stop() } }
-        #expect(await eventually(timeout: .seconds(60)) { discovery(gateway, Self.sense)?["cmps"]?["setting_sensor_ppi"] != nil })
-        let components = try #require(discovery(gateway, Self.sense)?["cmps"]?.object)
-        #expect(Set(components.keys.filter { $0.hasPrefix("setting_sensor_") })
-            == ["setting_sensor_ppg", "setting_sensor_accelerometer", "setting_sensor_ppi", "setting_sensor_gyroscope", "setting_sensor_magnetometer"])
-        #expect(components["setting_magnetometer_rate_hz"]?["options"] == ["10", "20", "50", "100"])
-        #expect(components["setting_gyroscope_range"]?["options"] == ["250", "500", "1000", "2000"])
-        #expect(components["ibi"] == nil)
+        try await withStopping(gateway) { gateway in
+            #expect(await eventually(timeout: .seconds(60)) { discovery(gateway, Self.sense)?["cmps"]?["setting_sensor_ppi"] != nil })
+            let components = try #require(discovery(gateway, Self.sense)?["cmps"]?.object)
+            #expect(Set(components.keys.filter { $0.hasPrefix("setting_sensor_") })
+                == ["setting_sensor_ppg", "setting_sensor_accelerometer", "setting_sensor_ppi", "setting_sensor_gyroscope", "setting_sensor_magnetometer"])
+            #expect(components["setting_magnetometer_rate_hz"]?["options"] == ["10", "20", "50", "100"])
+            #expect(components["setting_gyroscope_range"]?["options"] == ["250", "500", "1000", "2000"])
+            #expect(components["ibi"] == nil)
 
-        #expect(await gateway.request("sense/request/configure", #"{"sensors":{"ppi":{}}}"#)?["status"]?.text == "ok")
-        #expect(await eventually(timeout: .seconds(60)) {
-            discovery(gateway, Self.sense)?["cmps"]?["ibi"] != nil && discovery(gateway, Self.sense)?["cmps"]?["hrv_rmssd"] != nil
-        })
-        #expect(await eventually { gateway.sink.messages(on: "test/sense/ha/ibi").last.flatMap { Double(String(decoding: $0.payload, as: UTF8.self)) }
-            .map { abs($0 - 500) < 25 } == true })
+            #expect(await gateway.request("sense/request/configure", #"{"sensors":{"ppi":{}}}"#)?["status"]?.text == "ok")
+            #expect(await eventually(timeout: .seconds(60)) {
+                discovery(gateway, Self.sense)?["cmps"]?["ibi"] != nil && discovery(gateway, Self.sense)?["cmps"]?["hrv_rmssd"] != nil
+            })
+            #expect(await eventually { gateway.sink.messages(on: "test/sense/ha/ibi").last.flatMap { Double(String(decoding: $0.payload, as: UTF8.self)) }
+                .map { abs($0 - 500) < 25 } == true })
+        }
     }
 }

@@ -44,26 +44,28 @@ struct InfiniTimeFirmwareUpdateGatewayTests {
     func releasePackageInstalls() async throws {
         let package = try await NordicPackageTools.adafruitPackage(application: Self.image, deviceType: 0x0052)
         let (gateway, folder) = try await Self.started(files: ["pinetime-mcuboot-app-dfu-1.16.1.zip": package])
-        defer { Task { await gateway.stop(); folder.remove() } }
-        let answer = await Self.dfu(gateway, "pinetime-mcuboot-app-dfu-1.16.1.zip", package)
-        #expect(answer?["status"]?.text == "ok", "\(String(describing: answer))")
-        #expect(answer?["data"]?["bytes"]?.integer == Int64(Self.image.count))
-        #expect(answer?["data"]?["next_step"]?.text?.contains("alidate") == true, "\(String(describing: answer))")
-        let watch = await gateway.central.inspect(Self.address)
-        #expect(watch["dfu_updates"] == "1")
-        #expect(watch["dfu_bytes_received"] == String(Self.image.count))
-        // genpkg's default version (0xFFFFFFFF) says nothing, so the simulated watch marks the build it runs.
-        #expect(answer?["data"]?["firmware"]?.text == "1.16.0+dfu.1")
-        #expect(await eventually { gateway.last("watch")?["firmware"]?.text == "1.16.0+dfu.1" })
+        await withStopping(gateway, { await $0.stop(); folder.remove() }) { gateway in
+            let answer = await Self.dfu(gateway, "pinetime-mcuboot-app-dfu-1.16.1.zip", package)
+            #expect(answer?["status"]?.text == "ok", "\(String(describing: answer))")
+            #expect(answer?["data"]?["bytes"]?.integer == Int64(Self.image.count))
+            #expect(answer?["data"]?["next_step"]?.text?.contains("alidate") == true, "\(String(describing: answer))")
+            let watch = await gateway.central.inspect(Self.address)
+            #expect(watch["dfu_updates"] == "1")
+            #expect(watch["dfu_bytes_received"] == String(Self.image.count))
+            // genpkg's default version (0xFFFFFFFF) says nothing, so the simulated watch marks the build it runs.
+            #expect(answer?["data"]?["firmware"]?.text == "1.16.0+dfu.1")
+            #expect(await eventually { gateway.last("watch")?["firmware"]?.text == "1.16.0+dfu.1" })
+        }
     }
 
     @Test("a package for another device type is refused by the watch: DFU_FAILED, nothing installed")
     func otherDeviceTypeRefused() async throws {
         let package = try await NordicPackageTools.adafruitPackage(application: Self.image, deviceType: 0x0051)
         let (gateway, folder) = try await Self.started(files: ["other.zip": package])
-        defer { Task { await gateway.stop(); folder.remove() } }
-        let answer = await Self.dfu(gateway, "other.zip", package)
-        #expect(answer?["error"]?["code"]?.text == "DFU_FAILED", "\(String(describing: answer))")
-        #expect(await gateway.central.inspect(Self.address)["dfu_updates"] == "0")
+        await withStopping(gateway, { await $0.stop(); folder.remove() }) { gateway in
+            let answer = await Self.dfu(gateway, "other.zip", package)
+            #expect(answer?["error"]?["code"]?.text == "DFU_FAILED", "\(String(describing: answer))")
+            #expect(await gateway.central.inspect(Self.address)["dfu_updates"] == "0")
+        }
     }
 }

@@ -36,123 +36,124 @@ struct PolarGatewayTests {
 
     @Test("the driver is chosen by advertisement and the state shows what each device offers, nothing running")
     func capabilitiesInTheState() async throws {
-        let gateway = try await started()
-        defer { Task { await gateway.stop() } }
-        #expect(await eventually {
-            gateway.sink.retained("test/bridge/devices").map { String(decoding: $0.payload, as: UTF8.self) }?
-                .contains(#""driver":"polar""#) == true
-        })
-        let h10 = try #require(gateway.last("h10"))
-        #expect(h10["capabilities"]?["sensors"] == [
-            "ecg": ["rate_hz": [130], "resolution": [14]],
-            "accelerometer": ["rate_hz": [25, 50, 100, 200], "resolution": [16], "range": [2, 4, 8]],
-        ])
-        #expect(h10["model"]?.text == "H10" && h10["manufacturer"]?.text == "Polar Electro Oy" && h10["battery"]?.integer == 90)
-        #expect(await eventually { gateway.last("h10")?["sensors"] == ["ecg": ["enabled": false], "accelerometer": ["enabled": false]] })
-        let sense = try #require(gateway.last("sense"))
-        #expect(sense["capabilities"]?["sensors"]?.object.map { Set($0.keys) }
-            == ["ppg", "accelerometer", "ppi", "gyroscope", "magnetometer"])
-        #expect(sense["capabilities"]?["sensors"]?["ppi"] == [:])
-        // Heart rate flows without any request.
-        #expect(await eventually { gateway.all("h10/sensor/heart_rate").contains { $0["rr_ms"] != nil } })
+        try await withStopping(started()) { gateway in
+            #expect(await eventually {
+                gateway.sink.retained("test/bridge/devices").map { String(decoding: $0.payload, as: UTF8.self) }?
+                    .contains(#""driver":"polar""#) == true
+            })
+            let h10 = try #require(gateway.last("h10"))
+            #expect(h10["capabilities"]?["sensors"] == [
+                "ecg": ["rate_hz": [130], "resolution": [14]],
+                "accelerometer": ["rate_hz": [25, 50, 100, 200], "resolution": [16], "range": [2, 4, 8]],
+            ])
+            #expect(h10["model"]?.text == "H10" && h10["manufacturer"]?.text == "Polar Electro Oy" && h10["battery"]?.integer == 90)
+            #expect(await eventually { gateway.last("h10")?["sensors"] == ["ecg": ["enabled": false], "accelerometer": ["enabled": false]] })
+            let sense = try #require(gateway.last("sense"))
+            #expect(sense["capabilities"]?["sensors"]?.object.map { Set($0.keys) }
+                == ["ppg", "accelerometer", "ppi", "gyroscope", "magnetometer"])
+            #expect(sense["capabilities"]?["sensors"]?["ppi"] == [:])
+            // Heart rate flows without any request.
+            #expect(await eventually { gateway.all("h10/sensor/heart_rate").contains { $0["rr_ms"] != nil } })
+        }
     }
 
     @Test("configure starts ECG and ACC at the asked settings, answers with every stream, and stops one again")
     func configureStartsAndStops() async throws {
-        let gateway = try await started()
-        defer { Task { await gateway.stop() } }
-        let answer = await gateway.request("h10/request/configure",
-                                           #"{"sensors":{"ecg":{"enabled":true},"accelerometer":{"rate_hz":100,"range":4}}}"#)
-        #expect(answer?["status"]?.text == "ok", "\(String(describing: answer))")
-        #expect(answer?["data"]?["sensors"] == [
-            "ecg": ["enabled": true, "rate_hz": 130, "resolution": 14],
-            "accelerometer": ["enabled": true, "rate_hz": 100, "resolution": 16, "range": 4],
-        ])
-        #expect(gateway.last("h10")?["sensors"]?["accelerometer"]?["range"]?.integer == 4)
-        #expect(await eventually { gateway.all("h10/sensor/ecg").count > 130 && gateway.all("h10/sensor/accelerometer").count > 100 })
-        let ecg = gateway.all("h10/sensor/ecg")
-        #expect(ecg.allSatisfy { $0["uv"]?.integer != nil && $0["ts"]?.integer != nil })
-        #expect((ecg.compactMap { $0["uv"]?.integer }.max() ?? 0) > 900, "R peaks")
-        let acc = try #require(gateway.last("h10/sensor/accelerometer"))
-        #expect((-1.4 ... -0.6).contains(acc["z"]?.number ?? 0), "gravity in g: \(acc)")
+        try await withStopping(started()) { gateway in
+            let answer = await gateway.request("h10/request/configure",
+                                               #"{"sensors":{"ecg":{"enabled":true},"accelerometer":{"rate_hz":100,"range":4}}}"#)
+            #expect(answer?["status"]?.text == "ok", "\(String(describing: answer))")
+            #expect(answer?["data"]?["sensors"] == [
+                "ecg": ["enabled": true, "rate_hz": 130, "resolution": 14],
+                "accelerometer": ["enabled": true, "rate_hz": 100, "resolution": 16, "range": 4],
+            ])
+            #expect(gateway.last("h10")?["sensors"]?["accelerometer"]?["range"]?.integer == 4)
+            #expect(await eventually { gateway.all("h10/sensor/ecg").count > 130 && gateway.all("h10/sensor/accelerometer").count > 100 })
+            let ecg = gateway.all("h10/sensor/ecg")
+            #expect(ecg.allSatisfy { $0["uv"]?.integer != nil && $0["ts"]?.integer != nil })
+            #expect((ecg.compactMap { $0["uv"]?.integer }.max() ?? 0) > 900, "R peaks")
+            let acc = try #require(gateway.last("h10/sensor/accelerometer"))
+            #expect((-1.4 ... -0.6).contains(acc["z"]?.number ?? 0), "gravity in g: \(acc)")
 
-        let stop = await gateway.request("h10/request/configure", #"{"sensors":{"ecg":{"enabled":false}}}"#)
-        #expect(stop?["data"]?["sensors"]?["ecg"] == ["enabled": false])
-        #expect(await eventually { await gateway.central.inspect(BluetoothAddress(Self.h10)!)["running"] == "acc" })
-        let count = gateway.all("h10/sensor/ecg").count
-        let accCount = gateway.all("h10/sensor/accelerometer").count
-        #expect(await eventually { gateway.all("h10/sensor/accelerometer").count > accCount + 50 })
-        #expect(gateway.all("h10/sensor/ecg").count <= count + 30, "at most the frames in flight")
+            let stop = await gateway.request("h10/request/configure", #"{"sensors":{"ecg":{"enabled":false}}}"#)
+            #expect(stop?["data"]?["sensors"]?["ecg"] == ["enabled": false])
+            #expect(await eventually { await gateway.central.inspect(BluetoothAddress(Self.h10)!)["running"] == "acc" })
+            let count = gateway.all("h10/sensor/ecg").count
+            let accCount = gateway.all("h10/sensor/accelerometer").count
+            #expect(await eventually { gateway.all("h10/sensor/accelerometer").count > accCount + 50 })
+            #expect(gateway.all("h10/sensor/ecg").count <= count + 30, "at most the frames in flight")
+        }
     }
 
     @Test("errors: unknown device, bad JSON, wrong types, unoffered rates and ranges, a stream the device lacks; nothing written")
     func refusedRequests() async throws {
-        let gateway = try await started()
-        defer { Task { await gateway.stop() } }
-        let address = BluetoothAddress(Self.h10)!
-        let writes = gateway.central.writes(to: address).count
-        let refused: [(String, String)] = [
-            (#"{"sensors":{"accelerometer":{"rate_hz":52}}}"#, "sensors.accelerometer.rate_hz must be one of 25, 50, 100 or 200 Hz"),
-            (#"{"sensors":{"accelerometer":{"range":16}}}"#, "sensors.accelerometer.range must be one of 2, 4 or 8"),
-            (#"{"sensors":{"accelerometer":{"rate_hz":"fast"}}}"#, "sensors.accelerometer.rate_hz must be an integer"),
-            (#"{"sensors":{"ecg":{"enabled":1}}}"#, "sensors.ecg.enabled must be true or false"),
-            (#"{"sensors":{"ppg":{"enabled":true}}}"#, "sensors.ppg: this device does not offer ppg"),
-            (#"{"sensors":{"ecg":{"range":2}}}"#, "sensors.ecg.range: this stream has no range setting"),
-            (#"{"sensors":[]}"#, "sensors"),
-            (#"{"ecg":{"enabled":true}}"#, "unknown field \"ecg\""),
-        ]
-        for (body, message) in refused {
-            let error = await gateway.request("h10/request/configure", body)?["error"]
-            #expect(error?["code"]?.text == "INVALID_VALUE", "\(body)")
-            #expect(error?["message"]?.text?.hasPrefix(message) == true, "\(body): \(String(describing: error))")
+        try await withStopping(started()) { gateway in
+            let address = BluetoothAddress(Self.h10)!
+            let writes = gateway.central.writes(to: address).count
+            let refused: [(String, String)] = [
+                (#"{"sensors":{"accelerometer":{"rate_hz":52}}}"#, "sensors.accelerometer.rate_hz must be one of 25, 50, 100 or 200 Hz"),
+                (#"{"sensors":{"accelerometer":{"range":16}}}"#, "sensors.accelerometer.range must be one of 2, 4 or 8"),
+                (#"{"sensors":{"accelerometer":{"rate_hz":"fast"}}}"#, "sensors.accelerometer.rate_hz must be an integer"),
+                (#"{"sensors":{"ecg":{"enabled":1}}}"#, "sensors.ecg.enabled must be true or false"),
+                (#"{"sensors":{"ppg":{"enabled":true}}}"#, "sensors.ppg: this device does not offer ppg"),
+                (#"{"sensors":{"ecg":{"range":2}}}"#, "sensors.ecg.range: this stream has no range setting"),
+                (#"{"sensors":[]}"#, "sensors"),
+                (#"{"ecg":{"enabled":true}}"#, "unknown field \"ecg\""),
+            ]
+            for (body, message) in refused {
+                let error = await gateway.request("h10/request/configure", body)?["error"]
+                #expect(error?["code"]?.text == "INVALID_VALUE", "\(body)")
+                #expect(error?["message"]?.text?.hasPrefix(message) == true, "\(body): \(String(describing: error))")
+            }
+            #expect(Self.code(await gateway.request("h10/request/configure", #"{"sensors":{"#)) == "INVALID_PAYLOAD")
+            #expect(Self.code(await gateway.request("nobody/request/configure", #"{"sensors":{}}"#)) == "DEVICE_NOT_FOUND")
+            #expect(Self.code(await gateway.request("h10/request/find", "{}")) == "NOT_SUPPORTED")
+            #expect(gateway.central.writes(to: address).count == writes)
+            #expect(await gateway.request("h10/request/refresh")?["status"]?.text == "ok")
         }
-        #expect(Self.code(await gateway.request("h10/request/configure", #"{"sensors":{"#)) == "INVALID_PAYLOAD")
-        #expect(Self.code(await gateway.request("nobody/request/configure", #"{"sensors":{}}"#)) == "DEVICE_NOT_FOUND")
-        #expect(Self.code(await gateway.request("h10/request/find", "{}")) == "NOT_SUPPORTED")
-        #expect(gateway.central.writes(to: address).count == writes)
-        #expect(await gateway.request("h10/request/refresh")?["status"]?.text == "ok")
     }
 
     @Test("the device's refusal is the contract's code with Polar's number: in charger 13, MTU too small 10")
     func controlPointErrors() async throws {
-        let gateway = try await started(h10Options: ["start_error": .int(13), "start_error_sensor": .string("accelerometer")])
-        defer { Task { await gateway.stop() } }
-        let charging = await gateway.request("h10/request/configure", #"{"sensors":{"ecg":{},"accelerometer":{"rate_hz":25}}}"#)
-        #expect(Self.code(charging) == "BUSY", "\(String(describing: charging))")
-        #expect(charging?["error"]?["vendor_code"]?.integer == 13)
-        #expect(charging?["error"]?["message"]?.text == "the device refused starting accelerometer: device in charger")
-        // ECG (type 0) started before the accelerometer was refused: it keeps running, and the state says so.
-        #expect(await eventually { gateway.last("h10")?["sensors"]?["accelerometer"]?["enabled"] == false })
-        #expect(gateway.last("h10")?["sensors"]?["ecg"]?["enabled"] == true)
-        #expect(await eventually { gateway.all("h10/sensor/ecg").count > 20 })
+        try await withStopping(started(h10Options: ["start_error": .int(13), "start_error_sensor": .string("accelerometer")])) { gateway in
+            let charging = await gateway.request("h10/request/configure", #"{"sensors":{"ecg":{},"accelerometer":{"rate_hz":25}}}"#)
+            #expect(Self.code(charging) == "BUSY", "\(String(describing: charging))")
+            #expect(charging?["error"]?["vendor_code"]?.integer == 13)
+            #expect(charging?["error"]?["message"]?.text == "the device refused starting accelerometer: device in charger")
+            // ECG (type 0) started before the accelerometer was refused: it keeps running, and the state says so.
+            #expect(await eventually { gateway.last("h10")?["sensors"]?["accelerometer"]?["enabled"] == false })
+            #expect(gateway.last("h10")?["sensors"]?["ecg"]?["enabled"] == true)
+            #expect(await eventually { gateway.all("h10/sensor/ecg").count > 20 })
 
-        // A sensor that needs a larger MTU than the link has (the in-memory link's is 247).
-        let small = try GatewayHarness(configuration: "devices:\n  - address: \"\(Self.sense)\"\n    name: sense")
-        try small.addDevice("polar_verity_sense", address: Self.sense, options: ["minimum_mtu": .int(300)])
-        await small.start()
-        defer { Task { await small.stop() } }
-        #expect(await eventually(timeout: .seconds(60)) { small.last("sense")?["capabilities"] != nil })
-        let mtu = await small.request("sense/request/configure", #"{"sensors":{"ppg":{}}}"#)
-        #expect(Self.code(mtu) == "NOT_SUPPORTED" && mtu?["error"]?["vendor_code"]?.integer == 10, "\(String(describing: mtu))")
+            // A sensor that needs a larger MTU than the link has (the in-memory link's is 247).
+            let small = try GatewayHarness(configuration: "devices:\n  - address: \"\(Self.sense)\"\n    name: sense")
+            try small.addDevice("polar_verity_sense", address: Self.sense, options: ["minimum_mtu": .int(300)])
+            await small.start()
+            await withStopping(small) { small in
+                #expect(await eventually(timeout: .seconds(60)) { small.last("sense")?["capabilities"] != nil })
+                let mtu = await small.request("sense/request/configure", #"{"sensors":{"ppg":{}}}"#)
+                #expect(Self.code(mtu) == "NOT_SUPPORTED" && mtu?["error"]?["vendor_code"]?.integer == 10, "\(String(describing: mtu))")
+            }
+        }
     }
 
     @Test("a link that drops while the device has not answered yet: DEVICE_DISCONNECTED; the streams start again on reconnect")
     func linkDropsMidCommand() async throws {
-        let gateway = try await started()
-        defer { Task { await gateway.stop() } }
-        let address = BluetoothAddress(Self.h10)!
-        #expect(await gateway.request("h10/request/configure", #"{"sensors":{"accelerometer":{"rate_hz":50}}}"#)?["status"]?.text == "ok")
-        // A write that cannot finish before the link drops, however loaded the machine; a drop that comes before the
-        // write is sent gets the same answer (the device is not connected).
-        gateway.central.setLatency(address, .seconds(20))
-        async let answer = gateway.request("h10/request/configure", #"{"sensors":{"ecg":{}}}"#)
-        await gateway.central.dropLink(address)
-        let dropped = await answer
-        #expect(Self.code(dropped) == "DEVICE_DISCONNECTED", "\(String(describing: dropped))")
-        gateway.central.setLatency(address, nil)
-        // The accelerometer asked for before comes back by itself on the next connection.
-        let count = gateway.all("h10/sensor/accelerometer").count
-        #expect(await eventually(timeout: .seconds(60)) { gateway.all("h10/sensor/accelerometer").count > count + 50 })
+        try await withStopping(started()) { gateway in
+            let address = BluetoothAddress(Self.h10)!
+            #expect(await gateway.request("h10/request/configure", #"{"sensors":{"accelerometer":{"rate_hz":50}}}"#)?["status"]?.text == "ok")
+            // A write that cannot finish before the link drops, however loaded the machine; a drop that comes before the
+            // write is sent gets the same answer (the device is not connected).
+            gateway.central.setLatency(address, .seconds(20))
+            async let answer = gateway.request("h10/request/configure", #"{"sensors":{"ecg":{}}}"#)
+            await gateway.central.dropLink(address)
+            let dropped = await answer
+            #expect(Self.code(dropped) == "DEVICE_DISCONNECTED", "\(String(describing: dropped))")
+            gateway.central.setLatency(address, nil)
+            // The accelerometer asked for before comes back by itself on the next connection.
+            let count = gateway.all("h10/sensor/accelerometer").count
+            #expect(await eventually(timeout: .seconds(60)) { gateway.all("h10/sensor/accelerometer").count > count + 50 })
+        }
     }
 
     @Test("devices[].configure starts streams on connect, and a request replacing it outlives a restart of the gateway")
@@ -171,12 +172,12 @@ struct PolarGatewayTests {
                                          #"{"sensors":{"ecg":{"enabled":false},"accelerometer":{"rate_hz":25,"range":2}}}"#)
         #expect(swap?["status"]?.text == "ok")
         // The device forgets its streams when the gateway lets it go; the new gateway starts what the request left.
-        let restarted = try await gateway.restarted()
-        defer { Task { await restarted.stop() } }
-        #expect(await eventually(timeout: .seconds(60)) { restarted.all("h10/sensor/accelerometer").count > 25 })
-        #expect(await eventually { restarted.last("h10")?["sensors"]?["accelerometer"]?["rate_hz"] == 25 })
-        #expect(restarted.last("h10")?["sensors"]?["ecg"]?["enabled"] == false)
-        #expect(restarted.all("h10/sensor/ecg").isEmpty)
+        try await withStopping(gateway.restarted()) { restarted in
+            #expect(await eventually(timeout: .seconds(60)) { restarted.all("h10/sensor/accelerometer").count > 25 })
+            #expect(await eventually { restarted.last("h10")?["sensors"]?["accelerometer"]?["rate_hz"] == 25 })
+            #expect(restarted.last("h10")?["sensors"]?["ecg"]?["enabled"] == false)
+            #expect(restarted.all("h10/sensor/ecg").isEmpty)
+        }
     }
 
     @Test("on a 23-byte MTU the settings arrive in parts and are read whole; a stream that cannot fit is NOT_SUPPORTED (10)")
@@ -185,54 +186,55 @@ struct PolarGatewayTests {
                                          central: InMemoryCentral(mtu: 23))
         try gateway.addDevice("polar_verity_sense", address: Self.sense)
         await gateway.start()
-        defer { Task { await gateway.stop() } }
-        #expect(await eventually(timeout: .seconds(60)) { gateway.last("sense")?["capabilities"] != nil })
-        #expect(gateway.last("sense")?["capabilities"]?["sensors"]?["gyroscope"]?["range"] == [250, 500, 1000, 2000])
-        let ppg = await gateway.request("sense/request/configure", #"{"sensors":{"ppg":{}}}"#)
-        #expect(Self.code(ppg) == "NOT_SUPPORTED" && ppg?["error"]?["vendor_code"]?.integer == 10, "\(String(describing: ppg))")
-        #expect(await gateway.request("sense/request/configure", #"{"sensors":{"gyroscope":{"range":250}}}"#)?["status"]?.text == "ok")
-        #expect(await eventually { gateway.all("sense/sensor/gyroscope").count > 20 })
+        await withStopping(gateway) { gateway in
+            #expect(await eventually(timeout: .seconds(60)) { gateway.last("sense")?["capabilities"] != nil })
+            #expect(gateway.last("sense")?["capabilities"]?["sensors"]?["gyroscope"]?["range"] == [250, 500, 1000, 2000])
+            let ppg = await gateway.request("sense/request/configure", #"{"sensors":{"ppg":{}}}"#)
+            #expect(Self.code(ppg) == "NOT_SUPPORTED" && ppg?["error"]?["vendor_code"]?.integer == 10, "\(String(describing: ppg))")
+            #expect(await gateway.request("sense/request/configure", #"{"sensors":{"gyroscope":{"range":250}}}"#)?["status"]?.text == "ok")
+            #expect(await eventually { gateway.all("sense/sensor/gyroscope").count > 20 })
+        }
     }
 
     @Test("the Verity Sense streams PPG, PPI with its quality marks, gyroscope and magnetometer; taken off, it says so")
     func veritySenseStreams() async throws {
-        let gateway = try await started()
-        defer { Task { await gateway.stop() } }
-        let answer = await gateway.request("sense/request/configure",
-                                           #"{"sensors":{"ppg":{},"ppi":{},"gyroscope":{"range":2000},"magnetometer":{"rate_hz":50},"accelerometer":{}}}"#)
-        #expect(answer?["status"]?.text == "ok", "\(String(describing: answer))")
-        #expect(await eventually {
-            !gateway.all("sense/sensor/ppi").isEmpty && gateway.all("sense/sensor/ppg").count > 55
-                && gateway.all("sense/sensor/gyroscope").count > 50 && gateway.all("sense/sensor/magnetometer").count > 50
-        })
-        let ppi = try #require(gateway.all("sense/sensor/ppi").first)
-        #expect(abs(Double(ppi["interval_ms"]?.integer ?? 0) - 666.7) < 25, "\(ppi)")
-        #expect(ppi["error_ms"]?.integer == 10 && ppi["blocker"] == false && ppi["contact"] == true && ppi["bpm"]?.integer != nil)
-        #expect(gateway.last("sense/sensor/ppg")?["values"]?.list?.count == 3 && gateway.last("sense/sensor/ppg")?["ambient"] == 1200)
-        #expect(abs((gateway.last("sense/sensor/magnetometer")?["z"]?.number ?? 0) + 45) < 1, "µT")
+        try await withStopping(started()) { gateway in
+            let answer = await gateway.request("sense/request/configure",
+                                               #"{"sensors":{"ppg":{},"ppi":{},"gyroscope":{"range":2000},"magnetometer":{"rate_hz":50},"accelerometer":{}}}"#)
+            #expect(answer?["status"]?.text == "ok", "\(String(describing: answer))")
+            #expect(await eventually {
+                !gateway.all("sense/sensor/ppi").isEmpty && gateway.all("sense/sensor/ppg").count > 55
+                    && gateway.all("sense/sensor/gyroscope").count > 50 && gateway.all("sense/sensor/magnetometer").count > 50
+            })
+            let ppi = try #require(gateway.all("sense/sensor/ppi").first)
+            #expect(abs(Double(ppi["interval_ms"]?.integer ?? 0) - 666.7) < 25, "\(ppi)")
+            #expect(ppi["error_ms"]?.integer == 10 && ppi["blocker"] == false && ppi["contact"] == true && ppi["bpm"]?.integer != nil)
+            #expect(gateway.last("sense/sensor/ppg")?["values"]?.list?.count == 3 && gateway.last("sense/sensor/ppg")?["ambient"] == 1200)
+            #expect(abs((gateway.last("sense/sensor/magnetometer")?["z"]?.number ?? 0) + 45) < 1, "µT")
 
-        #expect(await gateway.central.trigger(.buttonPress, on: BluetoothAddress(Self.sense)!))
-        #expect(await eventually { gateway.last("sense/event")?["event"]?.text == "measurement_stopped" })
-        #expect(gateway.last("sense/event")?["sensors"]?.list?.count == 5)
-        // The state keeps the settings a stream last ran with; `enabled` says it stopped.
-        #expect(await eventually { gateway.last("sense")?["sensors"]?["ppg"]?["enabled"] == false })
-        #expect(gateway.last("sense")?["sensors"]?["ppg"]?["rate_hz"] == 55)
+            #expect(await gateway.central.trigger(.buttonPress, on: BluetoothAddress(Self.sense)!))
+            #expect(await eventually { gateway.last("sense/event")?["event"]?.text == "measurement_stopped" })
+            #expect(gateway.last("sense/event")?["sensors"]?.list?.count == 5)
+            // The state keeps the settings a stream last ran with; `enabled` says it stopped.
+            #expect(await eventually { gateway.last("sense")?["sensors"]?["ppg"]?["enabled"] == false })
+            #expect(gateway.last("sense")?["sensors"]?["ppg"]?["rate_hz"] == 55)
+        }
     }
 
     @Test("sensor/hrv from the H10's RR intervals and from the Verity Sense's PPI, at their heart rates")
     func heartRateVariability() async throws {
-        let gateway = try await started("hrv:\n  window_s: 30\n  interval_s: 2", h10Options: ["bpm": .int(150)], clock: .system)
-        defer { Task { await gateway.stop() } }
-        #expect(await gateway.request("sense/request/configure", #"{"sensors":{"ppi":{}}}"#)?["status"]?.text == "ok")
-        #expect(await eventually(timeout: .seconds(60)) {
-            gateway.last("h10/sensor/hrv")?["rmssd_ms"] != nil && gateway.last("sense/sensor/hrv")?["rmssd_ms"] != nil
-        })
-        for (device, bpm) in [("h10", 150.0), ("sense", 90.0)] {
-            let hrv = try #require(gateway.last("\(device)/sensor/hrv"))
-            let meanHR = try #require(hrv["mean_hr_bpm"]?.number)
-            #expect(abs(meanHR - bpm) < bpm * 0.03, "\(device): \(hrv)")
-            let rmssd = try #require(hrv["rmssd_ms"]?.number)
-            #expect(rmssd > 0 && rmssd < 60, "\(device): \(hrv)")
+        try await withStopping(started("hrv:\n  window_s: 30\n  interval_s: 2", h10Options: ["bpm": .int(150)], clock: .system)) { gateway in
+            #expect(await gateway.request("sense/request/configure", #"{"sensors":{"ppi":{}}}"#)?["status"]?.text == "ok")
+            #expect(await eventually(timeout: .seconds(60)) {
+                gateway.last("h10/sensor/hrv")?["rmssd_ms"] != nil && gateway.last("sense/sensor/hrv")?["rmssd_ms"] != nil
+            })
+            for (device, bpm) in [("h10", 150.0), ("sense", 90.0)] {
+                let hrv = try #require(gateway.last("\(device)/sensor/hrv"))
+                let meanHR = try #require(hrv["mean_hr_bpm"]?.number)
+                #expect(abs(meanHR - bpm) < bpm * 0.03, "\(device): \(hrv)")
+                let rmssd = try #require(hrv["rmssd_ms"]?.number)
+                #expect(rmssd > 0 && rmssd < 60, "\(device): \(hrv)")
+            }
         }
     }
 }

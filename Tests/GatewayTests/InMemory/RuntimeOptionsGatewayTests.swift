@@ -24,84 +24,84 @@ struct RuntimeOptionsGatewayTests {
 
     @Test("options changes the log level and the health interval, answers the values now in force, and an empty one reads them")
     func optionsChangeLogLevelAndHealthInterval() async throws {
-        let gateway = try await started()
-        defer { Task { await gateway.stop() } }
-        let read = await gateway.request("bridge/request/options", #"{"options":{}}"#)
-        #expect(read?["status"]?.text == "ok", "\(String(describing: read))")
-        #expect(read?["data"]?["log_level"]?.text == "info")
-        #expect(read?["data"]?["health_interval_s"]?.integer == 60)
-        let changed = await gateway.request("bridge/request/options", #"{"options":{"log_level":"debug","health_interval_s":15}}"#)
-        #expect(changed?["data"]?["log_level"]?.text == "debug")
-        #expect(changed?["data"]?["health_interval_s"]?.integer == 15)
-        #expect(gateway.core.runtime.logLevel == .debug)
-        #expect(gateway.core.runtime.healthIntervalSeconds == 15)
+        try await withStopping(started()) { gateway in
+            let read = await gateway.request("bridge/request/options", #"{"options":{}}"#)
+            #expect(read?["status"]?.text == "ok", "\(String(describing: read))")
+            #expect(read?["data"]?["log_level"]?.text == "info")
+            #expect(read?["data"]?["health_interval_s"]?.integer == 60)
+            let changed = await gateway.request("bridge/request/options", #"{"options":{"log_level":"debug","health_interval_s":15}}"#)
+            #expect(changed?["data"]?["log_level"]?.text == "debug")
+            #expect(changed?["data"]?["health_interval_s"]?.integer == 15)
+            #expect(gateway.core.runtime.logLevel == .debug)
+            #expect(gateway.core.runtime.healthIntervalSeconds == 15)
+        }
     }
 
     @Test("a bad options request is refused whole: wrong level, out-of-range interval, unknown field, unknown device")
     func badOptionsChangeNothing() async throws {
-        let gateway = try await started()
-        defer { Task { await gateway.stop() } }
-        #expect(await eventually(timeout: .seconds(60)) { gateway.last("strap")?["connection"]?.text == "connected" })
-        for (payload, code) in [
-            (#"{"options":{"log_level":"loud"}}"#, "INVALID_VALUE"),
-            (#"{"options":{"health_interval_s":1}}"#, "INVALID_VALUE"),
-            (#"{"options":{"health_interval_s":"60"}}"#, "INVALID_VALUE"),
-            (#"{"options":{"colour":"red"}}"#, "INVALID_VALUE"),
-            (#"{"options":{"log_level":"debug","devices":{"strap":{"batch_ms":-1}}}}"#, "INVALID_VALUE"),
-            (#"{"options":{"log_level":"debug","devices":{"nobody":{"batch_ms":100}}}}"#, "DEVICE_NOT_FOUND"),
-            (#"{"options":"debug"}"#, "INVALID_VALUE"),
-            (#"not json"#, "INVALID_PAYLOAD"),
-        ] {
-            let answer = await gateway.request("bridge/request/options", payload)
-            #expect(answer?["status"]?.text == "error", "\(payload)")
-            let got = answer?["error"]?["code"]?.text
-            #expect(got == code || (code == "INVALID_VALUE" && got == "INVALID_TYPE"), "\(payload): \(String(describing: answer))")
+        try await withStopping(started()) { gateway in
+            #expect(await eventually(timeout: .seconds(60)) { gateway.last("strap")?["connection"]?.text == "connected" })
+            for (payload, code) in [
+                (#"{"options":{"log_level":"loud"}}"#, "INVALID_VALUE"),
+                (#"{"options":{"health_interval_s":1}}"#, "INVALID_VALUE"),
+                (#"{"options":{"health_interval_s":"60"}}"#, "INVALID_VALUE"),
+                (#"{"options":{"colour":"red"}}"#, "INVALID_VALUE"),
+                (#"{"options":{"log_level":"debug","devices":{"strap":{"batch_ms":-1}}}}"#, "INVALID_VALUE"),
+                (#"{"options":{"log_level":"debug","devices":{"nobody":{"batch_ms":100}}}}"#, "DEVICE_NOT_FOUND"),
+                (#"{"options":"debug"}"#, "INVALID_VALUE"),
+                (#"not json"#, "INVALID_PAYLOAD"),
+            ] {
+                let answer = await gateway.request("bridge/request/options", payload)
+                #expect(answer?["status"]?.text == "error", "\(payload)")
+                let got = answer?["error"]?["code"]?.text
+                #expect(got == code || (code == "INVALID_VALUE" && got == "INVALID_TYPE"), "\(payload): \(String(describing: answer))")
+            }
+            #expect(gateway.core.runtime.logLevel == .info, "nothing changed")
+            #expect(gateway.core.runtime.healthIntervalSeconds == 60)
+            let strap = await gateway.request("bridge/request/device/options", #"{"id":"strap","options":{}}"#)
+            #expect(strap?["data"]?["options"]?["batch_ms"]?.integer == 0)
         }
-        #expect(gateway.core.runtime.logLevel == .info, "nothing changed")
-        #expect(gateway.core.runtime.healthIntervalSeconds == 60)
-        let strap = await gateway.request("bridge/request/device/options", #"{"id":"strap","options":{}}"#)
-        #expect(strap?["data"]?["options"]?["batch_ms"]?.integer == 0)
     }
 
     @Test("options sets several devices' options at once, as device/options would")
     func optionsSetDeviceOptions() async throws {
-        let gateway = try await started()
-        defer { Task { await gateway.stop() } }
-        #expect(await eventually(timeout: .seconds(60)) { gateway.last("strap")?["connection"]?.text == "connected" })
-        let answer = await gateway.request("bridge/request/options", #"{"options":{"devices":{"strap":{"batch_ms":250}}}}"#)
-        #expect(answer?["data"]?["devices"]?["strap"]?["batch_ms"]?.integer == 250, "\(String(describing: answer))")
-        let strap = await gateway.request("bridge/request/device/options", #"{"id":"strap","options":{}}"#)
-        #expect(strap?["data"]?["options"]?["batch_ms"]?.integer == 250)
-        #expect(await eventually(timeout: .seconds(60)) { gateway.last("strap/sensor/heart_rate")?["samples"] != nil },
-                "samples now come in batches")
+        try await withStopping(started()) { gateway in
+            #expect(await eventually(timeout: .seconds(60)) { gateway.last("strap")?["connection"]?.text == "connected" })
+            let answer = await gateway.request("bridge/request/options", #"{"options":{"devices":{"strap":{"batch_ms":250}}}}"#)
+            #expect(answer?["data"]?["devices"]?["strap"]?["batch_ms"]?.integer == 250, "\(String(describing: answer))")
+            let strap = await gateway.request("bridge/request/device/options", #"{"id":"strap","options":{}}"#)
+            #expect(strap?["data"]?["options"]?["batch_ms"]?.integer == 250)
+            #expect(await eventually(timeout: .seconds(60)) { gateway.last("strap/sensor/heart_rate")?["samples"] != nil },
+                    "samples now come in batches")
+        }
     }
 
     @Test("devices[].options of config.yaml apply from the start")
     func configuredOptions() async throws {
-        let gateway = try await started(options: "\n    options: {batch_ms: 300, notify: start_notify}")
-        defer { Task { await gateway.stop() } }
-        #expect(await eventually(timeout: .seconds(60)) { gateway.last("strap")?["connection"]?.text == "connected" })
-        let strap = await gateway.request("bridge/request/device/options", #"{"id":"strap","options":{}}"#)
-        #expect(strap?["data"]?["options"]?["batch_ms"]?.integer == 300, "\(String(describing: strap))")
-        #expect(strap?["data"]?["options"]?["notify"]?.text == "start_notify")
+        try await withStopping(started(options: "\n    options: {batch_ms: 300, notify: start_notify}")) { gateway in
+            #expect(await eventually(timeout: .seconds(60)) { gateway.last("strap")?["connection"]?.text == "connected" })
+            let strap = await gateway.request("bridge/request/device/options", #"{"id":"strap","options":{}}"#)
+            #expect(strap?["data"]?["options"]?["batch_ms"]?.integer == 300, "\(String(describing: strap))")
+            #expect(strap?["data"]?["options"]?["notify"]?.text == "start_notify")
+        }
     }
 
     @Test("health_check: healthy once the strap is connected; with it gone, unhealthy and says why")
     func healthCheck() async throws {
-        let gateway = try await started()
-        defer { Task { await gateway.stop() } }
-        #expect(await eventually(timeout: .seconds(60)) { gateway.last("strap")?["connection"]?.text == "connected" })
-        let healthy = await gateway.request("bridge/request/health_check")
-        #expect(healthy?["data"]?["healthy"]?.flag == true, "\(String(describing: healthy))")
-        #expect(healthy?["data"]?["devices"]?["connected"]?.integer == 1)
-        let refused = await gateway.request("bridge/request/health_check", #"{"verbose":true}"#)
-        #expect(refused?["status"]?.text == "error")
-        let address = try #require(BluetoothAddress(Self.strap))
-        await gateway.central.setInRange(address, false)
-        #expect(await eventually(timeout: .seconds(60)) {
-            let answer = await gateway.request("bridge/request/health_check")
-            return answer?["data"]?["healthy"]?.flag == false
-                && answer?["data"]?["problems"]?.list?.contains(.text("1 of 1 devices are not connected")) == true
-        })
+        try await withStopping(started()) { gateway in
+            #expect(await eventually(timeout: .seconds(60)) { gateway.last("strap")?["connection"]?.text == "connected" })
+            let healthy = await gateway.request("bridge/request/health_check")
+            #expect(healthy?["data"]?["healthy"]?.flag == true, "\(String(describing: healthy))")
+            #expect(healthy?["data"]?["devices"]?["connected"]?.integer == 1)
+            let refused = await gateway.request("bridge/request/health_check", #"{"verbose":true}"#)
+            #expect(refused?["status"]?.text == "error")
+            let address = try #require(BluetoothAddress(Self.strap))
+            await gateway.central.setInRange(address, false)
+            #expect(await eventually(timeout: .seconds(60)) {
+                let answer = await gateway.request("bridge/request/health_check")
+                return answer?["data"]?["healthy"]?.flag == false
+                    && answer?["data"]?["problems"]?.list?.contains(.text("1 of 1 devices are not connected")) == true
+            })
+        }
     }
 }

@@ -21,18 +21,18 @@ struct StateKeptGatewayTests {
         #expect(await eventually(timeout: .seconds(60)) { gateway.last("strap")?["connection"]?.text == "disconnected" })
         let before = try #require(gateway.last("strap"))
 
-        let restarted = try await gateway.restarted()
-        defer { Task { await restarted.stop() } }
-        // The device list says the strap is still managed: its kept document is back, whole.
-        #expect(await eventually(timeout: .seconds(30)) { restarted.last("strap") == before })
-        for document in restarted.all("strap") {
-            #expect(Set(before.keys).isSubset(of: Set(document.keys)), "narrower: \(document)")
-            #expect(document["battery"] == before["battery"] && document["last_seen"] == before["last_seen"])
+        try await withStopping(gateway.restarted()) { restarted in
+            // The device list says the strap is still managed: its kept document is back, whole.
+            #expect(await eventually(timeout: .seconds(30)) { restarted.last("strap") == before })
+            for document in restarted.all("strap") {
+                #expect(Set(before.keys).isSubset(of: Set(document.keys)), "narrower: \(document)")
+                #expect(document["battery"] == before["battery"] && document["last_seen"] == before["last_seen"])
+            }
+            #expect(restarted.last("strap/availability")?["state"]?.text == "offline")
+            // The finder, still in range, reconnects from its kept document too.
+            #expect(await eventually(timeout: .seconds(60)) { restarted.last("finder")?["connection"]?.text == "connected" })
+            #expect(restarted.all("finder").allSatisfy { $0["battery"] != nil }, "\(restarted.all("finder"))")
         }
-        #expect(restarted.last("strap/availability")?["state"]?.text == "offline")
-        // The finder, still in range, reconnects from its kept document too.
-        #expect(await eventually(timeout: .seconds(60)) { restarted.last("finder")?["connection"]?.text == "connected" })
-        #expect(restarted.all("finder").allSatisfy { $0["battery"] != nil }, "\(restarted.all("finder"))")
     }
 
     @Test("a device added over MQTT comes back with its kept document; a kept device no longer managed is not published")
@@ -51,12 +51,13 @@ struct StateKeptGatewayTests {
         #expect(await gateway.request("bridge/request/device/add", #"{"address":"\#(tag)","driver":"standard","name":"tag"}"#)?["status"]?.text == "ok")
         #expect(await eventually(timeout: .seconds(60)) { gateway.last("tag")?["battery"] != nil })
         let restarted = try await gateway.restarted()
-        defer { Task { await restarted.stop(); directory.remove() } }
-        #expect(await eventually(timeout: .seconds(60)) { restarted.last("tag")?["connection"]?.text == "connected" })
-        #expect(restarted.all("tag").allSatisfy { $0["battery"] != nil })
-        #expect(restarted.all("ghost").isEmpty)
-        let kept = try String(contentsOfFile: directory.file("device-states.json"), encoding: .utf8)
-        #expect(!kept.contains("ghost") && kept.contains("\"tag\""), "\(kept)")
+        try await withStopping(restarted, { await $0.stop(); directory.remove() }) { restarted in
+            #expect(await eventually(timeout: .seconds(60)) { restarted.last("tag")?["connection"]?.text == "connected" })
+            #expect(restarted.all("tag").allSatisfy { $0["battery"] != nil })
+            #expect(restarted.all("ghost").isEmpty)
+            let kept = try String(contentsOfFile: directory.file("device-states.json"), encoding: .utf8)
+            #expect(!kept.contains("ghost") && kept.contains("\"tag\""), "\(kept)")
+        }
     }
 }
 

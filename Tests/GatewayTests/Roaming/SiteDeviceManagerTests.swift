@@ -30,44 +30,44 @@ struct SiteDeviceManagerTests {
     }
 
     @Test func aSiteDeviceIsManagedButNotConnectedUntilHeldThenReleasedWithItsEntries() async throws {
-        let gateway = try await started()
-        defer { Task { await gateway.stop() } }
-        let manager = try #require(gateway.core.manager)
-        let address = try #require(BluetoothAddress(Self.strap))
-        #expect(await manager.holdsOnlyAssigned)
-        #expect(await manager.managedDevices.map(\.id) == ["strap"])
-        #expect(await manager.session(id: "strap") == nil)
-        #expect(gateway.central.connectionCount(address) == 0)
-        // A request for it before it is held here (its handover under way) is DEVICE_DISCONNECTED, not unknown.
-        do {
-            _ = try await manager.execute(.refresh, id: "strap")
-            Issue.record("a device not held here ran a command")
-        } catch {
-            #expect(error.code == .deviceDisconnected, "\(error)")
+        try await withStopping(started()) { gateway in
+            let manager = try #require(gateway.core.manager)
+            let address = try #require(BluetoothAddress(Self.strap))
+            #expect(await manager.holdsOnlyAssigned)
+            #expect(await manager.managedDevices.map(\.id) == ["strap"])
+            #expect(await manager.session(id: "strap") == nil)
+            #expect(gateway.central.connectionCount(address) == 0)
+            // A request for it before it is held here (its handover under way) is DEVICE_DISCONNECTED, not unknown.
+            do throws(CommandError) {
+                _ = try await manager.execute(.refresh, id: "strap")
+                Issue.record("a device not held here ran a command")
+            } catch {
+                #expect(error.code == .deviceDisconnected, "\(error)")
+            }
+
+            let handed: [String: [String: DeviceValue]] = ["sync": ["cursor": .integer(4711)], "credentials": ["key": .text("00ff")]]
+            await manager.hold(id: "strap", storage: handed)
+            // Held by the manager alone (the site's coordinator never assigned it here), so the gateway publishes nothing
+            // for it (only a site's owner writes a device's topics): the session is what shows the hold.
+            #expect(await eventually(timeout: .seconds(60)) { await manager.connectionState(id: "strap") == .connected })
+            #expect(FileManager.default.fileExists(atPath: syncEntryPath(gateway, "sync")))
+
+            let kept = await manager.release(id: "strap", sharingCredentials: false, commitWait: .seconds(1))
+            #expect(kept == ["sync": ["cursor": .integer(4711)]])
+            #expect(await manager.session(id: "strap") == nil)
+            #expect(await eventually(timeout: .seconds(60)) { gateway.central.model.device(address: address)?.connected == false })
+            #expect(await manager.release(id: "strap", sharingCredentials: true, commitWait: .seconds(1)) == handed)
         }
-
-        let handed: [String: [String: DeviceValue]] = ["sync": ["cursor": .integer(4711)], "credentials": ["key": .text("00ff")]]
-        await manager.hold(id: "strap", storage: handed)
-        // Held by the manager alone (the site's coordinator never assigned it here), so the gateway publishes nothing
-        // for it (only a site's owner writes a device's topics): the session is what shows the hold.
-        #expect(await eventually(timeout: .seconds(60)) { await manager.connectionState(id: "strap") == .connected })
-        #expect(FileManager.default.fileExists(atPath: syncEntryPath(gateway, "sync")))
-
-        let kept = await manager.release(id: "strap", sharingCredentials: false, commitWait: .seconds(1))
-        #expect(kept == ["sync": ["cursor": .integer(4711)]])
-        #expect(await manager.session(id: "strap") == nil)
-        #expect(await eventually(timeout: .seconds(60)) { gateway.central.model.device(address: address)?.connected == false })
-        #expect(await manager.release(id: "strap", sharingCredentials: true, commitWait: .seconds(1)) == handed)
     }
 
     @Test func aLoneGatewayConnectsEveryManagedDeviceAsBefore() async throws {
-        let gateway = try await started(roaming: false)
-        defer { Task { await gateway.stop() } }
-        #expect(await gateway.core.manager?.holdsOnlyAssigned == false)
-        #expect(gateway.core.site == nil)
-        #expect(await eventually(timeout: .seconds(60)) { gateway.last("strap/availability")?["state"]?.text == "online" })
-        #expect(await eventually(timeout: .seconds(60)) { components(gateway)?["connection"] != nil })
-        #expect(components(gateway)?["presence"] == nil)
+        try await withStopping(started(roaming: false)) { gateway in
+            #expect(await gateway.core.manager?.holdsOnlyAssigned == false)
+            #expect(gateway.core.site == nil)
+            #expect(await eventually(timeout: .seconds(60)) { gateway.last("strap/availability")?["state"]?.text == "online" })
+            #expect(await eventually(timeout: .seconds(60)) { components(gateway)?["connection"] != nil })
+            #expect(components(gateway)?["presence"] == nil)
+        }
     }
 
     /// A lone gateway names the device by its gateway id; a site by its base topic, whichever gateway announces it.
@@ -88,11 +88,12 @@ struct SiteDeviceManagerTests {
         try gateway.addDevice("heart_rate_strap", address: Self.strap)
         let walker = SiteGatewayTests.Walker(site, ["a": -60])
         await site.start("a")
-        defer { walker.stop(); Task { await site.stop() } }
-        #expect(await eventually(timeout: .seconds(60)) { components(gateway)?["presence"] != nil })
-        let room = try #require(components(gateway)?["presence"]?.object)
-        #expect(room["p"]?.text == "sensor" && room["state_topic"]?.text == "test/strap/presence")
-        #expect(room["json_attributes_topic"]?.text == "test/strap/presence")
-        #expect(room["availability"]?.list?.first?["topic"]?.text == "test/bridge/state")
+        try await withStopping(site, { walker.stop(); await $0.stop() }) { site in
+            #expect(await eventually(timeout: .seconds(60)) { components(gateway)?["presence"] != nil })
+            let room = try #require(components(gateway)?["presence"]?.object)
+            #expect(room["p"]?.text == "sensor" && room["state_topic"]?.text == "test/strap/presence")
+            #expect(room["json_attributes_topic"]?.text == "test/strap/presence")
+            #expect(room["availability"]?.list?.first?["topic"]?.text == "test/bridge/state")
+        }
     }
 }

@@ -74,85 +74,88 @@ struct SiteGatewayTests {
 
     @Test func theStrongestGatewayConnectsTheStrapAndItMovesWhenTheWearerWalks() async throws {
         let (site, walker) = try await started(["a": -55, "b": -80, "c": -85])
-        defer { walker.stop(); Task { await site.stop() } }
-        #expect(await eventually(timeout: .seconds(30)) { owner(site)?.gateway == "a" && presence(site) == "a" })
-        #expect(await eventually(timeout: .seconds(30)) { site.messages(on: "test/strap/sensor/heart_rate").contains { $0.from == "a" } })
-        #expect(connections(site, "b") == 0 && connections(site, "c") == 0)
+        try await withStopping(site, { walker.stop(); await $0.stop() }) { site in
+            #expect(await eventually(timeout: .seconds(30)) { owner(site)?.gateway == "a" && presence(site) == "a" })
+            #expect(await eventually(timeout: .seconds(30)) { site.messages(on: "test/strap/sensor/heart_rate").contains { $0.from == "a" } })
+            #expect(connections(site, "b") == 0 && connections(site, "c") == 0)
 
-        walker.set(["a": -85, "b": -55, "c": -85])
-        #expect(await eventually(timeout: .seconds(30)) { owner(site)?.gateway == "b" && presence(site) == "b" })
-        let moved = try #require(owner(site))
-        #expect(moved.reason == .stronger && moved.epoch == 2 && moved.referee == "a")
-        let handoff = try #require(site.retained("test/bridge/site/handoff/strap").map { try SiteMessages.handoff($0.payload) })
-        #expect(handoff.epoch == 2 && handoff.from == "a")
-        #expect(await eventually(timeout: .seconds(30)) { site.messages(on: "test/strap/sensor/heart_rate").contains { $0.from == "b" } })
-        #expect(connections(site, "c") == 0)
-        // Never two at once: a's last sample comes before b's first, in the broker's order.
-        let samples = site.messages(on: "test/strap/sensor/heart_rate").map(\.from)
-        let lastOfA = try #require(samples.lastIndex(of: "a")), firstOfB = try #require(samples.firstIndex(of: "b"))
-        #expect(lastOfA < firstOfB, "samples by publisher: \(samples)")
-        // One handover: the strap did not come back.
-        #expect(site.messages(on: "test/bridge/site/owners/strap").count == 2)
+            walker.set(["a": -85, "b": -55, "c": -85])
+            #expect(await eventually(timeout: .seconds(30)) { owner(site)?.gateway == "b" && presence(site) == "b" })
+            let moved = try #require(owner(site))
+            #expect(moved.reason == .stronger && moved.epoch == 2 && moved.referee == "a")
+            let handoff = try #require(site.retained("test/bridge/site/handoff/strap").map { try SiteMessages.handoff($0.payload) })
+            #expect(handoff.epoch == 2 && handoff.from == "a")
+            #expect(await eventually(timeout: .seconds(30)) { site.messages(on: "test/strap/sensor/heart_rate").contains { $0.from == "b" } })
+            #expect(connections(site, "c") == 0)
+            // Never two at once: a's last sample comes before b's first, in the broker's order.
+            let samples = site.messages(on: "test/strap/sensor/heart_rate").map(\.from)
+            let lastOfA = try #require(samples.lastIndex(of: "a")), firstOfB = try #require(samples.firstIndex(of: "b"))
+            #expect(lastOfA < firstOfB, "samples by publisher: \(samples)")
+            // One handover: the strap did not come back.
+            #expect(site.messages(on: "test/bridge/site/owners/strap").count == 2)
+        }
     }
 
     @Test func everyRequestIsAnsweredOnceWhileTheDeviceMoves() async throws {
         let (site, walker) = try await started(["a": -55, "b": -80, "c": -85])
-        defer { walker.stop(); Task { await site.stop() } }
-        #expect(await eventually(timeout: .seconds(30)) { owner(site)?.gateway == "a" && presence(site) == "a" })
-        walker.set(["a": -85, "b": -55, "c": -85])
-        var sent = 0
-        while owner(site)?.gateway != "b" || presence(site) != "b" || sent < 40 {
-            site.publish(OutgoingMessage(topic: "test/strap/request/refresh", text: "{\"transaction\":\"r\(sent)\"}"))
-            site.publish(OutgoingMessage(topic: "test/bridge/request/health_check", text: "{\"transaction\":\"h\(sent)\"}"))
-            sent += 1
-            try await Task.sleep(for: .milliseconds(50))
-            if sent > 600 { break }
+        try await withStopping(site, { walker.stop(); await $0.stop() }) { site in
+            #expect(await eventually(timeout: .seconds(30)) { owner(site)?.gateway == "a" && presence(site) == "a" })
+            walker.set(["a": -85, "b": -55, "c": -85])
+            var sent = 0
+            while owner(site)?.gateway != "b" || presence(site) != "b" || sent < 40 {
+                site.publish(OutgoingMessage(topic: "test/strap/request/refresh", text: "{\"transaction\":\"r\(sent)\"}"))
+                site.publish(OutgoingMessage(topic: "test/bridge/request/health_check", text: "{\"transaction\":\"h\(sent)\"}"))
+                sent += 1
+                try await Task.sleep(for: .milliseconds(50))
+                if sent > 600 { break }
+            }
+            func transactions(_ topic: String) -> [String] {
+                site.messages(on: topic).compactMap { GatewayHarness.object($0.message.payload)?["transaction"]?.text }
+            }
+            #expect(await eventually(timeout: .seconds(30)) {
+                transactions("test/strap/response/refresh").count >= sent && transactions("test/bridge/response/health_check").count >= sent
+            })
+            try await Task.sleep(for: .milliseconds(300))
+            for (topic, prefix) in [("test/strap/response/refresh", "r"), ("test/bridge/response/health_check", "h")] {
+                let answered = transactions(topic)
+                #expect(answered.count == sent, "\(topic): \(answered.count) answers to \(sent) requests")
+                #expect(Set(answered) == Set((0..<sent).map { "\(prefix)\($0)" }), "\(topic)")
+            }
+            #expect(Set(site.messages(on: "test/strap/response/refresh").map(\.from)).isSubset(of: ["a", "b"]))
+            #expect(Set(site.messages(on: "test/bridge/response/health_check").map(\.from)) == ["a"])
         }
-        func transactions(_ topic: String) -> [String] {
-            site.messages(on: topic).compactMap { GatewayHarness.object($0.message.payload)?["transaction"]?.text }
-        }
-        #expect(await eventually(timeout: .seconds(30)) {
-            transactions("test/strap/response/refresh").count >= sent && transactions("test/bridge/response/health_check").count >= sent
-        })
-        try await Task.sleep(for: .milliseconds(300))
-        for (topic, prefix) in [("test/strap/response/refresh", "r"), ("test/bridge/response/health_check", "h")] {
-            let answered = transactions(topic)
-            #expect(answered.count == sent, "\(topic): \(answered.count) answers to \(sent) requests")
-            #expect(Set(answered) == Set((0..<sent).map { "\(prefix)\($0)" }), "\(topic)")
-        }
-        #expect(Set(site.messages(on: "test/strap/response/refresh").map(\.from)).isSubset(of: ["a", "b"]))
-        #expect(Set(site.messages(on: "test/bridge/response/health_check").map(\.from)) == ["a"])
     }
 
     /// `device/add` and `remove` go to the referee; the registry carries them to every gateway, and the new device is
     /// assigned like any other.
     @Test func aDeviceAddedOnTheRefereeIsManagedByEveryGatewayAndRemovedFromEvery() async throws {
         let (site, walker) = try await started(["a": -55, "b": -80, "c": -85])
-        defer { walker.stop(); Task { await site.stop() } }
-        let tag = "C0:FF:EE:00:00:07"
-        for gateway in site.gateways.values { try gateway.addDevice("key_finder", address: tag) }
-        #expect(await eventually(timeout: .seconds(30)) { owner(site)?.gateway == "a" })
-        site.publish(OutgoingMessage(topic: "test/bridge/request/device/add",
-                                     text: #"{"address":"\#(tag)","driver":"standard","name":"tag","transaction":"add"}"#))
-        #expect(await eventually(timeout: .seconds(30)) {
-            site.messages(on: "test/bridge/response/device/add").count == 1 && site.retained("test/bridge/site/registry/tag") != nil
-        })
-        for id in ["a", "b", "c"] {
+        try await withStopping(site, { walker.stop(); await $0.stop() }) { site in
+            let tag = "C0:FF:EE:00:00:07"
+            for gateway in site.gateways.values { try gateway.addDevice("key_finder", address: tag) }
+            #expect(await eventually(timeout: .seconds(30)) { owner(site)?.gateway == "a" })
+            site.publish(OutgoingMessage(topic: "test/bridge/request/device/add",
+                                         text: #"{"address":"\#(tag)","driver":"standard","name":"tag","transaction":"add"}"#))
             #expect(await eventually(timeout: .seconds(30)) {
-                await site.gateways[id]?.core.manager?.managedDevices.contains { $0.id == "tag" } == true
-            }, "gateway \(id) manages the tag")
+                site.messages(on: "test/bridge/response/device/add").count == 1 && site.retained("test/bridge/site/registry/tag") != nil
+            })
+            for id in ["a", "b", "c"] {
+                #expect(await eventually(timeout: .seconds(30)) {
+                    await site.gateways[id]?.core.manager?.managedDevices.contains { $0.id == "tag" } == true
+                }, "gateway \(id) manages the tag")
+            }
+            // Nobody reports hearing the tag here (the walker feeds the strap only): it stays unassigned, and the
+            // referee answers its requests.
+            site.publish(OutgoingMessage(topic: "test/bridge/request/device/remove", text: #"{"id":"tag","transaction":"rm"}"#))
+            #expect(await eventually(timeout: .seconds(30)) { site.retained("test/bridge/site/registry/tag") == nil })
+            for id in ["a", "b", "c"] {
+                #expect(await eventually(timeout: .seconds(30)) {
+                    await site.gateways[id]?.core.manager?.managedDevices.contains { $0.id == "tag" } == false
+                }, "gateway \(id) forgot the tag")
+            }
+            #expect(site.messages(on: "test/bridge/response/device/remove").map(\.from) == ["a"])
+            #expect(await site.gateways["b"]?.core.manager?.managedDevices.map(\.id) == ["strap"])
         }
-        // Nobody reports hearing the tag here (the walker feeds the strap only): it stays unassigned, and the
-        // referee answers its requests.
-        site.publish(OutgoingMessage(topic: "test/bridge/request/device/remove", text: #"{"id":"tag","transaction":"rm"}"#))
-        #expect(await eventually(timeout: .seconds(30)) { site.retained("test/bridge/site/registry/tag") == nil })
-        for id in ["a", "b", "c"] {
-            #expect(await eventually(timeout: .seconds(30)) {
-                await site.gateways[id]?.core.manager?.managedDevices.contains { $0.id == "tag" } == false
-            }, "gateway \(id) forgot the tag")
-        }
-        #expect(site.messages(on: "test/bridge/response/device/remove").map(\.from) == ["a"])
-        #expect(await site.gateways["b"]?.core.manager?.managedDevices.map(\.id) == ["strap"])
     }
 
     /// An epoch download interrupted by a handover: the old owner stops at its last stored page and hands over the
@@ -173,38 +176,40 @@ struct SiteGatewayTests {
         }
         let walker = Walker(site, ["a": -55, "b": -80, "c": -85], device: "link")
         for id in ["a", "b", "c"] { await site.start(id) }
-        defer { walker.stop(); Task { await site.stop() } }
-        #expect(await eventually(timeout: .seconds(30)) {
-            site.retained("test/link").flatMap { GatewayHarness.object($0.payload) }?["connection"]?.text == "connected"
-        })
-        // Slow pages, so the walk lands in the middle of the download.
-        site.gateways["a"]?.central.setLatency(BluetoothAddress(link)!, .milliseconds(250))
-        site.publish(OutgoingMessage(topic: "test/link/request/sync",
-                                     text: #"{"startDateTime":"11-18-2026 16:00:00","stopDateTime":"11-18-2026 23:59:59","transaction":"s"}"#))
-        #expect(await eventually(timeout: .seconds(30)) { site.messages(on: "test/link/fitness/epoch").count > 20 })
-        walker.set(["a": -85, "b": -55, "c": -85])
-        func ids() -> [String] { site.messages(on: "test/link/fitness/epoch").compactMap { GatewayHarness.object($0.message.payload)?["id"]?.text } }
-        #expect(await eventually(timeout: .seconds(90)) { Set(ids()).count >= 480 }, "\(Set(ids()).count) of 480 epochs")
-        let publishers = Set(site.messages(on: "test/link/fitness/epoch").map(\.from))
-        let all = ids()
-        print("figure: epoch download across a handover: \(Set(all).count) epochs, \(all.count - Set(all).count) published twice, by \(publishers.sorted())")
-        #expect(Set(all).count == 480)
-        #expect(publishers == ["a", "b"], "the download was not interrupted by the walk")
+        await withStopping(site, { walker.stop(); await $0.stop() }) { site in
+            #expect(await eventually(timeout: .seconds(30)) {
+                site.retained("test/link").flatMap { GatewayHarness.object($0.payload) }?["connection"]?.text == "connected"
+            })
+            // Slow pages, so the walk lands in the middle of the download.
+            site.gateways["a"]?.central.setLatency(BluetoothAddress(link)!, .milliseconds(250))
+            site.publish(OutgoingMessage(topic: "test/link/request/sync",
+                                         text: #"{"startDateTime":"11-18-2026 16:00:00","stopDateTime":"11-18-2026 23:59:59","transaction":"s"}"#))
+            #expect(await eventually(timeout: .seconds(30)) { site.messages(on: "test/link/fitness/epoch").count > 20 })
+            walker.set(["a": -85, "b": -55, "c": -85])
+            func ids() -> [String] { site.messages(on: "test/link/fitness/epoch").compactMap { GatewayHarness.object($0.message.payload)?["id"]?.text } }
+            #expect(await eventually(timeout: .seconds(90)) { Set(ids()).count >= 480 }, "\(Set(ids()).count) of 480 epochs")
+            let publishers = Set(site.messages(on: "test/link/fitness/epoch").map(\.from))
+            let all = ids()
+            print("figure: epoch download across a handover: \(Set(all).count) epochs, \(all.count - Set(all).count) published twice, by \(publishers.sorted())")
+            #expect(Set(all).count == 480)
+            #expect(publishers == ["a", "b"], "the download was not interrupted by the walk")
+        }
     }
 
     @Test func aKilledOwnerLosesItsDeviceToTheNextBestAndAKilledRefereeToTheNextID() async throws {
         let (site, walker) = try await started(["a": -80, "b": -55, "c": -70])
-        defer { walker.stop(); Task { await site.stop() } }
-        #expect(await eventually(timeout: .seconds(30)) { owner(site)?.gateway == "b" && presence(site) == "b" })
-        site.kill("b")
-        walker.set(["a": -80, "c": -70])
-        #expect(await eventually(timeout: .seconds(30)) { owner(site)?.gateway == "c" && presence(site) == "c" })
-        #expect(owner(site)?.reason == .ownerGone)
-        // The referee dies too: c, alone, referees and keeps the strap.
-        site.kill("a")
-        walker.set(["c": -70])
-        try await Task.sleep(for: .seconds(1))
-        #expect(owner(site)?.gateway == "c")
-        #expect(site.gateways["c"]?.core.site?.isReferee == true)
+        try await withStopping(site, { walker.stop(); await $0.stop() }) { site in
+            #expect(await eventually(timeout: .seconds(30)) { owner(site)?.gateway == "b" && presence(site) == "b" })
+            site.kill("b")
+            walker.set(["a": -80, "c": -70])
+            #expect(await eventually(timeout: .seconds(30)) { owner(site)?.gateway == "c" && presence(site) == "c" })
+            #expect(owner(site)?.reason == .ownerGone)
+            // The referee dies too: c, alone, referees and keeps the strap.
+            site.kill("a")
+            walker.set(["c": -70])
+            try await Task.sleep(for: .seconds(1))
+            #expect(owner(site)?.gateway == "c")
+            #expect(site.gateways["c"]?.core.site?.isReferee == true)
+        }
     }
 }

@@ -60,47 +60,49 @@ struct SiteGoFITHandoverTests {
 
     @Test func aSyncInterruptedByAHandoverResumesOnTheNewOwnerWithTheSharedKey() async throws {
         let (site, walker) = try await pairedSite(sharing: true)
-        defer { walker.stop(); Task { await site.stop() } }
-        let a = try #require(site.gateways["a"])
-        let held = Int(await a.central.inspect(BluetoothAddress(Self.band)!)["history_records"] ?? "") ?? 0
-        #expect(held > 200)
-        // Slow pages on a's link, so the walk lands in the middle of the sync.
-        a.central.setLatency(BluetoothAddress(Self.band)!, .milliseconds(150))
-        site.publish(OutgoingMessage(topic: "test/band/request/sync", text: #"{"transaction":"s"}"#))
-        #expect(await eventually(timeout: .seconds(60)) { records(site).count > 20 })
-        walker.set(["a": -85, "b": -55, "c": -85])
-        #expect(await eventually(timeout: .seconds(120)) { Set(records(site).map(\.id)).count >= held },
-                "\(Set(records(site).map(\.id)).count) of \(held) records")
-        let all = records(site)
-        print("figure: GoFIT sync across a handover: \(Set(all.map(\.id)).count) of \(held) records, "
-              + "\(all.count - Set(all.map(\.id)).count) published twice, by \(Set(all.map(\.from)).sorted())")
-        if Set(all.map(\.id)).count != held {
-            // Where the shortfall is: records per kind and who published them.
-            for kind in Self.kinds {
-                let from = site.messages(on: "test/band/fitness/\(kind)").map(\.from)
-                print("shortfall diagnosis: \(kind): \(from.count) records, \(from.filter { $0 == "a" }.count) by a")
+        try await withStopping(site, { walker.stop(); await $0.stop() }) { site in
+            let a = try #require(site.gateways["a"])
+            let held = Int(await a.central.inspect(BluetoothAddress(Self.band)!)["history_records"] ?? "") ?? 0
+            #expect(held > 200)
+            // Slow pages on a's link, so the walk lands in the middle of the sync.
+            a.central.setLatency(BluetoothAddress(Self.band)!, .milliseconds(150))
+            site.publish(OutgoingMessage(topic: "test/band/request/sync", text: #"{"transaction":"s"}"#))
+            #expect(await eventually(timeout: .seconds(60)) { records(site).count > 20 })
+            walker.set(["a": -85, "b": -55, "c": -85])
+            #expect(await eventually(timeout: .seconds(120)) { Set(records(site).map(\.id)).count >= held },
+                    "\(Set(records(site).map(\.id)).count) of \(held) records")
+            let all = records(site)
+            print("figure: GoFIT sync across a handover: \(Set(all.map(\.id)).count) of \(held) records, "
+                  + "\(all.count - Set(all.map(\.id)).count) published twice, by \(Set(all.map(\.from)).sorted())")
+            if Set(all.map(\.id)).count != held {
+                // Where the shortfall is: records per kind and who published them.
+                for kind in Self.kinds {
+                    let from = site.messages(on: "test/band/fitness/\(kind)").map(\.from)
+                    print("shortfall diagnosis: \(kind): \(from.count) records, \(from.filter { $0 == "a" }.count) by a")
+                }
             }
+            #expect(all.count == held, "no record twice")
+            #expect(Set(all.map(\.id)).count == held)
+            #expect(Set(all.map(\.from)) == ["a", "b"], "the sync was not interrupted by the walk")
+            // b used the key a handed over: it never asked the band to pair.
+            let b = try #require(site.gateways["b"])
+            #expect(b.last("band")?["pairing"]?.text != "required")
+            let handoff = try #require(site.retained("test/bridge/site/handoff/band").map { try SiteMessages.handoff($0.payload) })
+            #expect(handoff.storage["credentials"]?["key"]?.text?.count == 32)
         }
-        #expect(all.count == held, "no record twice")
-        #expect(Set(all.map(\.id)).count == held)
-        #expect(Set(all.map(\.from)) == ["a", "b"], "the sync was not interrupted by the walk")
-        // b used the key a handed over: it never asked the band to pair.
-        let b = try #require(site.gateways["b"])
-        #expect(b.last("band")?["pairing"]?.text != "required")
-        let handoff = try #require(site.retained("test/bridge/site/handoff/band").map { try SiteMessages.handoff($0.payload) })
-        #expect(handoff.storage["credentials"]?["key"]?.text?.count == 32)
     }
 
     @Test func withoutSharingTheKeyNeverReachesTheBrokerAndTheNewOwnerPairsAgain() async throws {
         let (site, walker) = try await pairedSite(sharing: false)
-        defer { walker.stop(); Task { await site.stop() } }
-        walker.set(["a": -85, "b": -55, "c": -85])
-        let b = try #require(site.gateways["b"])
-        #expect(await eventually(timeout: .seconds(60)) { b.last("band")?["pairing"]?.text == "required" })
-        let handoff = try #require(site.retained("test/bridge/site/handoff/band").map { try SiteMessages.handoff($0.payload) })
-        #expect(handoff.from == "a" && handoff.storage["credentials"] == nil)
-        let key = try #require(storedKey(site))
-        #expect(!site.messages(on: "test/bridge/site/handoff/band").contains { String(decoding: $0.message.payload, as: UTF8.self).contains(key) })
+        try await withStopping(site, { walker.stop(); await $0.stop() }) { site in
+            walker.set(["a": -85, "b": -55, "c": -85])
+            let b = try #require(site.gateways["b"])
+            #expect(await eventually(timeout: .seconds(60)) { b.last("band")?["pairing"]?.text == "required" })
+            let handoff = try #require(site.retained("test/bridge/site/handoff/band").map { try SiteMessages.handoff($0.payload) })
+            #expect(handoff.from == "a" && handoff.storage["credentials"] == nil)
+            let key = try #require(storedKey(site))
+            #expect(!site.messages(on: "test/bridge/site/handoff/band").contains { String(decoding: $0.message.payload, as: UTF8.self).contains(key) })
+        }
     }
 
     /// The key `a` stored when it paired, as hex.

@@ -36,20 +36,21 @@ struct FramedRequestChannelTests {
     @Test("segments of other frames, without end, do not hold off the TIMEOUT")
     func unrelatedSegmentsDoNotCountAsAnAnswer() async throws {
         let (harness, channel) = try await channel()
-        defer { Task { await harness.disconnect() } }
-        let exchange = Task { () -> CommandError? in
-            do throws(CommandError) { _ = try await channel.exchange(opcode: 0x11, payload: [], name: "a test request") } catch { return error }
-            return nil
+        await withStopping(harness, { _ = await $0.disconnect() }) { harness in
+            let exchange = Task { () -> CommandError? in
+                do throws(CommandError) { _ = try await channel.exchange(opcode: 0x11, payload: [], name: "a test request") } catch { return error }
+                return nil
+            }
+            // The first segment of a long frame the device sends unasked (opcode 0x05), again and again: each starts a
+            // new frame, none ends. Before, every one of them counted as the device still answering.
+            let unasked = FrameSegmenter.segments(of: VendorFrame(opcode: 0x05, sequence: 9, payload: Array(repeating: 1, count: 200)).encoded())
+            let ended = Flag()
+            Task { _ = await exchange.value; ended.set() }
+            let endedWhileFed = await feed(channel, [unasked[0]], gap: .milliseconds(50), until: { ended.isSet })
+            #expect(endedWhileFed, "still waiting after 30 s of segments of another frame")
+            let error = await exchange.value
+            #expect(error?.code == .timeout, "\(String(describing: error))")
         }
-        // The first segment of a long frame the device sends unasked (opcode 0x05), again and again: each starts a
-        // new frame, none ends. Before, every one of them counted as the device still answering.
-        let unasked = FrameSegmenter.segments(of: VendorFrame(opcode: 0x05, sequence: 9, payload: Array(repeating: 1, count: 200)).encoded())
-        let ended = Flag()
-        Task { _ = await exchange.value; ended.set() }
-        let endedWhileFed = await feed(channel, [unasked[0]], gap: .milliseconds(50), until: { ended.isSet })
-        #expect(endedWhileFed, "still waiting after 30 s of segments of another frame")
-        let error = await exchange.value
-        #expect(error?.code == .timeout, "\(String(describing: error))")
     }
 }
 
