@@ -82,25 +82,23 @@ struct ModuleImportTests {
         }
     }
 
-    @Test("the simulator takes only BluetoothAddress from BlueZ, never the client's model or central")
-    func simulatorUsesNoBlueZClient() throws {
-        let root = Self.sources.appendingPathComponent("Simulator")
+    /// Expects no `.swift` file under `Sources/<module>` to contain any of `names`.
+    static func expectNone(of names: [String], in module: String) throws {
+        let root = sources.appendingPathComponent(module)
         let walker = try #require(FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil))
         for case let url as URL in walker where url.pathExtension == "swift" {
             let text = try String(contentsOf: url, encoding: .utf8)
-            for name in ["BlueZClient", "BlueZModel", "BluetoothCentral"] {
-                #expect(!text.contains(name), "\(url.lastPathComponent) names \(name)")
-            }
+            for name in names { #expect(!text.contains(name), "\(url.lastPathComponent) names \(name)") }
         }
+    }
+
+    @Test("the simulator takes only BluetoothAddress from BlueZ, never the client's model or central")
+    func simulatorUsesNoBlueZClient() throws {
+        try Self.expectNone(of: ["BlueZClient", "BlueZModel", "BluetoothCentral"], in: "Simulator")
     }
 
     @Test("drivers reach a device only through DeviceLink, never a BlueZ client")
     func driversUseDeviceLink() throws {
-        let root = Self.sources.appendingPathComponent("Wearables")
-        let walker = try #require(FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil))
-        for case let url as URL in walker where url.pathExtension == "swift" {
-            let text = try String(contentsOf: url, encoding: .utf8)
-            #expect(!text.contains("BlueZClient"), "\(url.lastPathComponent) names BlueZClient")
-        }
+        try Self.expectNone(of: ["BlueZClient"], in: "Wearables")
     }
 }
