@@ -19,6 +19,10 @@ public protocol GatewayExtension: AnyObject, Sendable {
     func take(_ message: IncomingMessage) -> Bool
     /// Whether this gateway answers a request on `incoming` (in a site, only its owner or the referee does).
     func answers(_ incoming: IncomingTopic) -> Bool
+    /// Whether `publishesState` can ever say no, and `deviceEvent` wants samples: the core asks only those that do on
+    /// the sample path (read once, at start).
+    var gatesDeviceState: Bool { get }
+    var hearsDeviceEvents: Bool { get }
     /// Whether this gateway writes `device`'s state, availability and samples now.
     func publishesState(of device: String, at now: ContinuousClock.Instant) -> Bool
     /// Whether this gateway publishes the bridge's own topics (`bridge/info`, `bridge/devices`, `bridge/health`).
@@ -47,6 +51,8 @@ public protocol GatewayExtension: AnyObject, Sendable {
 
 extension GatewayExtension {
     public var subscriptions: [String] { [] }
+    public var gatesDeviceState: Bool { false }
+    public var hearsDeviceEvents: Bool { false }
     public func managerAttached(_ manager: DeviceManager) async {}
     public func brokerConnected() {}
     public func take(_ message: IncomingMessage) -> Bool { false }

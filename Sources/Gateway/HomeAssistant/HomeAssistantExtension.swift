@@ -21,6 +21,7 @@ final class HomeAssistantExtension: GatewayExtension {
     private var gateway: GatewayCore? { core.withLock { $0.value } }
 
     var subscriptions: [String] { [statusTopic] }
+    var hearsDeviceEvents: Bool { true }
 
     /// Home Assistant's `online`: a republish, debounced, and never a request.
     func take(_ message: IncomingMessage) -> Bool {

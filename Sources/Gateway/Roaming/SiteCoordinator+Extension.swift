@@ -6,6 +6,8 @@ import MQTT
 extension SiteCoordinator: GatewayExtension {
     public var subscriptions: [String] { topics.subscriptions }
 
+    public var gatesDeviceState: Bool { true }
+
     public func brokerConnected() { connected() }
 
     /// The site's handovers and registry act on the manager; what it hears of the site's devices feeds the reports.

@@ -48,6 +48,9 @@ public final class GatewayCore: Sendable {
     /// The features beside the core, each seen only through its hooks (`GatewayExtension`), in this order: the site
     /// (which narrows what the others see), Home Assistant, metrics.
     let extensions: [any GatewayExtension]
+    /// Of `extensions`, those the sample path asks (most samples meet none).
+    private let stateGates: [any GatewayExtension]
+    private let eventListeners: [any GatewayExtension]
     /// The packages in `dfu.dir` offered as firmware updates, read again at every broker connection.
     private let firmwareOffers = Mutex<[FirmwareOffer]>([])
     /// `bridge/devices` is due: one publication for a burst of changes (the devices of config.yaml connecting one
@@ -103,6 +106,8 @@ public final class GatewayCore: Sendable {
                 mqttConnected: false, bluetoothAvailable: false, devicesManaged: 0, devicesConnected: 0, uptimeSeconds: 0) })
         let extensions: [(any GatewayExtension)?] = [site, homeAssistant, metrics]
         self.extensions = extensions.compactMap { $0 }
+        stateGates = self.extensions.filter(\.gatesDeviceState)
+        eventListeners = self.extensions.filter(\.hearsDeviceEvents)
         this.core = self
         homeAssistant?.bind(self)
         site?.onViewChanged { [weak self] becameReferee in self?.siteViewChanged(becameReferee: becameReferee) }
@@ -234,7 +239,7 @@ public final class GatewayCore: Sendable {
         // (another gateway's RSSI or `disconnected`, a released or cut-off owner's last words, would stand over the
         // owner's). What a gateway hears of a device it does not hold goes into its own site report instead.
         var notOwned: String?
-        if case .device(let id, let report) = output, !extensions.allSatisfy({ $0.publishesState(of: id, at: now) }) {
+        if case .device(let id, let report) = output, !stateGates.allSatisfy({ $0.publishesState(of: id, at: now) }) {
             if case .event(.sample) = report { return }
             notOwned = id
         }
@@ -242,7 +247,7 @@ public final class GatewayCore: Sendable {
         let actions = outputs.withLock { $0.map(output, now: now, unixMilliseconds: unixMilliseconds) }
         perform(notOwned.map { id in DeviceOutputMapper.Actions(actions.filter { !isDeviceMessage($0, of: id) }) } ?? actions)
         guard case .device(let id, .event(let event)) = output else { return }
-        for feature in extensions { feature.deviceEvent(event, of: id, at: now, unixMilliseconds: unixMilliseconds) }
+        for feature in eventListeners { feature.deviceEvent(event, of: id, at: now, unixMilliseconds: unixMilliseconds) }
     }
 
     /// A message on a device's own topics (`<base>/<id>`, `<base>/<id>/…`).
