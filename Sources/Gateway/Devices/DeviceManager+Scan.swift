@@ -14,14 +14,14 @@ extension DeviceManager {
         guard let adapter else { throw CommandError(.adapterUnavailable, "no Bluetooth adapter") }
         guard adapter.powered else { throw CommandError(.adapterUnavailable, "adapter \(adapter.id) is powered off") }
         if let running = scan {
-            let left = max(1, Int(((running.ends - .now) / .seconds(1)).rounded(.up)))
+            let left = max(1, Int(((running.ends - time.now) / .seconds(1)).rounded(.up)))
             throw CommandError(.busy, "a scan is running for another \(left) s (one at a time); what it finds is on bridge/event "
                                + "as device_found, or send bridge/request/scan/stop first")
         }
         // Unstructured: the scan's deadline, outliving the request that started it; cancelled by scan/stop.
-        let timer = Task<Void, Never> { try? await Task.sleep(for: duration) }
+        let timer = Task<Void, Never> { [time] in try? await time.sleep(for: duration) }
         // Taken before the first suspension, so a second request arriving meanwhile sees this one running.
-        scan = (lease: nil, task: Task {}, found: [:], ends: .now + duration, timer: timer)
+        scan = (lease: nil, task: Task {}, found: [:], ends: time.now + duration, timer: timer)
         let lease = await discovery.acquire(adapter: adapter.path, filter: scanFilter)
         let updates = bluez.events()
         // Unstructured: the scan's event reader, outliving the request that started it; cancelled when the scan ends.

@@ -1,5 +1,6 @@
 import BlueZ
 import DBus
+import EventLoop
 import Foundation
 import Logging
 import Wearables
@@ -45,6 +46,8 @@ public actor DeviceManager {
     var signalWatch: Task<Void, Never>?
     /// Handed to every session's link, so drivers can wait until their records are stored (`emitDurably`).
     let durableRecords: DurableRecords
+    /// The clock of its timers (scans, the stop deadline) and its sessions'.
+    let time: TimeSource
     /// In a site of gateways (docs/roaming.md) every gateway manages the site's devices but only the owner connects
     /// one: the ids this gateway holds. nil when the gateway is alone, and then it holds every managed device.
     var held: Set<String>?
@@ -56,7 +59,8 @@ public actor DeviceManager {
     public init(bluez: any BluetoothCentral, registry: DriverRegistry, store: DeviceStore, filter: DeviceFilter,
                 adapter: AdapterSelector?, firmwarePackages: Configuration.DFUSection = .init(),
                 output: @escaping @Sendable (ManagerOutput) -> Void, durableRecords: DurableRecords = .immediate,
-                logger: Logger) {
+                time: TimeSource = .system, logger: Logger) {
+        self.time = time
         self.durableRecords = durableRecords
         self.firmwarePackages = firmwarePackages
         self.bluez = bluez
@@ -106,7 +110,7 @@ public actor DeviceManager {
     func heard(_ address: BluetoothAddress, rssi: Int) {
         guard let device = devices.values.first(where: { $0.address == address.rawValue }) else { return }
         onHeard?(device.id, rssi)
-        guard signalStrength.report(rssi, device: device.id, at: .now) else { return }
+        guard signalStrength.report(rssi, device: device.id, at: time.now) else { return }
         output(.device(id: device.id, .event(.state(["rssi": .integer(Int64(rssi))]))))
     }
 
@@ -170,7 +174,7 @@ public actor DeviceManager {
                     for session in stopping { inner.addTask { await session.stop() } }
                 }
             }
-            group.addTask { try? await Task.sleep(for: timeout) }
+            group.addTask { [time] in try? await time.sleep(for: timeout) }
             await group.next()
             group.cancelAll()
         }
@@ -213,7 +217,7 @@ public actor DeviceManager {
             device: device, address: address, driver: driver, bluez: bluez,
             adapter: { try? bluez.adapter(selector) }, discovery: discovery,
             output: { output(.device(id: id, $0)) },
-            logger: logger, storage: storage, firmwarePackages: firmwarePackages, durableRecords: durableRecords)
+            logger: logger, storage: storage, firmwarePackages: firmwarePackages, durableRecords: durableRecords, time: time)
         sessions[id] = session
         // Unstructured: `start` is the session actor's; adding a device must not wait for it.
         Task { await session.start() }

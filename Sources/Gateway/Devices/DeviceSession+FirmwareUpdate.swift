@@ -169,7 +169,7 @@ extension DeviceSession {
     private func emitUpdate(_ event: WearableEvent) { output(.event(event)) }
 
     private func performUpdate(_ order: FirmwareUpdateOrder) async -> Result<DeviceValue, CommandError> {
-        let started = ContinuousClock.now
+        let started = time.now
         let images = order.package.images
         let meter = SharedProgressMeter(DFUProgressMeter(totalBytes: images.reduce(0) { $0 + $1.firmware.count }))
         emitUpdate(.progress(key: "update", meter.withLock { $0.report(at: started) }))
@@ -180,7 +180,7 @@ extension DeviceSession {
             rememberBootloader(false)
             apply(lifecycle.updateReleasesDevice(installed: true))
             let firmware = await firmwareAfterUpdate()
-            let seconds = Self.seconds(ContinuousClock.now - started)
+            let seconds = Self.seconds(time.now - started)
             var finished: [String: DeviceValue] = [
                 "state": .text("idle"), "progress": .null, "remaining_s": .null, "error": .null,
                 "firmware": firmware.map(DeviceValue.text) ?? .null,
@@ -274,11 +274,11 @@ extension DeviceSession {
                     try? await bluez.disconnect(link.device)
                     throw CommandError(.dfuFailed, "the device at \(link.address) offers no DFU bootloader")
                 }
-                let output = output
+                let output = output, time = time
                 let installed: Bool
                 do throws(CommandError) {
                     installed = try await NordicDFUTransfer.send(image, mode: bootloaderMode, link: link) { progress in
-                        if let report = meter.withLock({ $0.update(progress, at: ContinuousClock.now) }) {
+                        if let report = meter.withLock({ $0.update(progress, at: time.now) }) {
                             output(.event(.progress(key: "update", report)))
                         }
                     }
@@ -346,13 +346,13 @@ extension DeviceSession {
         do { try await bluez.connect(found.path, timeout: .seconds(20)) } catch { throw CommandError(bluez: error) }
         return DeviceLink(central: bluez, device: found.path, address: found.address ?? own,
                           notifyMethod: device.options.notify == "start_notify" ? .startNotify : .acquire,
-                          logger: logger, emit: { _ in }, clock: { Int64(Date().timeIntervalSince1970 * 1000) })
+                          logger: logger, emit: { _ in }, clock: { [time] in time.unixMilliseconds })
     }
 
     /// The application's Firmware Revision once it is back and connected; nil if it does not come back in time.
     private func firmwareAfterUpdate() async -> String? {
-        let deadline = ContinuousClock.now + Self.applicationReturn
-        while ContinuousClock.now < deadline, !Task.isCancelled {
+        let deadline = time.now + Self.applicationReturn
+        while time.now < deadline, !Task.isCancelled {
             // `link.isConnected` too: a device whose application took the update itself (InfiniTime) reset on the
             // session's own link, which the session may not have seen drop yet.
             if state == .connected, let link, link.isConnected {

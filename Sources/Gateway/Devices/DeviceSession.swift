@@ -32,6 +32,8 @@ public actor DeviceSession {
     let output: @Sendable (SessionOutput) -> Void
     let logger: Logger
     private let commandTimeout: Duration
+    /// The clock of its backoff, timeouts and the timestamps its link puts on records.
+    let time: TimeSource
     private let queueCapacity: Int
     /// What the gateway keeps for this device across restarts (the driver's entries, and a scheduled update).
     let storage: DriverStorage
@@ -48,9 +50,9 @@ public actor DeviceSession {
     /// Whether the gateway may connect, what the contract shows of the link, where an update stands.
     var lifecycle = DeviceLifecycle()
     /// Ends the wait between connection attempts early (`connect`, the end of an update).
-    let wakes = WakeSignal()
+    let wakes: WakeSignal
     /// Signalled when a session's link is up, for an update waiting for the application to come back.
-    let linkUp = WakeSignal()
+    let linkUp: WakeSignal
     /// Lets the driver wait until its records are stored before the device forgets them.
     let durableRecords: DurableRecords
     /// The driver's record commits (records out, cursor moved), which `stop` lets finish before the cursors are read.
@@ -64,7 +66,11 @@ public actor DeviceSession {
          adapter: @escaping @Sendable () -> AdapterInfo?, discovery: DiscoveryCoordinator,
          output: @escaping @Sendable (SessionOutput) -> Void, logger: Logger,
          storage: DriverStorage = .inMemory(), firmwarePackages: Configuration.DFUSection = .init(),
-         commandTimeout: Duration = .seconds(30), queueCapacity: Int = 8, durableRecords: DurableRecords = .immediate) {
+         commandTimeout: Duration = .seconds(30), queueCapacity: Int = 8, durableRecords: DurableRecords = .immediate,
+         time: TimeSource = .system) {
+        self.time = time
+        wakes = WakeSignal(time: time)
+        linkUp = WakeSignal(time: time)
         self.durableRecords = durableRecords
         self.storage = storage
         self.firmwarePackages = firmwarePackages
@@ -95,9 +101,9 @@ public actor DeviceSession {
     /// Stops reconnecting and disconnects, after letting a record commit in flight finish (at most `commitWait`):
     /// what is stored for the device afterwards matches what was published.
     public func stop(commitWait: Duration = .seconds(2)) async {
-        let settled = WakeSignal()
+        let settled = WakeSignal(time: time)
         if !commits.close(whenSettled: { settled.signal() }),
-           await !settled.wait(until: .now + commitWait), !Task.isCancelled {
+           await !settled.wait(until: time.now + commitWait), !Task.isCancelled {
             logger.warning("a record commit did not finish in time; its records may be published again by the next sync",
                            metadata: ["device": "\(device.id)"])
         }
@@ -152,7 +158,7 @@ public actor DeviceSession {
             guard !Task.isCancelled else { break }
             // Sleep out the backoff (or a short pause after a session), unless a `connect` or an update wakes us.
             if case .retry(let afterBackoff)? = outcome.last {
-                await wakes.wait(until: .now + (afterBackoff ? backoff.nextDelay() : .milliseconds(500)))
+                await wakes.wait(until: time.now + (afterBackoff ? backoff.nextDelay() : .milliseconds(500)))
             }
         }
     }
@@ -191,7 +197,7 @@ public actor DeviceSession {
             central: bluez, device: path, address: address,
             notifyMethod: device.options.notify == "start_notify" ? .startNotify : .acquire,
             logger: logger, emit: { output(.event($0)) },
-            clock: { Int64(Date().timeIntervalSince1970 * 1000) }, durable: durableRecords, commits: commits)
+            clock: { [time] in time.unixMilliseconds }, durable: durableRecords, commits: commits)
         link = sessionLink
         linkUp.signal()
         if startingUpdate, case .scheduled(let order) = updateJob { startUpdate(order) }
@@ -264,6 +270,7 @@ public actor DeviceSession {
         let driver = driver
         let runsLong = type(of: driver).driverDescription.command(command.name)?.duration.isLong(command.arguments) ?? false
         let timeout = runsLong ? max(commandTimeout, .seconds(6 * 3600)) : commandTimeout
+        let time = time
         let result = await withTaskGroup(of: Result<DeviceValue, CommandError>?.self) { group in
             group.addTask {
                 do throws(CommandError) {
@@ -277,7 +284,7 @@ public actor DeviceSession {
                 }
             }
             group.addTask {
-                try? await Task.sleep(for: timeout)
+                try? await time.sleep(for: timeout)
                 return Task.isCancelled ? nil : .failure(CommandError(.timeout, "\(command.name) did not finish within \(timeout)"))
             }
             group.addTask {

@@ -1,3 +1,4 @@
+import EventLoop
 import Synchronization
 
 /// Wakes one waiting task, or the next one to wait: how a device session sleeps out its reconnect backoff (or a
@@ -13,6 +14,9 @@ final class WakeSignal: Sendable {
         var current: UInt64 = 0
     }
     private let state = Mutex(State())
+    private let time: TimeSource
+
+    init(time: TimeSource) { self.time = time }
 
     /// Wakes the waiting task, or the next one to call `wait`.
     func signal() {
@@ -43,7 +47,7 @@ final class WakeSignal: Sendable {
         let timer = deadline.map { deadline in
             // Unstructured: a waiter's deadline timer inside a continuation; cancelled when the signal comes first.
             Task { [weak self] in
-                try? await Task.sleep(until: deadline)
+                try? await self?.time.sleep(until: deadline)
                 self?.end(id)
             }
         }

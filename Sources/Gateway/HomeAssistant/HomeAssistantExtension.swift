@@ -1,3 +1,4 @@
+import EventLoop
 import MQTT
 import Synchronization
 import Wearables
@@ -8,11 +9,14 @@ final class HomeAssistantExtension: GatewayExtension {
     let publisher: HomeAssistantPublisher
     private let statusTopic: String
     private let sink: any MessageSink
+    private let time: TimeSource
     /// The core it extends, for the device list and the devices' states (weak: the core owns its extensions).
     private let core = Mutex<WeakGatewayCore>(WeakGatewayCore())
 
-    init(publisher: HomeAssistantPublisher, statusTopic: String, sink: any MessageSink) {
+    init(publisher: HomeAssistantPublisher, statusTopic: String, sink: any MessageSink, time: TimeSource) {
         self.publisher = publisher
+        self.time = time
+        pending = Mutex((false, time.now, time.now))
         self.statusTopic = statusTopic
         self.sink = sink
     }
@@ -68,10 +72,10 @@ final class HomeAssistantExtension: GatewayExtension {
     /// second (after at least a random 0.5–2.5 s, so a fleet of gateways does not answer at once, and at most 5 s
     /// after the first), so a burst of them (a restart loop, a client replaying the status topic) gives one
     /// republish, and none holds a request slot while it waits. An `online` during the republish starts another.
-    private let pending = Mutex<(waiting: Bool, due: ContinuousClock.Instant, latest: ContinuousClock.Instant)>((false, .now, .now))
+    private let pending: Mutex<(waiting: Bool, due: ContinuousClock.Instant, latest: ContinuousClock.Instant)>
 
     private func scheduleRepublish() {
-        let now = ContinuousClock.now
+        let now = time.now
         let start = pending.withLock { state -> Bool in
             if state.waiting {
                 state.due = min(state.latest, max(state.due, now + .milliseconds(500)))
@@ -85,13 +89,13 @@ final class HomeAssistantExtension: GatewayExtension {
         Task { [weak self] in
             while let self {
                 let wait = self.pending.withLock { state -> Duration? in
-                    let left = state.due - .now
+                    let left = state.due - self.time.now
                     if left > .zero { return left }
                     state.waiting = false
                     return nil
                 }
                 guard let wait else { break }
-                try? await Task.sleep(for: wait)
+                try? await self.time.sleep(for: wait)
             }
             await self?.cameOnline()
         }

@@ -25,7 +25,7 @@ public final class SiteCoordinator: Sendable {
     /// `roaming.share_credentials`, already refused unless the broker link is TLS with authentication.
     private let sharesCredentials: Bool
     let sink: any MessageSink
-    private let clock: GatewayClock
+    private let time: TimeSource
     private let logger: Logger
     private let manager = Mutex<(any SiteDeviceControl)?>(nil)
     private let state: Mutex<State>
@@ -70,7 +70,7 @@ public final class SiteCoordinator: Sendable {
     private let viewHook = Mutex<ViewHook?>(nil)
 
     public init(gatewayID: String, room: String?, settings: RoamingSettings, layout: TopicLayout, sharesCredentials: Bool,
-                sink: any MessageSink, clock: GatewayClock, logger: Logger) {
+                sink: any MessageSink, time: TimeSource, logger: Logger) {
         self.gatewayID = gatewayID
         self.room = room
         self.settings = settings
@@ -78,7 +78,7 @@ public final class SiteCoordinator: Sendable {
         topics = SiteTopics(base: layout.base)
         self.sharesCredentials = sharesCredentials
         self.sink = sink
-        self.clock = clock
+        self.time = time
         self.logger = logger
         state = Mutex(State(ownership: SiteOwnership(gatewayID: gatewayID, settings: settings),
                             handover: DeviceHandover(gatewayID: gatewayID)))
@@ -151,7 +151,7 @@ public final class SiteCoordinator: Sendable {
     /// (those its sockets kept while it was away among them) would stand beside the new owner's, and it learns
     /// of the newer assignment only from the messages queued behind them. Once a report it sent after its return
     /// has come back, it has read that assignment too.
-    public func publishesSamples(of device: String, at now: ContinuousClock.Instant = .now) -> Bool {
+    public func publishesSamples(of device: String, at now: ContinuousClock.Instant) -> Bool {
         state.withLock { state in
             guard state.handover.holds(device) else { return false }
             return state.ownReportEchoed.map { now - $0 <= settings.lostAfter } ?? true
@@ -162,7 +162,7 @@ public final class SiteCoordinator: Sendable {
 
     /// After every broker connection: this gateway's record (retained; the will deletes it).
     public func connected() {
-        let record = SiteMessages.GatewayRecord(room: room, startedMilliseconds: clock.unixMilliseconds(),
+        let record = SiteMessages.GatewayRecord(room: room, startedMilliseconds: time.unixMilliseconds,
                                                 version: Wear2MQTTVersion.current)
         sink.publish(OutgoingMessage(topic: topics.gateway(gatewayID), payload: SiteMessages.encode(record),
                                      qos: .atLeastOnce, retain: true, properties: MQTTProperties(contentType: "application/json")))
@@ -201,7 +201,7 @@ public final class SiteCoordinator: Sendable {
         let actions: [DeviceHandover.Action]
         let wasReferee = isReferee
         do {
-            actions = try state.withLock { state throws(SiteMessageError) in try Self.take(kind, message.payload, into: &state) }
+            actions = try state.withLock { state throws(SiteMessageError) in try Self.take(kind, message.payload, at: time.now, into: &state) }
         } catch {
             logger.warning("ignoring a malformed site record", metadata: ["topic": "\(message.topic)", "error": "\(error)"])
             return true
@@ -219,23 +219,22 @@ public final class SiteCoordinator: Sendable {
         return true
     }
 
-    private static func take(_ kind: SiteTopics.Incoming, _ payload: [UInt8],
+    private static func take(_ kind: SiteTopics.Incoming, _ payload: [UInt8], at now: ContinuousClock.Instant,
                              into state: inout State) throws(SiteMessageError) -> [DeviceHandover.Action] {
         switch kind {
         case .gateway(let id):
             var present = state.ownership.gateways
             if payload.isEmpty {
                 present.remove(id)
-                state.ownership.setGateways(present, at: .now)
+                state.ownership.setGateways(present, at: now)
                 return state.handover.gatewayLeft(id)
             }
             _ = try SiteMessages.gatewayRecord(payload)
             present.insert(id)
-            state.ownership.setGateways(present, at: .now)
+            state.ownership.setGateways(present, at: now)
             return []
         case .sightings(let gateway):
             guard !payload.isEmpty else { return [] }
-            let now = ContinuousClock.now
             state.ownership.record(try SiteMessages.sightingReport(payload, gateway: gateway).report, at: now)
             if gateway == state.ownership.gatewayID { state.ownReportEchoed = now }
             return []
@@ -328,7 +327,7 @@ public final class SiteCoordinator: Sendable {
             let lost = state.connected.subtracting(connected).filter(state.handover.holds)
             state.connected = connected
             let report = state.sightings.report(gateway: gatewayID, connected: connected, lost: lost)
-            let decisions = state.ownership.decide(at: .now)
+            let decisions = state.ownership.decide(at: time.now)
             let registry = state.registry.publications(for: list, readAtAdoptions: adoptions, asReferee: state.ownership.isReferee)
             return (report, decisions, registry)
         }
@@ -338,7 +337,7 @@ public final class SiteCoordinator: Sendable {
             sink.publish(OutgoingMessage(topic: topics.registry(publication.id), payload: publication.entry.map(SiteMessages.encode) ?? [],
                                          qos: .atLeastOnce, retain: true, properties: MQTTProperties(contentType: "application/json")))
         }
-        let now = clock.unixMilliseconds()
+        let now = time.unixMilliseconds
         // Three intervals, in whole seconds rounded up (1.5 s must not become 1 s).
         let (seconds, attoseconds) = (settings.reportInterval * 3).components
         let expiry = UInt32(clamping: max(1, seconds + (attoseconds > 0 ? 1 : 0)))
@@ -388,7 +387,7 @@ public final class SiteCoordinator: Sendable {
             // Half the new owner's wait for the handoff goes to a page being committed; the rest to publishing.
             let entries = await manager.withLock({ $0 })?.release(id: device, sharingCredentials: sharesCredentials,
                                                                   commitWait: settings.releaseTimeout / 2) ?? [:]
-            let released = clock.unixMilliseconds()
+            let released = time.unixMilliseconds
             for next in state.withLock({ $0.handover.released(device: device, storage: entries, releasedMilliseconds: released) }) {
                 await carryOut(next)
             }
@@ -413,7 +412,7 @@ public final class SiteCoordinator: Sendable {
             timers?[device]?.cancel()
             // Unstructured: a per-device release timer, cancelled on a new hold; its expiry waits its turn in `handoverWork`.
             timers?[device] = Task { [self] in
-                do { try await Task.sleep(for: settings.releaseTimeout) } catch { return }
+                do { try await time.sleep(for: settings.releaseTimeout) } catch { return }
                 handoverWork.enqueue { [self] in
                     for next in state.withLock({ $0.handover.timedOut(device: device, epoch: epoch) }) { await carryOut(next) }
                 }
@@ -426,7 +425,7 @@ public final class SiteCoordinator: Sendable {
         let rssi = state.withLock { $0.lastLevel[device] }
         let presence: [String: DeviceValue] = [
             "gateway": .text(gatewayID), "room": room.map(DeviceValue.text) ?? .null,
-            "rssi": rssi.map { .integer(Int64($0)) } ?? .null, "since": .integer(clock.unixMilliseconds()),
+            "rssi": rssi.map { .integer(Int64($0)) } ?? .null, "since": .integer(time.unixMilliseconds),
         ]
         sink.publish(OutgoingMessage(topic: layout.device(device) + "/presence", payload: JSONWriter.encode(.object(presence)),
                                      qos: .atLeastOnce, retain: true, properties: MQTTProperties(contentType: "application/json")))

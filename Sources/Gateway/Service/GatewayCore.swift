@@ -1,5 +1,6 @@
 import BlueZ
 import DBus
+import EventLoop
 import Foundation
 import Logging
 import MQTT
@@ -20,7 +21,8 @@ public final class GatewayCore: Sendable {
     let registry: DriverRegistry
     /// Each driver's description as `bridge/devices` shows it, encoded once.
     let definitions: [String: DeviceValue]
-    let clock: GatewayClock
+    /// The clock behind every schedule, timeout and timestamp of the gateway: the system's, or a test's `ManualClock`.
+    let time: TimeSource
     let logger: Logger
     let outputs: Mutex<DeviceOutputMapper>
     let attached = Mutex<(central: any BluetoothCentral, manager: DeviceManager)?>(nil)
@@ -28,8 +30,8 @@ public final class GatewayCore: Sendable {
     private let recordQueue: AsyncStream<OutgoingMessage>.Continuation
     /// Which queued records are stored, for drivers that must not let a device forget records before (`emitDurably`).
     let durableRecords = DurableRecordTracker()
-    private let started = ContinuousClock.now
-    private let countsSince = Mutex(ContinuousClock.now)
+    private let started: ContinuousClock.Instant
+    private let countsSince: Mutex<ContinuousClock.Instant>
     /// Each device's last state document, kept across restarts (`DeviceStateArchive`).
     private let deviceStates: DeviceStateStore
     /// The documents of the last run, until the device list says which devices are still managed (`attach`).
@@ -67,7 +69,7 @@ public final class GatewayCore: Sendable {
     public let site: SiteCoordinator?
 
     public init(configuration: Configuration, sink: any MessageSink, registry: DriverRegistry = WearableDrivers.all,
-                clock: GatewayClock = .system, logger: Logger = Logger(label: "gateway"),
+                time: TimeSource = .system, logger: Logger = Logger(label: "gateway"),
                 unavailable: String = "the Bluetooth stack is not reachable yet",
                 logControl: LogControl = LogControl(level: .info)) {
         self.configuration = configuration
@@ -75,7 +77,9 @@ public final class GatewayCore: Sendable {
         self.sink = sink
         self.registry = registry
         definitions = Dictionary(uniqueKeysWithValues: registry.drivers.map { ($0.name, $0.driverDescription.deviceValue) })
-        self.clock = clock
+        self.time = time
+        started = time.now
+        countsSince = Mutex(time.now)
         self.logger = logger
         self.unavailable = unavailable
         topics = TopicLayout(base: configuration.mqtt.baseTopic)
@@ -83,7 +87,7 @@ public final class GatewayCore: Sendable {
         site = configuration.roaming.enabled
             ? SiteCoordinator(gatewayID: configuration.gateway.id, room: configuration.gateway.room,
                               settings: configuration.roaming.settings, layout: topics,
-                              sharesCredentials: configuration.sharesCredentialsWithTheSite, sink: sink, clock: clock,
+                              sharesCredentials: configuration.sharesCredentialsWithTheSite, sink: sink, time: time,
                               logger: Logger(label: "site")) : nil
         outputs = Mutex(DeviceOutputMapper(messages: ContractMessages(topics: topics), heartRateVariability: configuration.hrv))
         (records, recordQueue) = AsyncStream.makeStream(of: OutgoingMessage.self)
@@ -94,7 +98,7 @@ public final class GatewayCore: Sendable {
                 publisher: HomeAssistantPublisher(configuration.homeassistant, topics: topics, gatewayID: configuration.gateway.id,
                                                   stateDirectory: configuration.gateway.stateDirectory,
                                                   roaming: configuration.roaming.enabled),
-                statusTopic: configuration.homeassistant.statusTopic, sink: sink) : nil
+                statusTopic: configuration.homeassistant.statusTopic, sink: sink, time: time) : nil
         let this = GatewayCoreReference()
         self.this = this
         router = RequestRouter(
@@ -143,7 +147,7 @@ public final class GatewayCore: Sendable {
             }
         }
         return HealthCheck(mqttConnected: sink.statistics.connected, bluetoothAvailable: bluetooth, devicesManaged: managed,
-                           devicesConnected: connected, uptimeSeconds: Int64((ContinuousClock.now - started).components.seconds))
+                           devicesConnected: connected, uptimeSeconds: Int64((time.now - started).components.seconds))
     }
 
     // MARK: Devices
@@ -155,7 +159,7 @@ public final class GatewayCore: Sendable {
             bluez: central, registry: registry, store: DeviceStore(stateDirectory: configuration.gateway.stateDirectory),
             filter: deviceFilter, adapter: configuration.bluez.adapter.map(AdapterSelector.init),
             firmwarePackages: configuration.dfu, output: { [weak self] in self?.handle($0) },
-            durableRecords: durableRecords.durableRecords, logger: Logger(label: "devices"))
+            durableRecords: durableRecords.durableRecords, time: time, logger: Logger(label: "devices"))
         attached.withLock { $0 = (central, manager) }
         for feature in extensions { await feature.managerAttached(manager) }
         await manager.start(configured: configuredDevices,
@@ -177,14 +181,14 @@ public final class GatewayCore: Sendable {
             outputs.restore(kept)
             return outputs.retainedDeviceMessages(of: published)
         }
-        savedStates.withLock { $0 = (outputs.withLock { $0.documentsRevision } &- 1, .now - Self.stateSaveInterval) }
+        savedStates.withLock { $0 = (outputs.withLock { $0.documentsRevision } &- 1, time.now - Self.stateSaveInterval) }
         for message in messages { sink.publish(message) }
     }
 
     /// Of `ids`, the devices whose state and availability this gateway publishes: all of them alone; in a site only
     /// those it owns while current with the site (`GatewayExtension.publishesState`).
     private func publishingState(of ids: some Sequence<String>) -> Set<String> {
-        let now = ContinuousClock.now
+        let now = time.now
         return Set(ids.filter { id in extensions.allSatisfy { $0.publishesState(of: id, at: now) } })
     }
 
@@ -196,7 +200,8 @@ public final class GatewayCore: Sendable {
 
     /// Writes the documents when they changed since the last write and `stateSaveInterval` passed (or `force`).
     /// Called from the periodic work and at stop, never on the data path.
-    func saveDeviceStates(force: Bool = false, at now: ContinuousClock.Instant = .now) {
+    func saveDeviceStates(force: Bool = false, at now: ContinuousClock.Instant? = nil) {
+        let now = now ?? time.now
         let revision = outputs.withLock { $0.documentsRevision }
         let due = savedStates.withLock { saved -> Bool in
             guard let last = saved, last.revision != revision, force || now - last.at >= Self.stateSaveInterval else { return false }
@@ -233,7 +238,7 @@ public final class GatewayCore: Sendable {
 
     /// A report from the device side, turned into messages.
     func handle(_ output: ManagerOutput) {
-        let now = ContinuousClock.now
+        let now = time.now
         // In a site, a device's topics are written only by the gateway that holds it and is current with the site:
         // samples are dropped elsewhere; its state is kept up to date everywhere, but published only by its owner
         // (another gateway's RSSI or `disconnected`, a released or cut-off owner's last words, would stand over the
@@ -243,7 +248,7 @@ public final class GatewayCore: Sendable {
             if case .event(.sample) = report { return }
             notOwned = id
         }
-        let unixMilliseconds = clock.unixMilliseconds()
+        let unixMilliseconds = time.unixMilliseconds
         let actions = outputs.withLock { $0.map(output, now: now, unixMilliseconds: unixMilliseconds) }
         perform(notOwned.map { id in DeviceOutputMapper.Actions(actions.filter { !isDeviceMessage($0, of: id) }) } ?? actions)
         guard case .device(let id, .event(let event)) = output else { return }
@@ -311,7 +316,7 @@ public final class GatewayCore: Sendable {
     /// (not a request, a retained request's cleared echo).
     public func admitRequest(_ message: IncomingMessage) -> AdmittedRequest? {
         guard var request = ContractRequest(message, layout: topics, responseTopics: responseTopics) else { return nil }
-        switch retainedRequests.withLock({ $0.decide(message, at: .now) }) {
+        switch retainedRequests.withLock({ $0.decide(message, at: time.now) }) {
         case .handle: break
         case .ignore: return nil
         case .refuseAndClear(let clearing):
@@ -331,9 +336,9 @@ public final class GatewayCore: Sendable {
 
     /// Answers an admitted request.
     public func answer(_ admitted: AdmittedRequest) async {
-        let started = ContinuousClock.now
+        let started = time.now
         let answer = await router.answer(admitted.request)
-        let ok = answer.payload.starts(with: Self.okPrefix), duration = ContinuousClock.now - started
+        let ok = answer.payload.starts(with: Self.okPrefix), duration = time.now - started
         for feature in extensions { feature.answered(admitted.request, ok: ok, duration: duration) }
         sink.publish(answer)
     }
@@ -466,7 +471,7 @@ public final class GatewayCore: Sendable {
         // while it works are taken in one more round.
         Task {
             while true {
-                try? await Task.sleep(for: Self.deviceListSettling)
+                try? await time.sleep(for: Self.deviceListSettling)
                 let force = deviceListDue.withLock { due in
                     defer { due.force = false; due.pending = false }
                     return due.force
@@ -529,8 +534,9 @@ public final class GatewayCore: Sendable {
     /// Publishes the sample batches whose window closed and, at each `hrv.interval_s` tick, every device's
     /// heart-rate variability; answers when to look again: when the next batch closes or the next tick comes, within
     /// 200 ms while a device batches (a batch may open meanwhile), nil when nothing is timed.
-    public func flushDueSamples(at now: ContinuousClock.Instant = .now) -> ContinuousClock.Instant? {
-        let unixMilliseconds = clock.unixMilliseconds()
+    public func flushDueSamples(at now: ContinuousClock.Instant? = nil) -> ContinuousClock.Instant? {
+        let now = now ?? time.now
+        let unixMilliseconds = time.unixMilliseconds
         let (due, variability, next) = outputs.withLock { outputs in
             let batches = outputs.nextBatchDeadline ?? (outputs.anyDeviceBatches ? now + .milliseconds(200) : nil)
             let variability = outputs.dueVariability(at: now, unixMilliseconds: unixMilliseconds)
@@ -541,7 +547,7 @@ public final class GatewayCore: Sendable {
         saveDeviceStates(at: now)
         // A derived sample of its device like any other: topic, options, batching, counts and Home Assistant.
         for (id, sample) in variability { handle(.device(id: id, .event(.sample(sample)))) }
-        for feature in extensions { feature.due(at: now, unixMilliseconds: clock.unixMilliseconds()) }
+        for feature in extensions { feature.due(at: now, unixMilliseconds: time.unixMilliseconds) }
         return next
     }
 
@@ -551,10 +557,10 @@ public final class GatewayCore: Sendable {
         guard sink.statistics.connected, publishesBridgeTopics else { return }
         let counts = outputs.withLock { $0.takeMessageCounts() }
         let since = countsSince.withLock { since in
-            defer { since = .now }
+            defer { since = time.now }
             return since
         }
-        let elapsed = max(0.001, Double((ContinuousClock.now - since).components.seconds))
+        let elapsed = max(0.001, Double((time.now - since).components.seconds))
         var devices: [String: HealthReport.Device] = [:]
         if let manager {
             for device in await manager.managedDevices {
@@ -563,7 +569,7 @@ public final class GatewayCore: Sendable {
                     connected: await manager.connectionState(id: device.id) == .connected)
             }
         }
-        let uptime = (ContinuousClock.now - started).components.seconds
+        let uptime = (time.now - started).components.seconds
         sink.publish(messages.health(HealthReport(uptimeSeconds: uptime, residentBytes: ProcessMemory.residentBytes,
                                                   mqtt: HealthReport.MQTTStatus(sink.statistics), devices: devices)))
     }

@@ -1,4 +1,5 @@
 import BlueZ
+import EventLoop
 import Foundation
 import Synchronization
 import Gateway
@@ -16,7 +17,10 @@ public final class GatewayHarness: Sendable, Stoppable {
     public let base: String
     public let stateDirectory: TemporaryDirectory
     private let yaml: String
-    private let clock: GatewayClock
+    /// The clock of the gateway (and of the harness's periodic work); the devices keep the central's.
+    public let time: TimeSource
+    /// Told of every message the gateway publishes and every change of its central: what `until` waits on.
+    public let changes = ChangeNotifier()
     /// Whether `stop()` removes the state directory: not when a restarted gateway goes on with it.
     private let ownsState: Mutex<Bool>
     /// Closes sample batches and calm entity intervals, as the service's periodic work does; ends at `stop()`.
@@ -24,17 +28,17 @@ public final class GatewayHarness: Sendable, Stoppable {
 
     /// `configuration` is YAML of everything but `mqtt` and `gateway.state_dir`, which the harness sets (base topic
     /// `test`; `mqtt` adds lines to its section, such as `username: x`,
-    /// `test`, a fresh state directory unless `stateDirectory` names one). The gateway's wall clock stands still at
-    /// `unixMilliseconds` unless `clock` is given (`.system` where wall time must pass with the devices' samples, as
-    /// for a sliding window).
+    /// `test`, a fresh state directory unless `stateDirectory` names one). The gateway runs on the machine's monotonic
+    /// clock with its wall clock standing still at `unixMilliseconds`, unless `time` is given: `.system` where wall
+    /// time must pass with the devices' samples (a sliding window), a `ManualClock`'s where the test moves time.
     public init(configuration yaml: String = "", central: InMemoryCentral = InMemoryCentral(),
                 stateDirectory: TemporaryDirectory? = nil, unixMilliseconds: Int64 = 1_750_000_000_000,
-                clock: GatewayClock? = nil, gatewayID: String? = nil, room: String? = nil, mqtt: [String] = []) throws {
+                time: TimeSource? = nil, gatewayID: String? = nil, room: String? = nil, mqtt: [String] = []) throws {
         self.central = central
         self.stateDirectory = try stateDirectory ?? TemporaryDirectory()
         self.yaml = yaml
-        let clock = clock ?? GatewayClock { unixMilliseconds }
-        self.clock = clock
+        let time = time ?? .system(wallClockFixedAt: unixMilliseconds)
+        self.time = time
         ownsState = Mutex(true)
         base = "test"
         let stateDirectory = self.stateDirectory
@@ -50,7 +54,9 @@ public final class GatewayHarness: Sendable, Stoppable {
         \(yaml)
         """
         let configuration = try Configuration.parse(yaml: text, source: "harness.yaml", environment: [:])
-        core = GatewayCore(configuration: configuration, sink: sink, clock: clock)
+        core = GatewayCore(configuration: configuration, sink: sink, time: time)
+        sink.changes.forward(to: changes)
+        central.changes.forward(to: changes)
     }
 
     /// Hosts a simulated device of a catalog kind (`heart_rate_strap`, `bose_frames`, …) at `address`.
@@ -74,7 +80,8 @@ public final class GatewayHarness: Sendable, Stoppable {
             task = Task {
                 while !Task.isCancelled {
                     let next = core.flushDueSamples()
-                    try? await Task.sleep(for: min(next.map { max(.milliseconds(5), $0 - .now) } ?? .milliseconds(100), .milliseconds(100)))
+                    let wait = min(next.map { max(.milliseconds(5), $0 - time.now) } ?? .milliseconds(100), .milliseconds(100))
+                    do { try await time.sleep(for: wait) } catch { break }
                 }
             }
         }
@@ -111,6 +118,12 @@ public final class GatewayHarness: Sendable, Stoppable {
         sink.messages(on: "\(base)/\(topic)").last.flatMap { Self.object($0.payload) }
     }
 
+    /// Returns true as soon as `condition` holds, re-checked whenever the gateway publishes or its central changes
+    /// (a connection, a write); false if it still does not after `timeout`, a failure guard in real time.
+    public func until(timeout: Duration = .seconds(30), _ condition: () async throws -> Bool) async rethrows -> Bool {
+        try await changes.until(timeout: timeout, condition)
+    }
+
     /// Every JSON object published on `<base>/<topic>`, in order.
     public func all(_ topic: String) -> [[String: DeviceValue]] {
         sink.messages(on: "\(base)/\(topic)").compactMap { Self.object($0.payload) }
@@ -129,7 +142,7 @@ public final class GatewayHarness: Sendable, Stoppable {
         ownsState.withLock { $0 = false }
         periodic.withLock { $0?.cancel() }
         _ = await core.stop(timeout: .seconds(1))
-        let next = try GatewayHarness(configuration: yaml, central: central, stateDirectory: stateDirectory, clock: clock)
+        let next = try GatewayHarness(configuration: yaml, central: central, stateDirectory: stateDirectory, time: time)
         await next.start()
         return next
     }

@@ -2,6 +2,7 @@ import BlueZ
 import DBus
 import Simulator
 import SimulatedWearables
+import EventLoop
 import Synchronization
 
 /// A `BluetoothCentral` that hosts simulated peripherals in the test's own process: no bus, no bluetoothd, no
@@ -46,10 +47,16 @@ public final class InMemoryCentral: BluetoothCentral {
     /// The ATT MTU every connection negotiates (BlueZ and phones usually reach 247 or more with wearables).
     public let mtu: Int
     public let adapterAddress: BluetoothAddress
+    /// The clock its latencies (`setLatency`, `setDisconnectLatency`) run on.
+    public let time: TimeSource
+    /// Told of every change a test may wait for: the model's (connections, services, pairing) and every write.
+    public let changes = ChangeNotifier()
 
-    public init(adapterAddress: BluetoothAddress = BluetoothAddress("00:1A:7D:DA:71:13")!, mtu: Int = 247) {
+    public init(adapterAddress: BluetoothAddress = BluetoothAddress("00:1A:7D:DA:71:13")!, mtu: Int = 247,
+                time: TimeSource = .system) {
         self.adapterAddress = adapterAddress
         self.mtu = mtu
+        self.time = time
         apply { model in
             model.interfacesAdded(path: InMemoryObjects.adapterPath,
                                   interfaces: InMemoryObjects.adapter(address: adapterAddress, powered: true, discovering: false))
@@ -139,7 +146,7 @@ public final class InMemoryCentral: BluetoothCentral {
 
     public func disconnect(_ device: ObjectPath, timeout: Duration) async throws(BlueZError) {
         guard state.withLock({ $0.hosted[device] != nil }) else { throw .notFound("no device \(device)") }
-        if let latency = state.withLock({ $0.disconnectLatency[device] }) { try? await Task.sleep(for: latency) }
+        if let latency = state.withLock({ $0.disconnectLatency[device] }) { try? await time.sleep(for: latency) }
         await endConnection(device)
     }
 
@@ -169,6 +176,7 @@ public final class InMemoryCentral: BluetoothCentral {
             return nil
         }
         if let failure { throw failure }
+        defer { changes.changed() }
         try await connection.write(found.uuid, bytes, withResponse: withResponse)
     }
 
@@ -187,7 +195,7 @@ public final class InMemoryCentral: BluetoothCentral {
     /// The answer time a test set for the device (`setLatency`): BlueZ's reply comes that much later.
     private func delay(_ device: ObjectPath) async {
         guard let latency = state.withLock({ $0.latency[device] }) else { return }
-        try? await Task.sleep(for: latency)
+        try? await time.sleep(for: latency)
     }
 
     /// Applies a model change and announces its events, in order, to every listener.
@@ -197,6 +205,7 @@ public final class InMemoryCentral: BluetoothCentral {
             (change(&state.model), Array(state.listeners.values))
         }
         for event in events { for listener in listeners { listener.yield(event) } }
+        changes.changed()
         return events
     }
 

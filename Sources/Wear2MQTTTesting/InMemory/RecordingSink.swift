@@ -14,6 +14,8 @@ public final class RecordingSink: MessageSink {
     }
 
     private let state = Mutex(State())
+    /// Told of every message recorded: what `until` waits on.
+    public let changes = ChangeNotifier()
 
     public init() {}
 
@@ -23,6 +25,7 @@ public final class RecordingSink: MessageSink {
             if message.retain { state.retained[message.topic] = message.payload.isEmpty ? nil : message }
             return state.forward
         }
+        changes.changed()
         forward?(message)
     }
 
@@ -32,6 +35,7 @@ public final class RecordingSink: MessageSink {
             state.published.append(message)
             return state.forward
         }
+        changes.changed()
         forward?(message)
     }
 
@@ -68,6 +72,12 @@ public final class RecordingSink: MessageSink {
         state.withLock { state in
             state.retained[topic] == nil && state.published.contains { $0.topic == topic && $0.retain && $0.payload.isEmpty }
         }
+    }
+
+    /// Returns true as soon as `condition` holds, re-checked on every message recorded; false if it still does not
+    /// after `timeout` (a failure guard in real time).
+    public func until(timeout: Duration = .seconds(30), _ condition: () async throws -> Bool) async rethrows -> Bool {
+        try await changes.until(timeout: timeout, condition)
     }
 
     public var durableMessages: [OutgoingMessage] { state.withLock { $0.durable } }

@@ -1,3 +1,4 @@
+import EventLoop
 import BlueZ
 @testable import Gateway
 import SimulatedWearables
@@ -13,14 +14,14 @@ struct HeartRateVariabilityGatewayTests {
     static let strapConfig = "homeassistant/device/wear2mqtt_wear2mqtt_c0ffee000001/config"
 
     static func started(_ extra: String = "", strapOptions: [String: SimulationOptionValue],
-                        clock: GatewayClock? = nil) async throws -> GatewayHarness {
+                        time: TimeSource? = nil) async throws -> GatewayHarness {
         let gateway = try GatewayHarness(configuration: """
         devices:
           - address: "\(strap)"
             driver: standard
             name: strap
         \(extra)
-        """, clock: clock)
+        """, time: time)
         try gateway.addDevice("heart_rate_strap", address: strap, options: strapOptions)
         await gateway.start()
         return gateway
@@ -67,7 +68,7 @@ struct HeartRateVariabilityGatewayTests {
         // 150 bpm (400 ms): 30 clean intervals in 12 s, half of a 30 s window in 15 s. The wall clock runs, so the window
         // slides with the strap's samples.
         let gateway = try await Self.started("hrv:\n  window_s: 30\n  interval_s: 2", strapOptions: ["bpm": .double(150)],
-                                             clock: .system)
+                                             time: .system)
         try await withStopping(gateway) { gateway in
             #expect(await eventually(timeout: .seconds(60)) { gateway.last("strap/sensor/hrv")?["rmssd_ms"] != nil })
             let hrv = try #require(gateway.last("strap/sensor/hrv"))

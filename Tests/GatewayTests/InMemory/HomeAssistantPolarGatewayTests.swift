@@ -1,3 +1,4 @@
+import EventLoop
 import BlueZ
 import Gateway
 import SimulatedWearables
@@ -47,7 +48,7 @@ struct HomeAssistantPolarGatewayTests {
     @Test("Verity Sense: its five stream switches, and the inter-beat interval and HRV entities once PPI runs")
     func veritySensePPI() async throws {
         let gateway = try GatewayHarness(configuration: "devices:\n  - address: \"\(Self.sense)\"\n    name: sense\n"
-                                         + "homeassistant:\n  state_interval_s: 1\nhrv:\n  window_s: 30\n  interval_s: 1", clock: .system)
+                                         + "homeassistant:\n  state_interval_s: 1\nhrv:\n  window_s: 30\n  interval_s: 1", time: .system)
         try gateway.addDevice("polar_verity_sense", address: Self.sense, options: ["bpm": .int(120)])
         await gateway.start()
         try await withStopping(gateway) { gateway in

@@ -1,3 +1,4 @@
+import EventLoop
 import BlueZ
 import Gateway
 import SimulatedWearables
@@ -22,9 +23,9 @@ struct PolarGatewayTests {
 
     static func code(_ response: [String: DeviceValue]?) -> String? { response?["error"]?["code"]?.text }
 
-    func started(_ extra: String = "", h10Options: [String: SimulationOptionValue] = [:], clock: GatewayClock? = nil,
+    func started(_ extra: String = "", h10Options: [String: SimulationOptionValue] = [:], time: TimeSource? = nil,
                  central: InMemoryCentral = InMemoryCentral()) async throws -> GatewayHarness {
-        let gateway = try GatewayHarness(configuration: Self.devices + "\n" + extra, central: central, clock: clock)
+        let gateway = try GatewayHarness(configuration: Self.devices + "\n" + extra, central: central, time: time)
         try gateway.addDevice("polar_h10", address: Self.h10, options: h10Options)
         try gateway.addDevice("polar_verity_sense", address: Self.sense, options: ["bpm": .int(90)])
         await gateway.start()
@@ -223,7 +224,7 @@ struct PolarGatewayTests {
 
     @Test("sensor/hrv from the H10's RR intervals and from the Verity Sense's PPI, at their heart rates")
     func heartRateVariability() async throws {
-        try await withStopping(started("hrv:\n  window_s: 30\n  interval_s: 2", h10Options: ["bpm": .int(150)], clock: .system)) { gateway in
+        try await withStopping(started("hrv:\n  window_s: 30\n  interval_s: 2", h10Options: ["bpm": .int(150)], time: .system)) { gateway in
             #expect(await gateway.request("sense/request/configure", #"{"sensors":{"ppi":{}}}"#)?["status"]?.text == "ok")
             #expect(await eventually(timeout: .seconds(60)) {
                 gateway.last("h10/sensor/hrv")?["rmssd_ms"] != nil && gateway.last("sense/sensor/hrv")?["rmssd_ms"] != nil

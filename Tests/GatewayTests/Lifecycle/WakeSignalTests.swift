@@ -1,39 +1,54 @@
 @testable import Gateway
 import Testing
+import Wear2MQTTTesting
 
+/// On a `ManualClock`: a deadline passes when the test advances the clock, never by waiting for it.
 @Suite("WakeSignal")
 struct WakeSignalTests {
     @Test("a signal wakes the waiting task")
     func signalWakes() async {
-        let signal = WakeSignal()
-        let waiter = Task { await signal.wait(until: nil) }
-        try? await Task.sleep(for: .milliseconds(20))
+        let clock = ManualClock()
+        let signal = WakeSignal(time: clock.timeSource)
+        let waiter = Task { await signal.wait(until: clock.now + .seconds(60)) }
+        // Parked: its deadline's timer sleeps on the clock.
+        #expect(await clock.sleepers(atLeast: 1))
         signal.signal()
         #expect(await waiter.value)
     }
 
     @Test("a signal with nobody waiting is kept for the next wait, once")
     func signalIsKept() async {
-        let signal = WakeSignal()
+        let clock = ManualClock()
+        let signal = WakeSignal(time: clock.timeSource)
         signal.signal()
         signal.signal()
         #expect(await signal.wait(until: nil))
-        #expect(await signal.wait(until: .now + .milliseconds(20)) == false, "two signals before a wait are one")
+        let second = Task { await signal.wait(until: clock.now + .milliseconds(20)) }
+        #expect(await clock.sleepers(atLeast: 1))
+        await clock.advance(by: .milliseconds(20))
+        #expect(await second.value == false, "two signals before a wait are one")
     }
 
     @Test("the deadline ends the wait without a signal")
     func deadline() async {
-        let signal = WakeSignal()
-        #expect(await signal.wait(until: .now + .milliseconds(20)) == false)
+        let clock = ManualClock()
+        let signal = WakeSignal(time: clock.timeSource)
+        let expiring = Task { await signal.wait(until: clock.now + .milliseconds(20)) }
+        #expect(await clock.sleepers(atLeast: 1))
+        await clock.advance(by: .milliseconds(19))
+        #expect(clock.sleeperCount == 1, "not before its deadline")
+        await clock.advance(by: .milliseconds(1))
+        #expect(await expiring.value == false)
         signal.signal()
-        #expect(await signal.wait(until: .now + .seconds(5)), "a later signal is not lost to the expired wait")
+        #expect(await signal.wait(until: clock.now + .seconds(5)), "a later signal is not lost to the expired wait")
     }
 
     @Test("cancelling the waiting task ends its wait")
     func cancellation() async {
-        let signal = WakeSignal()
-        let waiter = Task { await signal.wait(until: nil) }
-        try? await Task.sleep(for: .milliseconds(20))
+        let clock = ManualClock()
+        let signal = WakeSignal(time: clock.timeSource)
+        let waiter = Task { await signal.wait(until: clock.now + .seconds(60)) }
+        #expect(await clock.sleepers(atLeast: 1))
         waiter.cancel()
         #expect(await waiter.value == false)
     }

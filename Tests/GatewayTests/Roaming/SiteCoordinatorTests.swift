@@ -1,4 +1,5 @@
 @testable import Gateway
+import EventLoop
 import Logging
 import MQTT
 import Testing
@@ -14,7 +15,7 @@ struct SiteCoordinatorTests {
 
     func coordinator(_ id: String) -> SiteCoordinator {
         SiteCoordinator(gatewayID: id, room: id, settings: Self.settings, layout: TopicLayout(base: "home"), sharesCredentials: false,
-                        sink: RecordingSink(), clock: GatewayClock { 1_764_150_000_000 }, logger: Logger(label: "test"))
+                        sink: RecordingSink(), time: .system(wallClockFixedAt: 1_764_150_000_000), logger: Logger(label: "test"))
     }
 
     func message(_ topic: String, _ payload: [UInt8]) -> IncomingMessage {
@@ -41,9 +42,9 @@ struct SiteCoordinatorTests {
     @Test func aGatewayWhoseOwnReportsStoppedComingBackPublishesNoSamplesUntilOneDoes() {
         let kitchen = coordinator("kitchen")
         present(["bedroom", "kitchen", "living"], to: kitchen)
-        #expect(!kitchen.publishesSamples(of: "strap"))
+        #expect(!kitchen.publishesSamples(of: "strap", at: .now))
         assign("kitchen", epoch: 1, .unowned, to: kitchen)
-        #expect(kitchen.publishesSamples(of: "strap"))
+        #expect(kitchen.publishesSamples(of: "strap", at: .now))
         reportBack("kitchen", to: kitchen)
         let echoed = ContinuousClock.now
         #expect(kitchen.publishesSamples(of: "strap", at: echoed + .seconds(7)))
@@ -51,7 +52,7 @@ struct SiteCoordinatorTests {
         #expect(!kitchen.publishesSamples(of: "strap", at: echoed + .seconds(13)))
         // …until a report sent since comes back (behind the assignments queued for it, if any).
         reportBack("kitchen", to: kitchen)
-        #expect(kitchen.publishesSamples(of: "strap"))
+        #expect(kitchen.publishesSamples(of: "strap", at: .now))
         // Another gateway's reports say nothing of this one's.
         reportBack("living", to: kitchen)
         #expect(!kitchen.publishesSamples(of: "strap", at: .now + .seconds(13)))
@@ -63,7 +64,7 @@ struct SiteCoordinatorTests {
         assign("kitchen", epoch: 1, .unowned, to: kitchen)
         reportBack("kitchen", to: kitchen)
         assign("living", epoch: 2, .stronger, to: kitchen)
-        #expect(!kitchen.publishesSamples(of: "strap"))
+        #expect(!kitchen.publishesSamples(of: "strap", at: .now))
     }
 
     @Test func anOwnerTheRefereeCountedGoneIsReplacedAtOnceWithoutWaitingForItsHandoff() {
@@ -73,7 +74,7 @@ struct SiteCoordinatorTests {
         // The kitchen's record stands (its connection is open), but its reports stopped: no handoff will come.
         assign("living", epoch: 2, .ownerGone, to: living)
         #expect(living.heldDevices == ["strap"])
-        #expect(living.publishesSamples(of: "strap"))
+        #expect(living.publishesSamples(of: "strap", at: .now))
     }
 
     @Test func aStrongerGatewayStillWaitsForThePresentOwnersHandoff() {

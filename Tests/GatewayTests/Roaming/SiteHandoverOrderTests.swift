@@ -1,4 +1,5 @@
 @testable import Gateway
+import EventLoop
 import Logging
 import MQTT
 import Testing
@@ -40,7 +41,7 @@ struct SiteHandoverOrderTests {
 
     func gateway(_ id: String, releaseTakes: Duration = .milliseconds(300)) -> (SiteCoordinator, RecordingDevices) {
         let site = SiteCoordinator(gatewayID: id, room: id, settings: Self.settings, layout: TopicLayout(base: "home"),
-                                   sharesCredentials: false, sink: RecordingSink(), clock: GatewayClock { 1_764_150_000_000 },
+                                   sharesCredentials: false, sink: RecordingSink(), time: .system(wallClockFixedAt: 1_764_150_000_000),
                                    logger: Logger(label: "test"))
         let devices = RecordingDevices(releaseTakes: releaseTakes)
         site.attach(devices)
@@ -77,7 +78,7 @@ struct SiteHandoverOrderTests {
         await kitchen.drained()
         await living.drained()
         #expect(await kitchenDevices.events == ["hold strap", "release strap began", "release strap ended", "hold strap"])
-        #expect(kitchen.heldDevices == ["strap"] && kitchen.publishesSamples(of: "strap"))
+        #expect(kitchen.heldDevices == ["strap"] && kitchen.publishesSamples(of: "strap", at: .now))
         // Living waited for a handoff that never came, and was assigned away before its timer ran out.
         #expect(await livingDevices.events == [])
         #expect(living.heldDevices.isEmpty)
