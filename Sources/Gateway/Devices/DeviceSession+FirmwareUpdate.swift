@@ -346,7 +346,7 @@ extension DeviceSession {
         do { try await bluez.connect(found.path, timeout: .seconds(20)) } catch { throw CommandError(bluez: error) }
         return DeviceLink(central: bluez, device: found.path, address: found.address ?? own,
                           notifyMethod: device.options.notify == "start_notify" ? .startNotify : .acquire,
-                          logger: logger, emit: { _ in }, clock: { [time] in time.unixMilliseconds })
+                          logger: logger, emit: { _ in }, time: time)
     }
 
     /// The application's Firmware Revision once it is back and connected; nil if it does not come back in time.

@@ -197,7 +197,7 @@ public actor DeviceSession {
             central: bluez, device: path, address: address,
             notifyMethod: device.options.notify == "start_notify" ? .startNotify : .acquire,
             logger: logger, emit: { output(.event($0)) },
-            clock: { [time] in time.unixMilliseconds }, durable: durableRecords, commits: commits)
+            time: time, durable: durableRecords, commits: commits)
         link = sessionLink
         linkUp.signal()
         if startingUpdate, case .scheduled(let order) = updateJob { startUpdate(order) }

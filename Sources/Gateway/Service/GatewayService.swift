@@ -69,7 +69,7 @@ public final class GatewayService: Service, Sendable {
                 group.addTask { await self.core.publishRecords() }
                 group.addTask { await self.connectBlueZ() }
                 group.addTask { await self.periodicWork() }
-                if let site = self.core.site { group.addTask { await Self.siteWork(site) } }
+                if let site = self.core.site { group.addTask { await Self.siteWork(site, time: self.core.time) } }
                 // The client alone ends the service: after a close, or with a fatal error. (Waiting for any
                 // child instead let the end of the message stream win the race against a fatal error.)
                 defer { group.cancelAll() }
@@ -165,9 +165,9 @@ public final class GatewayService: Service, Sendable {
     }
 
     /// A site's reports and the referee's decisions, every `roaming.report_interval_s`.
-    private static func siteWork(_ site: SiteCoordinator) async {
+    private static func siteWork(_ site: SiteCoordinator, time: TimeSource) async {
         while !Task.isCancelled {
-            try? await Task.sleep(for: site.settings.reportInterval)
+            try? await time.sleep(for: site.settings.reportInterval)
             await site.tick()
         }
     }
@@ -181,15 +181,16 @@ public final class GatewayService: Service, Sendable {
     /// `bridge/request/options` set since).
     private func periodicWork() async {
         // From the last report, so a shorter interval set meanwhile takes effect at once.
-        var lastHealth = ContinuousClock.now
+        let time = core.time
+        var lastHealth = time.now
         while !Task.isCancelled {
             // Until the next sample batch closes, else a second: Home Assistant's calm entities and the health
             // report tolerate that, and an idle gateway wakes once a second.
             let next = core.flushDueSamples()
-            let wait = next.map { max(.milliseconds(5), $0 - .now) } ?? .seconds(1)
-            try? await Task.sleep(for: min(wait, .seconds(1)))
-            if ContinuousClock.now >= lastHealth + .seconds(core.runtime.healthIntervalSeconds) {
-                lastHealth = .now
+            let wait = next.map { max(.milliseconds(5), $0 - time.now) } ?? .seconds(1)
+            try? await time.sleep(for: min(wait, .seconds(1)))
+            if time.now >= lastHealth + .seconds(core.runtime.healthIntervalSeconds) {
+                lastHealth = time.now
                 await core.publishHealth()
             }
         }

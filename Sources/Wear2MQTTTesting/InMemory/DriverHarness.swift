@@ -32,7 +32,7 @@ public final class DriverHarness: Sendable {
         logger.logLevel = .critical
         let recorder = recorder
         link = DeviceLink(central: central, device: central.path(of: address), address: address, notifyMethod: notifyMethod,
-                          logger: logger, emit: { recorder.record($0) }, clock: { Int64(Date().timeIntervalSince1970 * 1000) },
+                          logger: logger, emit: { recorder.record($0) }, time: central.time,
                           durable: durable, commits: commits)
     }
 

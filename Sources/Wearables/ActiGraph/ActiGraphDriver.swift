@@ -198,7 +198,8 @@ public final class ActiGraphDriver: WearableDriver {
     static let wirelessTransferError = 6
 
     public func execute(_ command: DeviceCommand, link: DeviceLink) async throws(CommandError) -> DeviceValue {
-        let channel = try await VendorSession.ready({ connection.withLock { $0.channel } }, peerName: ActiGraphChannel.peerName)
+        let channel = try await VendorSession.ready({ connection.withLock { $0.channel } }, peerName: ActiGraphChannel.peerName,
+                                                  time: link.time)
         switch command {
         case .configure(let request):
             return try await configure(request, link, channel)

@@ -1,3 +1,4 @@
+import EventLoop
 import Synchronization
 
 /// Lets a command wait for the device to notify a value (a new configuration) that a session task receives.
@@ -19,8 +20,8 @@ final class NotificationWaiters<Value: Sendable>: Sendable {
         for continuation in waiters.withLock({ Array($0.continuations.values) }) { continuation.yield(value) }
     }
 
-    /// Registers, runs `trigger`, then waits up to `timeout` for a value that `matches`.
-    func wait<Failure: Error>(timeout: Duration, matches: @escaping @Sendable (Value) -> Bool,
+    /// Registers, runs `trigger`, then waits up to `timeout` (on `time`) for a value that `matches`.
+    func wait<Failure: Error>(timeout: Duration, on time: TimeSource, matches: @escaping @Sendable (Value) -> Bool,
                               after trigger: () async throws(Failure) -> Void) async throws(Failure) -> Outcome {
         let (stream, continuation) = AsyncStream.makeStream(of: Value.self)
         let id = waiters.withLock { state in
@@ -43,7 +44,7 @@ final class NotificationWaiters<Value: Sendable>: Sendable {
                 return last.map { .differs($0) } ?? .silent
             }
             group.addTask {
-                try? await Task.sleep(for: timeout)
+                try? await time.sleep(for: timeout)
                 return nil
             }
             // The timer ends first unless a match arrives; finishing the stream then hands back the last value.

@@ -241,7 +241,7 @@ public final class BoseWearableDriver: WearableDriver {
     private func write<Value: Sendable>(_ bytes: [UInt8], to uuid: String, what: String, waiters: NotificationWaiters<Value>,
                                         matches: @escaping @Sendable (Value) -> Bool, _ link: DeviceLink) async throws(CommandError) {
         let characteristic = try Self.characteristic(uuid, link)
-        let outcome = try await waiters.wait(timeout: confirmationTimeout, matches: matches) { () async throws(CommandError) in
+        let outcome = try await waiters.wait(timeout: confirmationTimeout, on: link.time, matches: matches) { () async throws(CommandError) in
             try await link.write(characteristic, bytes, withResponse: true) { code in
                 CommandError(.invalidValue, "the device rejected the \(what) (ATT error 0x\(String(code, radix: 16)))",
                              vendorCode: Int(code))
@@ -261,12 +261,12 @@ public final class BoseWearableDriver: WearableDriver {
 
     /// The capabilities once the session has subscribed and written the held configuration; a command that
     /// arrives in the second after a connection waits for that rather than racing it.
-    private func readyCapabilities() async throws(CommandError) -> BoseCapabilities {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < deadline {
+    private func readyCapabilities(_ time: TimeSource) async throws(CommandError) -> BoseCapabilities {
+        let deadline = time.now + .seconds(10)
+        while time.now < deadline {
             let (ready, capabilities) = connection.withLock { ($0.isReady, $0.capabilities) }
             if ready, let capabilities { return capabilities }
-            try? await Task.sleep(for: .milliseconds(50))
+            try? await time.sleep(for: .milliseconds(50))
         }
         throw CommandError(.busy, "the device's session is still starting; try again in a moment")
     }
@@ -274,7 +274,7 @@ public final class BoseWearableDriver: WearableDriver {
     public func execute(_ command: DeviceCommand, link: DeviceLink) async throws(CommandError) -> DeviceValue {
         switch command {
         case .configure(let request):
-            let capabilities = try await readyCapabilities()
+            let capabilities = try await readyCapabilities(link.time)
             // Checked and written in its turn, against the configuration as it is when the turn comes.
             let outcome = await configurationWrites.run { [self] () async -> Result<BoseDesiredConfiguration, CommandError> in
                 do throws(CommandError) {

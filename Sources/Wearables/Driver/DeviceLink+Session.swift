@@ -98,7 +98,7 @@ extension DeviceLink {
                 }
                 current = nil
             }
-            try? await Task.sleep(for: delay)
+            try? await time.sleep(for: delay)
             guard !Task.isCancelled, isConnected else { return }
             do throws(CommandError) {
                 current = try await subscribe(handler.characteristic, handler: handler.handle)

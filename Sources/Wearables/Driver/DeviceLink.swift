@@ -1,5 +1,6 @@
 import BlueZ
 import DBus
+import EventLoop
 import Logging
 
 /// What a driver may use while its device is connected: the drivers' only way to a device.
@@ -15,13 +16,14 @@ public struct DeviceLink: Sendable {
     public let notifyMethod: NotifyMethod
     public let logger: Logger
     private let emitter: @Sendable (WearableEvent) -> Void
-    private let clock: @Sendable () -> Int64
+    /// The session's clock: what the driver's timeouts, retries and timestamps read (a test's `ManualClock` in memory).
+    public let time: TimeSource
     private let durable: DurableRecords
     private let commits: RecordCommits
 
     public init(central: any BluetoothCentral, device: ObjectPath, address: BluetoothAddress, notifyMethod: NotifyMethod,
                 logger: Logger, emit: @escaping @Sendable (WearableEvent) -> Void,
-                clock: @escaping @Sendable () -> Int64, durable: DurableRecords = .immediate,
+                time: TimeSource, durable: DurableRecords = .immediate,
                 commits: RecordCommits = RecordCommits()) {
         self.central = central
         self.device = device
@@ -29,7 +31,7 @@ public struct DeviceLink: Sendable {
         self.notifyMethod = notifyMethod
         self.logger = logger
         self.emitter = emit
-        self.clock = clock
+        self.time = time
         self.durable = durable
         self.commits = commits
     }
@@ -62,7 +64,7 @@ public struct DeviceLink: Sendable {
     }
 
     /// Unix time in milliseconds: the `ts` of samples and events.
-    public var now: Int64 { clock() }
+    public var now: Int64 { time.unixMilliseconds }
 
     /// The characteristic with this 16-bit SIG UUID (or full UUID string) on the device, if it has one.
     public func characteristic(service: String? = nil, _ uuid: String) -> GattCharacteristicInfo? {

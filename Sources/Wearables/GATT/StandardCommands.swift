@@ -14,13 +14,14 @@ extension DeviceLink {
 
     /// `time_sync` through Current Time 0x2A2B: the gateway's clock in its local time zone.
     public func writeCurrentTime() async throws(CommandError) {
-        guard let time = characteristic(GATTUUID.string(for: GATTUUID.Characteristic.currentTime)),
-              time.flags.contains("write") else {
+        guard let currentTime = characteristic(GATTUUID.string(for: GATTUUID.Characteristic.currentTime)),
+              currentTime.flags.contains("write") else {
             throw CommandError(.notSupported, "this device has no writable Current Time characteristic")
         }
-        guard let current = try? CurrentTime(date: Date(), timeZone: .current, adjustReason: [.manualTimeUpdate]) else {
+        let now = Date(timeIntervalSince1970: Double(time.unixMilliseconds) / 1000)
+        guard let current = try? CurrentTime(date: now, timeZone: .current, adjustReason: [.manualTimeUpdate]) else {
             throw CommandError(.internalError, "the gateway's clock cannot be expressed as a Current Time value")
         }
-        try await write(time, current.encode(), withResponse: true)
+        try await write(currentTime, current.encode(), withResponse: true)
     }
 }

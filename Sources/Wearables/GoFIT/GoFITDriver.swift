@@ -148,7 +148,7 @@ public final class GoFITDriver: WearableDriver {
     // MARK: Commands
 
     public func execute(_ command: DeviceCommand, link: DeviceLink) async throws(CommandError) -> DeviceValue {
-        let channel = try await readyChannel()
+        let channel = try await readyChannel(link)
         switch command {
         case .named("pair", _):
             let data = try await channel.call(.pairStart)
@@ -288,8 +288,8 @@ public final class GoFITDriver: WearableDriver {
 
     // MARK: Helpers
 
-    private func readyChannel() async throws(CommandError) -> GoFITChannel {
-        try await VendorSession.ready({ connection.withLock { $0.channel } }, peerName: "the band")
+    private func readyChannel(_ link: DeviceLink) async throws(CommandError) -> GoFITChannel {
+        try await VendorSession.ready({ connection.withLock { $0.channel } }, peerName: "the band", time: link.time)
     }
 
     /// Throws `PAIRING_REQUIRED` unless this connection authenticated; `BUSY` while it is still proving its key.

@@ -88,7 +88,7 @@ extension InfiniTimeDriver {
             return .object(["time_zone": .flag(false)])
         }
         let timeZone = TimeZone.current
-        let now = Date()
+        let now = Date(timeIntervalSince1970: Double(link.time.unixMilliseconds) / 1000)
         let information: LocalTimeInformation
         do {
             information = try LocalTimeInformation(secondsFromUTC: timeZone.secondsFromGMT(for: now),

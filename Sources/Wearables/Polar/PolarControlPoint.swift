@@ -78,7 +78,7 @@ final class PolarControlPoint: Sendable {
                 return Task.isCancelled ? nil : .disconnected
             }
             group.addTask {
-                try? await Task.sleep(for: timeout)
+                try? await link.time.sleep(for: timeout)
                 return Task.isCancelled ? nil : .silent
             }
             defer { group.cancelAll() }

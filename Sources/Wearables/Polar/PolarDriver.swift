@@ -292,7 +292,7 @@ public final class PolarDriver: WearableDriver {
         if let offered = connection.withLock({ $0.offered }) { return offered }
         guard link.isConnected else { throw CommandError(.deviceDisconnected, "the device is not connected") }
         // Registered before the state is looked at again, so a read that lands in between is not missed.
-        _ = await offeredReady.wait(timeout: .seconds(10), matches: { _ in true }) { [self] () async in
+        _ = await offeredReady.wait(timeout: .seconds(10), on: link.time, matches: { _ in true }) { [self] () async in
             if connection.withLock({ $0.offered }) != nil { offeredReady.deliver(true) }
         }
         if let offered = connection.withLock({ $0.offered }) { return offered }

@@ -20,7 +20,8 @@ final class PolarFileTransfer: Sendable {
 
     /// When the answer's latest frame came.
     private final class LastFrame: Sendable {
-        let instant = Mutex(ContinuousClock.now)
+        let instant: Mutex<ContinuousClock.Instant>
+        init(_ now: ContinuousClock.Instant) { instant = Mutex(now) }
     }
 
     private struct State {
@@ -86,12 +87,13 @@ final class PolarFileTransfer: Sendable {
 
         enum Outcome: Sendable { case arrival(Arrival), disconnected, silent }
         let silence = silence
-        let lastFrame = LastFrame()
+        let lastFrame = LastFrame(link.time.now)
+        let time = link.time
         let outcome = await withTaskGroup(of: Outcome?.self) { group in
             group.addTask {
                 for await arrival in stream {
                     if case .frame = arrival {
-                        lastFrame.instant.withLock { $0 = .now }
+                        lastFrame.instant.withLock { $0 = time.now }
                         continue
                     }
                     return .arrival(arrival)
@@ -106,8 +108,8 @@ final class PolarFileTransfer: Sendable {
                 // Wakes once per silence at most, and again only when frames came in the meantime.
                 while !Task.isCancelled {
                     let deadline = lastFrame.instant.withLock { $0 } + silence
-                    if ContinuousClock.now >= deadline { return .silent }
-                    try? await Task.sleep(until: deadline)
+                    if time.now >= deadline { return .silent }
+                    try? await time.sleep(until: deadline)
                 }
                 return nil
             }

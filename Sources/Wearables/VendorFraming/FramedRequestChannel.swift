@@ -117,7 +117,7 @@ final class FramedRequestChannel: Sendable {
         // Unstructured: ticks the exchange's silence check into its signal stream; cancelled after the exchange.
         let ticker = Task {
             while !Task.isCancelled {
-                try? await Task.sleep(for: .milliseconds(250))
+                try? await link.time.sleep(for: .milliseconds(250))
                 continuation.yield(.tick)
             }
         }
@@ -131,12 +131,12 @@ final class FramedRequestChannel: Sendable {
             for segment in segments {
                 try await link.write(requestCharacteristic, segment, withResponse: true)
             }
-            var lastHeard = ContinuousClock.now
+            var lastHeard = link.time.now
             waiting: while let signal = await iterator.next() {
                 switch signal {
                 case .response(let response): return response
-                case .progress: lastHeard = .now
-                case .tick: if ContinuousClock.now - lastHeard >= silenceLimit { break waiting }
+                case .progress: lastHeard = link.time.now
+                case .tick: if link.time.now - lastHeard >= silenceLimit { break waiting }
                 }
             }
             link.logger.debug("\(peerName) was silent; sending the request again", metadata: ["request": "\(name)"])
@@ -149,10 +149,10 @@ final class FramedRequestChannel: Sendable {
 enum VendorSession {
     /// The channel of the current connection, once the session has set it up: a command sent in the first
     /// moments of a connection waits up to 5 s for it.
-    static func ready<Channel>(_ probe: () -> Channel?, peerName: String) async throws(CommandError) -> Channel {
+    static func ready<Channel>(_ probe: () -> Channel?, peerName: String, time: TimeSource) async throws(CommandError) -> Channel {
         for _ in 0..<100 {
             if let channel = probe() { return channel }
-            try? await Task.sleep(for: .milliseconds(50))
+            try? await time.sleep(for: .milliseconds(50))
         }
         throw CommandError(.deviceDisconnected, "\(peerName)'s connection is not ready yet")
     }
