@@ -50,14 +50,14 @@ struct SiteDeviceManagerTests {
             // Held by the manager alone (the site's coordinator never assigned it here), so the gateway publishes nothing
             // for it (only a site's owner writes a device's topics): the session is what shows the hold.
             let session = try #require(await manager.session(id: "strap"))
-            #expect(await session.linkUp.wait(until: gateway.time.now + .seconds(30)), "the held strap's link came up")
+            #expect(await session.linkUp.wait(until: gateway.time.now + .seconds(60)), "the held strap's link came up")
             #expect(await manager.connectionState(id: "strap") == .connected)
             #expect(FileManager.default.fileExists(atPath: syncEntryPath(gateway, "sync")))
 
             let kept = await manager.release(id: "strap", sharingCredentials: false, commitWait: .seconds(1))
             #expect(kept == ["sync": ["cursor": .integer(4711)]])
             #expect(await manager.session(id: "strap") == nil)
-            #expect(await gateway.until { gateway.central.model.device(address: address)?.connected == false })
+            #expect(await gateway.until(timeout: .seconds(60)) { gateway.central.model.device(address: address)?.connected == false })
             #expect(await manager.release(id: "strap", sharingCredentials: true, commitWait: .seconds(1)) == handed)
         }
     }
@@ -66,8 +66,8 @@ struct SiteDeviceManagerTests {
         try await withStopping(started(roaming: false)) { gateway in
             #expect(await gateway.core.manager?.holdsOnlyAssigned == false)
             #expect(gateway.core.site == nil)
-            #expect(await gateway.until { gateway.last("strap/availability")?["state"]?.text == "online" })
-            #expect(await gateway.until { components(gateway)?["connection"] != nil })
+            #expect(await gateway.until(timeout: .seconds(60)) { gateway.last("strap/availability")?["state"]?.text == "online" })
+            #expect(await gateway.until(timeout: .seconds(60)) { components(gateway)?["connection"] != nil })
             #expect(components(gateway)?["presence"] == nil)
         }
     }
@@ -92,7 +92,7 @@ struct SiteDeviceManagerTests {
         await site.start("a")
         try await withStopping(site) { site in
             #expect(await site.run(until: { gateway.core.site?.heldDevices == ["strap"] }))
-            #expect(await site.until { gateway.last("strap")?["connection"]?.text == "connected" })
+            #expect(await site.until(timeout: .seconds(60)) { gateway.last("strap")?["connection"]?.text == "connected" })
             #expect(await site.run(until: { components(gateway)?["presence"] != nil }))
             let room = try #require(components(gateway)?["presence"]?.object)
             #expect(room["p"]?.text == "sensor" && room["state_topic"]?.text == "test/strap/presence")

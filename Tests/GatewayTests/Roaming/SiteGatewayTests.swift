@@ -164,7 +164,7 @@ struct SiteGatewayTests {
             site.setLevels(of: "link", ["a": -85, "b": -55, "c": -85])
             #expect(await site.run(until: { site.gateways["b"]?.core.site?.heldDevices == ["link"] }))
             func ids() -> [String] { site.messages(on: "test/link/fitness/epoch").compactMap { GatewayHarness.object($0.message.payload)?["id"]?.text } }
-            #expect(await site.until { Set(ids()).count >= 480 }, "\(Set(ids()).count) of 480 epochs")
+            #expect(await site.until(timeout: .seconds(90)) { Set(ids()).count >= 480 }, "\(Set(ids()).count) of 480 epochs")
             let publishers = Set(site.messages(on: "test/link/fitness/epoch").map(\.from))
             let all = ids()
             print("figure: epoch download across a handover: \(Set(all).count) epochs, \(all.count - Set(all).count) published twice, by \(publishers.sorted())")

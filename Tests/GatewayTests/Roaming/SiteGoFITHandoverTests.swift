@@ -68,10 +68,10 @@ struct SiteGoFITHandoverTests {
             // Slow pages on a's link (on the device's clock), so the walk lands in the middle of the sync.
             a.central.setLatency(BluetoothAddress(Self.band)!, .milliseconds(150))
             site.publish(OutgoingMessage(topic: "test/band/request/sync", text: #"{"transaction":"s"}"#))
-            #expect(await site.until { records(site).count > 20 })
+            #expect(await site.until(timeout: .seconds(60)) { records(site).count > 20 })
             site.setLevels(of: "band", ["a": -85, "b": -55, "c": -85])
             #expect(await site.run(until: { site.gateways["b"]?.core.site?.heldDevices == ["band"] }))
-            #expect(await site.until { Set(records(site).map(\.id)).count >= held },
+            #expect(await site.until(timeout: .seconds(120)) { Set(records(site).map(\.id)).count >= held },
                     "\(Set(records(site).map(\.id)).count) of \(held) records")
             let all = records(site)
             print("figure: GoFIT sync across a handover: \(Set(all.map(\.id)).count) of \(held) records, "
@@ -99,7 +99,7 @@ struct SiteGoFITHandoverTests {
             site.setLevels(of: "band", ["a": -85, "b": -55, "c": -85])
             let b = try #require(site.gateways["b"])
             #expect(await site.run(until: { b.core.site?.heldDevices == ["band"] }))
-            #expect(await site.until { b.last("band")?["pairing"]?.text == "required" })
+            #expect(await site.until(timeout: .seconds(60)) { b.last("band")?["pairing"]?.text == "required" })
             let handoff = try #require(site.retained("test/bridge/site/handoff/band").map { try SiteMessages.handoff($0.payload) })
             #expect(handoff.from == "a" && handoff.storage["credentials"] == nil)
             let key = try #require(storedKey(site))

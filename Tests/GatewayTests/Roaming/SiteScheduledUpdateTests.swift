@@ -63,7 +63,7 @@ struct SiteScheduledUpdateTests {
             #expect(await site.run(until: { b.core.site?.heldDevices == ["band"] }))
             let handoff = try #require(site.retained("test/bridge/site/handoff/band").map { try SiteMessages.handoff($0.payload) })
             #expect(handoff.from == "a" && handoff.storage.keys.contains { $0.contains("update") }, "\(handoff.storage.keys.sorted())")
-            #expect(await site.until {
+            #expect(await site.until(timeout: .seconds(60)) {
                 state()?["firmware"]?.text == "2.2.0" && state()?["update"]?["state"]?.text == "idle"
             }, "\(String(describing: state()))")
             #expect(await b.central.inspect(Self.address)["dfu_updates"] == "1")
