@@ -141,6 +141,14 @@ public final class SiteCoordinator: Sendable {
         await handoverWork.drained()
     }
 
+    /// Returns once every hold and release asked for so far has been carried out; a release timer still sleeping is
+    /// not waited for. For a test that moves the site's time itself (`InMemorySite`): the work one report caused is
+    /// done before the clock moves on, so a release the machine was slow to carry out never outlasts the new owner's
+    /// wait for its handoff.
+    public func handoversCarriedOut() async {
+        await handoverWork.drained()
+    }
+
     public var isReferee: Bool { state.withLock { $0.ownership.isReferee } }
     public func owner(of device: String) -> String? { state.withLock { $0.ownership.owner(of: device) } }
     public var heldDevices: Set<String> { state.withLock(\.held) }

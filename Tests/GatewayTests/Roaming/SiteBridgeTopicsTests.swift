@@ -29,21 +29,31 @@ struct SiteBridgeTopicsTests {
         }
     }
 
+    /// The strap's state as its holder `id` last published it says connected.
+    func connected(_ site: InMemorySite, by id: String) -> Bool {
+        site.messages(on: "test/strap").last.map {
+            $0.from == id && GatewayHarness.object($0.message.payload)?["connection"]?.text == "connected"
+        } == true
+    }
+
     @Test func theRefereeListsTheSiteAndTheHolderAnnouncesTheWearableWhereverItIs() async throws {
-        let (site, walker) = try await SiteGatewayTests().started(["a": -55, "b": -80, "c": -85])
-        await withStopping(site, { walker.stop(); await $0.stop() }) { site in
-            #expect(await eventually(timeout: .seconds(30)) {
+        try await withStopping(SiteGatewayTests().started(["a": -55, "b": -80, "c": -85])) { site in
+            #expect(await site.run(until: { site.gateways["a"]?.core.site?.heldDevices == ["strap"] }))
+            #expect(await site.until { connected(site, by: "a") })
+            #expect(await site.run(until: {
                 listed(site)?["gateway"]?.text == "a" && listed(site)?["connected"]?.flag == true
-            }, "\(String(describing: listed(site)))")
-            #expect(await eventually(timeout: .seconds(30)) { site.retained(Self.wearable) != nil })
+            }), "\(String(describing: listed(site)))")
+            #expect(await site.run(until: { site.retained(Self.wearable) != nil }))
             #expect(publishers(site, Self.wearable) == ["a"])
             #expect(site.retained(Self.bridge) != nil && publishers(site, Self.bridge) == ["a"])
 
-            walker.set(["a": -85, "b": -55, "c": -85])
-            #expect(await eventually(timeout: .seconds(30)) {
+            site.setLevels(of: "strap", ["a": -85, "b": -55, "c": -85])
+            #expect(await site.run(until: { site.gateways["b"]?.core.site?.heldDevices == ["strap"] }))
+            #expect(await site.until { connected(site, by: "b") })
+            #expect(await site.run(until: {
                 listed(site)?["gateway"]?.text == "b" && listed(site)?["connected"]?.flag == true
-            }, "\(String(describing: listed(site)))")
-            #expect(await eventually(timeout: .seconds(30)) { publishers(site, Self.wearable).contains("b") })
+            }), "\(String(describing: listed(site)))")
+            #expect(await site.run(until: { publishers(site, Self.wearable).contains("b") }))
             // Moved, never removed: no empty document on the wearable's topic, and Home Assistant keeps one device.
             #expect(!site.messages(on: Self.wearable).contains { $0.message.payload.isEmpty })
             #expect(publishers(site, Self.wearable) == ["a", "b"])
@@ -54,33 +64,37 @@ struct SiteBridgeTopicsTests {
             // Each gateway describes only what it holds.
             let entries = site.retained("test/bridge/site/devices/b").flatMap { try? SiteMessages.deviceEntries($0.payload, gateway: "b") }
             #expect(entries?.map(\.id) == ["strap"])
-            #expect(await eventually(timeout: .seconds(30)) {
+            #expect(await site.run(until: {
                 site.retained("test/bridge/site/devices/a").flatMap { (try? JSONParser.parse($0.payload))?.list }?.isEmpty == true
-            })
+            }))
         }
     }
 
     @Test func theNextRefereeTakesTheBridgeTopicsOver() async throws {
-        let (site, walker) = try await SiteGatewayTests().started(["a": -80, "b": -55, "c": -85])
-        await withStopping(site, { walker.stop(); await $0.stop() }) { site in
-            #expect(await eventually(timeout: .seconds(30)) { listed(site)?["gateway"]?.text == "b" && listed(site)?["connected"]?.flag == true })
+        try await withStopping(SiteGatewayTests().started(["a": -80, "b": -55, "c": -85])) { site in
+            #expect(await site.run(until: { site.gateways["b"]?.core.site?.heldDevices == ["strap"] }))
+            #expect(await site.until { connected(site, by: "b") })
+            #expect(await site.run(until: { listed(site)?["gateway"]?.text == "b" && listed(site)?["connected"]?.flag == true }))
             #expect(publishers(site, "test/bridge/devices") == ["a"])
             site.kill("a")
-            #expect(await eventually(timeout: .seconds(30)) { publishers(site, Self.bridge).contains("b") })
-            #expect(await eventually(timeout: .seconds(30)) { publishers(site, "test/bridge/info").contains("b") })
-            #expect(await eventually(timeout: .seconds(30)) { publishers(site, "test/bridge/devices").contains("b") })
+            #expect(await site.run(until: { publishers(site, Self.bridge).contains("b") }))
+            #expect(await site.run(until: { publishers(site, "test/bridge/info").contains("b") }))
+            #expect(await site.run(until: { publishers(site, "test/bridge/devices").contains("b") }))
             #expect(listed(site)?["gateway"]?.text == "b" && listed(site)?["connected"]?.flag == true)
             #expect(!publishers(site, "test/bridge/devices").contains("c"))
         }
     }
 
     @Test func aWearableRemovedFromTheSiteLeavesHomeAssistant() async throws {
-        let (site, walker) = try await SiteGatewayTests().started(["a": -80, "b": -55, "c": -85])
-        await withStopping(site, { walker.stop(); await $0.stop() }) { site in
-            #expect(await eventually(timeout: .seconds(30)) { site.retained(Self.wearable) != nil && publishers(site, Self.wearable) == ["b"] })
+        try await withStopping(SiteGatewayTests().started(["a": -80, "b": -55, "c": -85])) { site in
+            #expect(await site.run(until: { site.gateways["b"]?.core.site?.heldDevices == ["strap"] }))
+            #expect(await site.until { connected(site, by: "b") })
+            #expect(await site.run(until: { site.retained(Self.wearable) != nil && publishers(site, Self.wearable) == ["b"] }))
             site.publish(OutgoingMessage(topic: "test/bridge/request/device/remove", text: #"{"id":"strap","transaction":"rm"}"#))
-            #expect(await eventually(timeout: .seconds(30)) { site.retained(Self.wearable) == nil })
-            #expect(await eventually(timeout: .seconds(30)) { site.retained("test/bridge/devices").flatMap { (try? JSONParser.parse($0.payload))?.list } == [] })
+            #expect(await site.run(until: { site.retained(Self.wearable) == nil }))
+            #expect(await site.run(until: {
+                site.retained("test/bridge/devices").flatMap { (try? JSONParser.parse($0.payload))?.list } == []
+            }))
         }
     }
 }

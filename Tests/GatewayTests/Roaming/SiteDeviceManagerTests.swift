@@ -49,13 +49,15 @@ struct SiteDeviceManagerTests {
             await manager.hold(id: "strap", storage: handed)
             // Held by the manager alone (the site's coordinator never assigned it here), so the gateway publishes nothing
             // for it (only a site's owner writes a device's topics): the session is what shows the hold.
-            #expect(await eventually(timeout: .seconds(60)) { await manager.connectionState(id: "strap") == .connected })
+            let session = try #require(await manager.session(id: "strap"))
+            #expect(await session.linkUp.wait(until: gateway.time.now + .seconds(60)), "the held strap's link came up")
+            #expect(await manager.connectionState(id: "strap") == .connected)
             #expect(FileManager.default.fileExists(atPath: syncEntryPath(gateway, "sync")))
 
             let kept = await manager.release(id: "strap", sharingCredentials: false, commitWait: .seconds(1))
             #expect(kept == ["sync": ["cursor": .integer(4711)]])
             #expect(await manager.session(id: "strap") == nil)
-            #expect(await eventually(timeout: .seconds(60)) { gateway.central.model.device(address: address)?.connected == false })
+            #expect(await gateway.until(timeout: .seconds(60)) { gateway.central.model.device(address: address)?.connected == false })
             #expect(await manager.release(id: "strap", sharingCredentials: true, commitWait: .seconds(1)) == handed)
         }
     }
@@ -64,8 +66,8 @@ struct SiteDeviceManagerTests {
         try await withStopping(started(roaming: false)) { gateway in
             #expect(await gateway.core.manager?.holdsOnlyAssigned == false)
             #expect(gateway.core.site == nil)
-            #expect(await eventually(timeout: .seconds(60)) { gateway.last("strap/availability")?["state"]?.text == "online" })
-            #expect(await eventually(timeout: .seconds(60)) { components(gateway)?["connection"] != nil })
+            #expect(await gateway.until(timeout: .seconds(60)) { gateway.last("strap/availability")?["state"]?.text == "online" })
+            #expect(await gateway.until(timeout: .seconds(60)) { components(gateway)?["connection"] != nil })
             #expect(components(gateway)?["presence"] == nil)
         }
     }
@@ -86,10 +88,12 @@ struct SiteDeviceManagerTests {
         let site = try InMemorySite(ids: ["a"], configuration: SiteGatewayTests.configuration)
         let gateway = try #require(site.gateways["a"])
         try gateway.addDevice("heart_rate_strap", address: Self.strap)
-        let walker = SiteGatewayTests.Walker(site, ["a": -60])
+        site.setLevels(of: "strap", ["a": -60])
         await site.start("a")
-        try await withStopping(site, { walker.stop(); await $0.stop() }) { site in
-            #expect(await eventually(timeout: .seconds(60)) { components(gateway)?["presence"] != nil })
+        try await withStopping(site) { site in
+            #expect(await site.run(until: { gateway.core.site?.heldDevices == ["strap"] }))
+            #expect(await site.until(timeout: .seconds(60)) { gateway.last("strap")?["connection"]?.text == "connected" })
+            #expect(await site.run(until: { components(gateway)?["presence"] != nil }))
             let room = try #require(components(gateway)?["presence"]?.object)
             #expect(room["p"]?.text == "sensor" && room["state_topic"]?.text == "test/strap/presence")
             #expect(room["json_attributes_topic"]?.text == "test/strap/presence")

@@ -1,16 +1,16 @@
 import BlueZ
 import Gateway
 import MQTT
-import Synchronization
 import Testing
 import Wear2MQTTTesting
 import Wearables
 
 /// Three gateways in memory on one broker (`InMemorySite`), each with its own central hosting the same simulated
 /// strap: who connects it, how it moves when the wearer walks, what a killed owner leaves behind, and that every
-/// request is answered once by the site. The signal levels are fed to each gateway as BlueZ would report them; the
-/// settings are short (reports every 0.25 s, 1 s of hysteresis, 6 s to count a gateway gone: short enough for a
-/// test, long enough that a loaded machine's stalls do not count a gateway gone) so a walk takes about two seconds.
+/// request is answered once by the site. The signal levels are fed to each gateway before each report, as BlueZ would
+/// report them; the site's time is a manual clock the tests move a report at a time (`run(until:)`), so the short
+/// settings (reports every 0.25 s, 1 s of hysteresis, 6 s to count a gateway gone) are the site's own however
+/// loaded the machine is. The strap streams on the system's clock: its samples are waited for with `until`.
 @Suite("Roaming: three gateways on one broker, in memory")
 struct SiteGatewayTests {
     static let strap = "C0:FF:EE:00:00:01"
@@ -31,33 +31,13 @@ struct SiteGatewayTests {
     \(roaming)
     """
 
-    /// The strap's level at each gateway, fed to its site coordinator every 50 ms while the test runs.
-    final class Walker: Sendable {
-        let levels = Mutex<[String: Int]>([:])
-        let task = Mutex<Task<Void, Never>?>(nil)
-
-        init(_ site: InMemorySite, _ levels: [String: Int], device: String = "strap") {
-            self.levels.withLock { $0 = levels }
-            task.withLock { task in
-                task = Task { [self] in
-                    while !Task.isCancelled {
-                        for (id, rssi) in self.levels.withLock({ $0 }) { site.gateways[id]?.core.site?.heard(device, rssi: rssi) }
-                        try? await Task.sleep(for: .milliseconds(50))
-                    }
-                }
-            }
-        }
-
-        func set(_ levels: [String: Int]) { self.levels.withLock { $0 = levels } }
-        func stop() { task.withLock { $0?.cancel() } }
-    }
-
-    func started(_ levels: [String: Int]) async throws -> (InMemorySite, Walker) {
+    /// Three gateways hosting the strap, each hearing it at its level of `levels`.
+    func started(_ levels: [String: Int]) async throws -> InMemorySite {
         let site = try InMemorySite(ids: ["a", "b", "c"], configuration: Self.configuration)
         for gateway in site.gateways.values { try gateway.addDevice("heart_rate_strap", address: Self.strap) }
-        let walker = Walker(site, levels)
+        site.setLevels(of: "strap", levels)
         for id in ["a", "b", "c"] { await site.start(id) }
-        return (site, walker)
+        return site
     }
 
     func owner(_ site: InMemorySite) -> SiteAssignment? {
@@ -73,19 +53,18 @@ struct SiteGatewayTests {
     }
 
     @Test func theStrongestGatewayConnectsTheStrapAndItMovesWhenTheWearerWalks() async throws {
-        let (site, walker) = try await started(["a": -55, "b": -80, "c": -85])
-        try await withStopping(site, { walker.stop(); await $0.stop() }) { site in
-            #expect(await eventually(timeout: .seconds(30)) { owner(site)?.gateway == "a" && presence(site) == "a" })
-            #expect(await eventually(timeout: .seconds(30)) { site.messages(on: "test/strap/sensor/heart_rate").contains { $0.from == "a" } })
+        try await withStopping(started(["a": -55, "b": -80, "c": -85])) { site in
+            #expect(await site.run(until: { owner(site)?.gateway == "a" && presence(site) == "a" }))
+            #expect(await site.until { site.messages(on: "test/strap/sensor/heart_rate").contains { $0.from == "a" } })
             #expect(connections(site, "b") == 0 && connections(site, "c") == 0)
 
-            walker.set(["a": -85, "b": -55, "c": -85])
-            #expect(await eventually(timeout: .seconds(30)) { owner(site)?.gateway == "b" && presence(site) == "b" })
+            site.setLevels(of: "strap", ["a": -85, "b": -55, "c": -85])
+            #expect(await site.run(until: { owner(site)?.gateway == "b" && presence(site) == "b" }))
             let moved = try #require(owner(site))
             #expect(moved.reason == .stronger && moved.epoch == 2 && moved.referee == "a")
             let handoff = try #require(site.retained("test/bridge/site/handoff/strap").map { try SiteMessages.handoff($0.payload) })
             #expect(handoff.epoch == 2 && handoff.from == "a")
-            #expect(await eventually(timeout: .seconds(30)) { site.messages(on: "test/strap/sensor/heart_rate").contains { $0.from == "b" } })
+            #expect(await site.until { site.messages(on: "test/strap/sensor/heart_rate").contains { $0.from == "b" } })
             #expect(connections(site, "c") == 0)
             // Never two at once: a's last sample comes before b's first, in the broker's order.
             let samples = site.messages(on: "test/strap/sensor/heart_rate").map(\.from)
@@ -97,25 +76,23 @@ struct SiteGatewayTests {
     }
 
     @Test func everyRequestIsAnsweredOnceWhileTheDeviceMoves() async throws {
-        let (site, walker) = try await started(["a": -55, "b": -80, "c": -85])
-        try await withStopping(site, { walker.stop(); await $0.stop() }) { site in
-            #expect(await eventually(timeout: .seconds(30)) { owner(site)?.gateway == "a" && presence(site) == "a" })
-            walker.set(["a": -85, "b": -55, "c": -85])
+        try await withStopping(started(["a": -55, "b": -80, "c": -85])) { site in
+            #expect(await site.run(until: { owner(site)?.gateway == "a" && presence(site) == "a" }))
+            site.setLevels(of: "strap", ["a": -85, "b": -55, "c": -85])
+            // Two requests every 50 ms of the site's time, all through the handover, and at least 40 of each.
             var sent = 0
             while owner(site)?.gateway != "b" || presence(site) != "b" || sent < 40 {
                 site.publish(OutgoingMessage(topic: "test/strap/request/refresh", text: "{\"transaction\":\"r\(sent)\"}"))
                 site.publish(OutgoingMessage(topic: "test/bridge/request/health_check", text: "{\"transaction\":\"h\(sent)\"}"))
                 sent += 1
-                try await Task.sleep(for: .milliseconds(50))
+                #expect(await site.advance(by: .milliseconds(50)))
                 if sent > 600 { break }
             }
+            // Every request let through has been answered: no answer can come after this.
+            #expect(await site.settled())
             func transactions(_ topic: String) -> [String] {
                 site.messages(on: topic).compactMap { GatewayHarness.object($0.message.payload)?["transaction"]?.text }
             }
-            #expect(await eventually(timeout: .seconds(30)) {
-                transactions("test/strap/response/refresh").count >= sent && transactions("test/bridge/response/health_check").count >= sent
-            })
-            try await Task.sleep(for: .milliseconds(300))
             for (topic, prefix) in [("test/strap/response/refresh", "r"), ("test/bridge/response/health_check", "h")] {
                 let answered = transactions(topic)
                 #expect(answered.count == sent, "\(topic): \(answered.count) answers to \(sent) requests")
@@ -129,29 +106,27 @@ struct SiteGatewayTests {
     /// `device/add` and `remove` go to the referee; the registry carries them to every gateway, and the new device is
     /// assigned like any other.
     @Test func aDeviceAddedOnTheRefereeIsManagedByEveryGatewayAndRemovedFromEvery() async throws {
-        let (site, walker) = try await started(["a": -55, "b": -80, "c": -85])
-        try await withStopping(site, { walker.stop(); await $0.stop() }) { site in
+        try await withStopping(started(["a": -55, "b": -80, "c": -85])) { site in
             let tag = "C0:FF:EE:00:00:07"
             for gateway in site.gateways.values { try gateway.addDevice("key_finder", address: tag) }
-            #expect(await eventually(timeout: .seconds(30)) { owner(site)?.gateway == "a" })
+            #expect(await site.run(until: { owner(site)?.gateway == "a" }))
             site.publish(OutgoingMessage(topic: "test/bridge/request/device/add",
                                          text: #"{"address":"\#(tag)","driver":"standard","name":"tag","transaction":"add"}"#))
-            #expect(await eventually(timeout: .seconds(30)) {
+            #expect(await site.run(until: {
                 site.messages(on: "test/bridge/response/device/add").count == 1 && site.retained("test/bridge/site/registry/tag") != nil
-            })
-            for id in ["a", "b", "c"] {
-                #expect(await eventually(timeout: .seconds(30)) {
-                    await site.gateways[id]?.core.manager?.managedDevices.contains { $0.id == "tag" } == true
-                }, "gateway \(id) manages the tag")
+            }))
+            func manages(_ id: String) async -> Bool {
+                await site.gateways[id]?.core.manager?.managedDevices.contains { $0.id == "tag" } == true
             }
-            // Nobody reports hearing the tag here (the walker feeds the strap only): it stays unassigned, and the
+            for id in ["a", "b", "c"] {
+                #expect(await site.run(until: { await manages(id) }), "gateway \(id) manages the tag")
+            }
+            // Nobody reports hearing the tag here (the levels are the strap's only): it stays unassigned, and the
             // referee answers its requests.
             site.publish(OutgoingMessage(topic: "test/bridge/request/device/remove", text: #"{"id":"tag","transaction":"rm"}"#))
-            #expect(await eventually(timeout: .seconds(30)) { site.retained("test/bridge/site/registry/tag") == nil })
+            #expect(await site.run(until: { site.retained("test/bridge/site/registry/tag") == nil }))
             for id in ["a", "b", "c"] {
-                #expect(await eventually(timeout: .seconds(30)) {
-                    await site.gateways[id]?.core.manager?.managedDevices.contains { $0.id == "tag" } == false
-                }, "gateway \(id) forgot the tag")
+                #expect(await site.run(until: { await !manages(id) }), "gateway \(id) forgot the tag")
             }
             #expect(site.messages(on: "test/bridge/response/device/remove").map(\.from) == ["a"])
             #expect(await site.gateways["b"]?.core.manager?.managedDevices.map(\.id) == ["strap"])
@@ -174,20 +149,22 @@ struct SiteGatewayTests {
         for gateway in site.gateways.values {
             try gateway.addDevice("actigraph_link", address: link, options: ["epoch_end": .int(Int(epochEnd))])
         }
-        let walker = Walker(site, ["a": -55, "b": -80, "c": -85], device: "link")
+        site.setLevels(of: "link", ["a": -55, "b": -80, "c": -85])
         for id in ["a", "b", "c"] { await site.start(id) }
-        await withStopping(site, { walker.stop(); await $0.stop() }) { site in
-            #expect(await eventually(timeout: .seconds(30)) {
+        await withStopping(site) { site in
+            #expect(await site.run(until: { site.gateways["a"]?.core.site?.heldDevices == ["link"] }))
+            #expect(await site.until {
                 site.retained("test/link").flatMap { GatewayHarness.object($0.payload) }?["connection"]?.text == "connected"
             })
-            // Slow pages, so the walk lands in the middle of the download.
+            // Slow pages (on the device's clock), so the walk lands in the middle of the download.
             site.gateways["a"]?.central.setLatency(BluetoothAddress(link)!, .milliseconds(250))
             site.publish(OutgoingMessage(topic: "test/link/request/sync",
                                          text: #"{"startDateTime":"11-18-2026 16:00:00","stopDateTime":"11-18-2026 23:59:59","transaction":"s"}"#))
-            #expect(await eventually(timeout: .seconds(30)) { site.messages(on: "test/link/fitness/epoch").count > 20 })
-            walker.set(["a": -85, "b": -55, "c": -85])
+            #expect(await site.until { site.messages(on: "test/link/fitness/epoch").count > 20 })
+            site.setLevels(of: "link", ["a": -85, "b": -55, "c": -85])
+            #expect(await site.run(until: { site.gateways["b"]?.core.site?.heldDevices == ["link"] }))
             func ids() -> [String] { site.messages(on: "test/link/fitness/epoch").compactMap { GatewayHarness.object($0.message.payload)?["id"]?.text } }
-            #expect(await eventually(timeout: .seconds(90)) { Set(ids()).count >= 480 }, "\(Set(ids()).count) of 480 epochs")
+            #expect(await site.until(timeout: .seconds(90)) { Set(ids()).count >= 480 }, "\(Set(ids()).count) of 480 epochs")
             let publishers = Set(site.messages(on: "test/link/fitness/epoch").map(\.from))
             let all = ids()
             print("figure: epoch download across a handover: \(Set(all).count) epochs, \(all.count - Set(all).count) published twice, by \(publishers.sorted())")
@@ -197,17 +174,16 @@ struct SiteGatewayTests {
     }
 
     @Test func aKilledOwnerLosesItsDeviceToTheNextBestAndAKilledRefereeToTheNextID() async throws {
-        let (site, walker) = try await started(["a": -80, "b": -55, "c": -70])
-        try await withStopping(site, { walker.stop(); await $0.stop() }) { site in
-            #expect(await eventually(timeout: .seconds(30)) { owner(site)?.gateway == "b" && presence(site) == "b" })
+        try await withStopping(started(["a": -80, "b": -55, "c": -70])) { site in
+            #expect(await site.run(until: { owner(site)?.gateway == "b" && presence(site) == "b" }))
             site.kill("b")
-            walker.set(["a": -80, "c": -70])
-            #expect(await eventually(timeout: .seconds(30)) { owner(site)?.gateway == "c" && presence(site) == "c" })
+            site.setLevels(of: "strap", ["a": -80, "c": -70])
+            #expect(await site.run(until: { owner(site)?.gateway == "c" && presence(site) == "c" }))
             #expect(owner(site)?.reason == .ownerGone)
-            // The referee dies too: c, alone, referees and keeps the strap.
+            // The referee dies too: c, alone, referees and keeps the strap through a second of reports.
             site.kill("a")
-            walker.set(["c": -70])
-            try await Task.sleep(for: .seconds(1))
+            site.setLevels(of: "strap", ["c": -70])
+            #expect(await site.advance(by: .seconds(1)))
             #expect(owner(site)?.gateway == "c")
             #expect(site.gateways["c"]?.core.site?.isReferee == true)
         }

@@ -30,24 +30,26 @@ struct SiteGoFITHandoverTests {
     static func mqtt(sharing: Bool) -> [String] { sharing ? ["username: gateway", "tls:", "  enabled: true"] : [] }
 
     /// Three gateways hearing one band, `a` strongest; the band paired through `a`.
-    func pairedSite(sharing: Bool) async throws -> (InMemorySite, SiteGatewayTests.Walker) {
+    func pairedSite(sharing: Bool) async throws -> InMemorySite {
         let site = try InMemorySite(ids: ["a", "b", "c"], configuration: Self.configuration(sharing: sharing),
                                     mqtt: Self.mqtt(sharing: sharing))
         let maker = try #require(SimulatedDeviceCatalog.kind(named: "gofit_care_xc"))
         let band = try maker.make(SimulatedDeviceConfiguration(seed: 7, options: ["history_days": .int(2)]))
         for gateway in site.gateways.values { gateway.central.add(band, address: BluetoothAddress(Self.band)!) }
-        let walker = SiteGatewayTests.Walker(site, ["a": -55, "b": -80, "c": -85], device: "band")
+        site.setLevels(of: "band", ["a": -55, "b": -80, "c": -85])
         for id in ["a", "b", "c"] { await site.start(id) }
         let a = try #require(site.gateways["a"])
-        #expect(await eventually(timeout: .seconds(30)) { a.last("band")?["pairing"]?.text == "required" })
+        #expect(await site.run(until: { a.core.site?.heldDevices == ["band"] }))
+        #expect(await site.until { a.last("band")?["pairing"]?.text == "required" })
         site.publish(OutgoingMessage(topic: "test/bridge/request/device/pair", text: #"{"id":"band","transaction":"p"}"#))
-        #expect(await eventually(timeout: .seconds(30)) { site.messages(on: "test/bridge/response/device/pair").count == 1 })
+        #expect(await site.settled())
+        #expect(site.messages(on: "test/bridge/response/device/pair").count == 1)
         let code = try #require(await a.central.inspect(BluetoothAddress(Self.band)!)["pairing_code"])
         site.publish(OutgoingMessage(topic: "test/bridge/request/device/pair/confirm",
                                      text: #"{"id":"band","code":"\#(code)","transaction":"c"}"#))
-        #expect(await eventually(timeout: .seconds(30)) { a.last("band")?["settings"] != nil },
+        #expect(await site.until { a.last("band")?["settings"] != nil },
                 "\(site.messages(on: "test/bridge/response/device/pair/confirm").map { String(decoding: $0.message.payload, as: UTF8.self) })")
-        return (site, walker)
+        return site
     }
 
     func records(_ site: InMemorySite) -> [(from: String, id: String)] {
@@ -59,17 +61,17 @@ struct SiteGoFITHandoverTests {
     }
 
     @Test func aSyncInterruptedByAHandoverResumesOnTheNewOwnerWithTheSharedKey() async throws {
-        let (site, walker) = try await pairedSite(sharing: true)
-        try await withStopping(site, { walker.stop(); await $0.stop() }) { site in
+        try await withStopping(pairedSite(sharing: true)) { site in
             let a = try #require(site.gateways["a"])
             let held = Int(await a.central.inspect(BluetoothAddress(Self.band)!)["history_records"] ?? "") ?? 0
             #expect(held > 200)
-            // Slow pages on a's link, so the walk lands in the middle of the sync.
+            // Slow pages on a's link (on the device's clock), so the walk lands in the middle of the sync.
             a.central.setLatency(BluetoothAddress(Self.band)!, .milliseconds(150))
             site.publish(OutgoingMessage(topic: "test/band/request/sync", text: #"{"transaction":"s"}"#))
-            #expect(await eventually(timeout: .seconds(60)) { records(site).count > 20 })
-            walker.set(["a": -85, "b": -55, "c": -85])
-            #expect(await eventually(timeout: .seconds(120)) { Set(records(site).map(\.id)).count >= held },
+            #expect(await site.until(timeout: .seconds(60)) { records(site).count > 20 })
+            site.setLevels(of: "band", ["a": -85, "b": -55, "c": -85])
+            #expect(await site.run(until: { site.gateways["b"]?.core.site?.heldDevices == ["band"] }))
+            #expect(await site.until(timeout: .seconds(120)) { Set(records(site).map(\.id)).count >= held },
                     "\(Set(records(site).map(\.id)).count) of \(held) records")
             let all = records(site)
             print("figure: GoFIT sync across a handover: \(Set(all.map(\.id)).count) of \(held) records, "
@@ -93,11 +95,11 @@ struct SiteGoFITHandoverTests {
     }
 
     @Test func withoutSharingTheKeyNeverReachesTheBrokerAndTheNewOwnerPairsAgain() async throws {
-        let (site, walker) = try await pairedSite(sharing: false)
-        try await withStopping(site, { walker.stop(); await $0.stop() }) { site in
-            walker.set(["a": -85, "b": -55, "c": -85])
+        try await withStopping(pairedSite(sharing: false)) { site in
+            site.setLevels(of: "band", ["a": -85, "b": -55, "c": -85])
             let b = try #require(site.gateways["b"])
-            #expect(await eventually(timeout: .seconds(60)) { b.last("band")?["pairing"]?.text == "required" })
+            #expect(await site.run(until: { b.core.site?.heldDevices == ["band"] }))
+            #expect(await site.until(timeout: .seconds(60)) { b.last("band")?["pairing"]?.text == "required" })
             let handoff = try #require(site.retained("test/bridge/site/handoff/band").map { try SiteMessages.handoff($0.payload) })
             #expect(handoff.from == "a" && handoff.storage["credentials"] == nil)
             let key = try #require(storedKey(site))

@@ -22,32 +22,30 @@ struct SiteHeldConfigurationTests {
         """)
         for gateway in site.gateways.values { try gateway.addDevice("bose_frames", address: Self.frames) }
         // b holds the frames first: not the referee (a is).
-        let walker = SiteGatewayTests.Walker(site, ["a": -85, "b": -55, "c": -80], device: "frames")
+        site.setLevels(of: "frames", ["a": -85, "b": -55, "c": -80])
         for id in ["a", "b", "c"] { await site.start(id) }
-        try await withStopping(site, { walker.stop(); await $0.stop() }) { site in
+        await withStopping(site) { site in
             func state() -> [String: DeviceValue]? { site.retained("test/frames").flatMap { GatewayHarness.object($0.payload) } }
-            #expect(await eventually(timeout: .seconds(30)) {
-                site.gateways["b"]?.core.site?.heldDevices == ["frames"] && state()?["capabilities"] != nil
-            })
+            #expect(await site.run(until: { site.gateways["b"]?.core.site?.heldDevices == ["frames"] }))
+            #expect(await site.until { state()?["capabilities"] != nil })
             site.publish(OutgoingMessage(topic: "test/frames/request/configure",
                                          text: #"{"sensors":{"accelerometer":{"period_ms":40}},"transaction":"cfg"}"#))
-            #expect(await eventually(timeout: .seconds(30)) {
-                site.messages(on: "test/frames/response/configure").first.flatMap { GatewayHarness.object($0.message.payload) }?["status"]?.text == "ok"
-            })
+            #expect(await site.settled())
+            #expect(site.messages(on: "test/frames/response/configure").first.flatMap { GatewayHarness.object($0.message.payload) }?["status"]?.text == "ok")
             // Every gateway adopts the configuration from the registry, the referee included, and it stays.
             func configured(_ id: String) async -> Bool {
                 await site.gateways[id]?.core.manager?.managedDevices.first?.configure?["sensors"]?["accelerometer"]?["period_ms"]?.integer == 40
             }
             for id in ["a", "b", "c"] {
-                #expect(await eventually(timeout: .seconds(30)) { await configured(id) }, "gateway \(id) has the configuration")
+                #expect(await site.run(until: { await configured(id) }), "gateway \(id) has the configuration")
             }
-            try await Task.sleep(for: .seconds(1))
+            #expect(await site.advance(by: .seconds(1)))
             for id in ["a", "b", "c"] { #expect(await configured(id), "gateway \(id) still has it after four reports") }
 
             // The wearer walks to c: c connects the frames and applies the configuration itself.
-            walker.set(["a": -85, "b": -85, "c": -55])
-            #expect(await eventually(timeout: .seconds(30)) { site.gateways["c"]?.core.site?.heldDevices == ["frames"] })
-            #expect(await eventually(timeout: .seconds(30)) {
+            site.setLevels(of: "frames", ["a": -85, "b": -85, "c": -55])
+            #expect(await site.run(until: { site.gateways["c"]?.core.site?.heldDevices == ["frames"] }))
+            #expect(await site.until {
                 site.messages(on: "test/frames/sensor/accelerometer").contains { $0.from == "c" }
             }, "c streams the accelerometer it was never asked for")
         }

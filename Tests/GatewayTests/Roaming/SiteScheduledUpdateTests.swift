@@ -37,32 +37,33 @@ struct SiteScheduledUpdateTests {
         for gateway in site.gateways.values { try gateway.addDevice("gofit_care_xc", address: Self.band, options: ["history_days": .int(0)]) }
         // Only a hears the band at first, so when a loses it nobody else has heard it lately and a keeps it (had b
         // heard it within `lost_after_s`, the referee would give it to b at once, and b would schedule the update).
-        let walker = SiteGatewayTests.Walker(site, ["a": -55], device: "band")
+        site.setLevels(of: "band", ["a": -55])
         for id in ["a", "b", "c"] { await site.start(id) }
-        try await withStopping(site, { walker.stop(); await $0.stop() }) { site in
+        try await withStopping(site) { site in
             let a = try #require(site.gateways["a"]), b = try #require(site.gateways["b"])
             func state() -> [String: DeviceValue]? { site.retained("test/band").flatMap { GatewayHarness.object($0.payload) } }
-            #expect(await eventually(timeout: .seconds(30)) { state()?["connection"]?.text == "connected" && a.core.site?.heldDevices == ["band"] })
+            #expect(await site.run(until: { a.core.site?.heldDevices == ["band"] }))
+            #expect(await site.until { state()?["connection"]?.text == "connected" })
 
             // The wearer leaves: nobody hears the band, a keeps it (no one else can have it) with its link down.
-            walker.set([:])
+            site.setLevels(of: "band", [:])
             for gateway in site.gateways.values { await gateway.central.setInRange(Self.address, false) }
-            #expect(await eventually(timeout: .seconds(30)) { a.last("band")?["connection"]?.text != "connected" })
+            #expect(await site.until { a.last("band")?["connection"]?.text != "connected" })
             site.publish(OutgoingMessage(topic: "test/band/request/dfu", text: """
             {"file":"carexc-2.2.0.zip","sha256":"\(DFUPackageFile.sha256(of: package))","transaction":"u"}
             """))
-            #expect(await eventually(timeout: .seconds(30)) {
+            #expect(await site.until {
                 site.messages(on: "test/band/response/dfu").first.flatMap { GatewayHarness.object($0.message.payload) }?["data"]?["update"]?.text == "scheduled"
             })
             #expect(site.messages(on: "test/band/response/dfu").map(\.from) == ["a"])
 
             // It comes back in b's room.
             await b.central.setInRange(Self.address, true)
-            walker.set(["b": -55])
-            #expect(await eventually(timeout: .seconds(60)) { b.core.site?.heldDevices == ["band"] })
+            site.setLevels(of: "band", ["b": -55])
+            #expect(await site.run(until: { b.core.site?.heldDevices == ["band"] }))
             let handoff = try #require(site.retained("test/bridge/site/handoff/band").map { try SiteMessages.handoff($0.payload) })
             #expect(handoff.from == "a" && handoff.storage.keys.contains { $0.contains("update") }, "\(handoff.storage.keys.sorted())")
-            #expect(await eventually(timeout: .seconds(60)) {
+            #expect(await site.until(timeout: .seconds(60)) {
                 state()?["firmware"]?.text == "2.2.0" && state()?["update"]?["state"]?.text == "idle"
             }, "\(String(describing: state()))")
             #expect(await b.central.inspect(Self.address)["dfu_updates"] == "1")
