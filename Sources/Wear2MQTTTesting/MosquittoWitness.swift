@@ -67,6 +67,8 @@ public final class MosquittoWitness: Sendable {
 final class SubscriberLines: Sendable {
     private struct State {
         var descriptor: Int32
+        /// Where each read lands, kept: a wait reads at every message.
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         /// A line the child has not finished writing.
         var partial: [UInt8] = []
         var payloads: [String: [String]] = [:]
@@ -107,10 +109,13 @@ final class SubscriberLines: Sendable {
     }
 
     private static func readNew(_ state: inout State) {
-        guard state.descriptor >= 0 else { return }
-        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        let descriptor = state.descriptor
+        guard descriptor >= 0 else { return }
+        var buffer = [UInt8]()
+        swap(&buffer, &state.buffer)
+        defer { swap(&buffer, &state.buffer) }
         while true {
-            let count = buffer.withUnsafeMutableBytes { read(state.descriptor, $0.baseAddress, $0.count) }
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
             guard count > 0 else { break }
             var start = 0
             for index in 0..<count where buffer[index] == UInt8(ascii: "\n") {
