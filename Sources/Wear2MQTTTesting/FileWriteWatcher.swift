@@ -51,7 +51,8 @@ final class FileWriteEvents: Sendable {
 
     private let descriptor: Int32
     private let watches = Mutex(Watches())
-    // A read source cancelled never: its handler runs on this queue for the process's life.
+    // nonisolated(unsafe): a `DispatchSourceRead` is not `Sendable`; this one is set up in `init` and only kept alive
+    // after (never cancelled, its handler runs on its queue for the process's life).
     private nonisolated(unsafe) let source: DispatchSourceRead
 
     private init() throws {
