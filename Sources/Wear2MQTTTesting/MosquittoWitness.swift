@@ -55,11 +55,6 @@ public final class MosquittoWitness: Sendable {
         watcher.stop()
         lines.close()
     }
-
-    deinit {
-        watcher.stop()
-        lines.close()
-    }
 }
 
 /// The lines of a file another process appends "topic payload" lines to, read from where the last read ended and
@@ -98,6 +93,8 @@ final class SubscriberLines: Sendable {
     }
 
     func readNew() { state.withLock { Self.readNew(&$0) } }
+
+    deinit { close() }
 
     func close() {
         state.withLock { state in
