@@ -9,7 +9,8 @@ import Testing
 #endif
 
 /// A process a test started, with its output captured to files, stopped by pid in `terminate` / `kill`.
-/// Waiting polls with `Task.sleep` so no cooperative thread is blocked.
+/// Waiting for the exit polls with `Task.sleep` so no cooperative thread is blocked; waiting on its log is woken by
+/// each write (`waitForErrorOutput`).
 ///
 /// Started with `posix_spawn`, not Foundation's `Process`: on Linux `Process.run()` reads `/proc/self/fd` with a
 /// 256-byte copy of each directory entry that can run off the end of glibc's buffer and crash the whole test
@@ -120,6 +121,15 @@ public final class ChildProcess: @unchecked Sendable {
             if ContinuousClock.now >= deadline { return nil }
             try? await Task.sleep(for: .milliseconds(20))
         }
+    }
+
+    /// True as soon as `condition` holds for the child's stderr (its log), checked now and after each write to it;
+    /// false if it still does not after `timeout`, a failure guard in real time.
+    public func waitForErrorOutput(timeout: Duration = .seconds(20), _ condition: (String) -> Bool) async throws -> Bool {
+        let changes = ChangeNotifier()
+        let watcher = try FileWriteWatcher(path: errorPath) { changes.changed() }
+        defer { watcher.stop() }
+        return await changes.until(timeout: timeout) { condition(errorOutput) }
     }
 
     /// The exit code (or terminating signal) of any `pid` if it is a zombie (a child another API started), from `/proc/<pid>/stat`'s state and its

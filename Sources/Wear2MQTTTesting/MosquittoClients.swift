@@ -30,7 +30,8 @@ public enum MosquittoClients {
         await child.waitForExit(timeout: .seconds(10))
     }
 
-    /// A long-running mosquitto_sub that writes every message it gets as a "topic payload" line.
+    /// A long-running mosquitto_sub that writes every message it gets as a "topic payload" line (`MosquittoWitness`
+    /// reads them as they are written).
     public static func subscriber(port: Int, topics: [String], arguments: [String] = [],
                                   directory: TemporaryDirectory, name: String = "sub") throws -> ChildProcess {
         try ChildProcess(

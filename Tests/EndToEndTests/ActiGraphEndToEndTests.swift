@@ -31,7 +31,7 @@ struct ActiGraphEndToEndTests {
     func inspect(_ stack: Stack) async throws -> [String: String] { try await stack.control.inspect(Self.link) }
 
     func connected(_ stack: Stack, id: String = "link") async -> Bool {
-        await eventually(timeout: .seconds(45)) {
+        await stack.until(timeout: .seconds(45)) {
             let state = stack.last(id)
             return state?["connection"] as? String == "connected" && state?["sensors"] != nil
         }
@@ -50,12 +50,14 @@ struct ActiGraphEndToEndTests {
             // The contract's form this time.
             let started = try await configure(stack, #"{"sensors":{"accelerometer":{"rate_hz":100}},"raw_stream":true}"#, "on")
             #expect(started?["status"] as? String == "ok")
-            try await Task.sleep(for: .seconds(30))
+            // 30 s of the Link's own 100 Hz: its 3,000th sample through the broker.
+            #expect(await stack.until(timeout: .seconds(90)) { stack.payloads("link/sensor/accelerometer").count >= 3_000 },
+                    "\(stack.payloads("link/sensor/accelerometer").count) samples")
             let stopped = try await configure(stack, #"{"raw":{"stream":false}}"#, "off")
             #expect(stopped?["status"] as? String == "ok")
             let sent = Int(try await inspect(stack)["raw_samples_sent"] ?? "") ?? 0
             #expect(sent >= 2_500, "the Link streamed for about 30 s at 100 Hz")
-            #expect(await eventually(timeout: .seconds(10)) { stack.payloads("link/sensor/accelerometer").count >= sent })
+            #expect(await stack.until(timeout: .seconds(10)) { stack.payloads("link/sensor/accelerometer").count >= sent })
             let samples = stack.payloads("link/sensor/accelerometer").compactMap(stack.json)
             #expect(samples.count == sent, "every sample the Link sent was published once")
             let times = samples.compactMap { $0["ts"] as? Int }

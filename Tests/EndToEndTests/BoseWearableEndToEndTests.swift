@@ -28,10 +28,16 @@ struct BoseWearableEndToEndTests {
         stack.payloads(topic).compactMap(stack.json).filter { $0["ts"] != nil }
     }
 
+    /// At least `count` samples on `topic`. Counted on the payloads first, which are at least as many: a wait
+    /// re-checked at each of 100 messages a second decodes them only once there can be enough.
+    func hasSamples(_ stack: Stack, _ topic: String, _ count: Int) -> Bool {
+        stack.payloads(topic).count >= count && samples(stack, topic).count >= count
+    }
+
     /// The response to the request sent with `transaction`.
     func response(_ stack: Stack, _ device: String, _ command: String, transaction: String) async -> [String: Any]? {
         var found: [String: Any]?
-        _ = await eventually(timeout: .seconds(30)) {
+        _ = await stack.until(timeout: .seconds(30)) {
             found = stack.payloads("\(device)/response/\(command)").compactMap(stack.json)
                 .first { $0["transaction"] as? String == transaction }
             return found != nil
@@ -61,7 +67,7 @@ struct BoseWearableEndToEndTests {
         try await Stack.with(scenarioDevices: Self.scenarioDevices, configuredDevices: Self.configuredDevices) { stack in
 
             // Connected: capabilities from the three information characteristics are in the retained state.
-            #expect(await eventually(timeout: .seconds(45)) {
+            #expect(await stack.until(timeout: .seconds(45)) {
                 stack.payloads("frames").last.flatMap(stack.json)?["capabilities"] != nil
             })
             let state = try #require(stack.payloads("frames").last.flatMap(stack.json))
@@ -82,8 +88,8 @@ struct BoseWearableEndToEndTests {
             #expect((data["sensors"] as? [String: Any])?["rotation"] as? [String: Int] == ["period_ms": 0])
 
             // About 50 samples a second on each topic, scaled, with increasing timestamps.
-            #expect(await eventually(timeout: .seconds(30)) {
-                samples(stack, "frames/sensor/accelerometer").count >= 250 && samples(stack, "frames/sensor/gyroscope").count >= 250
+            #expect(await stack.until(timeout: .seconds(30)) {
+                hasSamples(stack, "frames/sensor/accelerometer", 250) && hasSamples(stack, "frames/sensor/gyroscope", 250)
             })
             for sensor in ["accelerometer", "gyroscope"] {
                 let received = samples(stack, "frames/sensor/\(sensor)")
@@ -99,7 +105,7 @@ struct BoseWearableEndToEndTests {
             #expect(samples(stack, "frames/sensor/rotation").isEmpty, "only the configured sensors stream")
 
             // The scripted double tap arrives on `gesture`.
-            #expect(await eventually(timeout: .seconds(30)) {
+            #expect(await stack.until(timeout: .seconds(30)) {
                 stack.payloads("frames/gesture").compactMap(stack.json).contains { $0["gesture"] as? String == "double_tap" }
             })
             let enabled = try #require(stack.payloads("frames").last.flatMap(stack.json))
@@ -112,14 +118,13 @@ struct BoseWearableEndToEndTests {
             // back online before a look.
             let availabilityBefore = stack.payloads("frames/availability").count
             try await stack.control.dropLink(Self.frames)
-            #expect(await eventually(timeout: .seconds(30)) {
+            #expect(await stack.until(timeout: .seconds(30)) {
                 stack.payloads("frames/availability").dropFirst(availabilityBefore).contains(#"{"state":"offline"}"#)
             })
             let before = samples(stack, "frames/sensor/gyroscope").count
-            #expect(await eventually(timeout: .seconds(45)) { stack.payloads("frames/availability").last == #"{"state":"online"}"# })
-            #expect(await eventually(timeout: .seconds(30)) {
-                samples(stack, "frames/sensor/gyroscope").count >= before + 100
-                    && samples(stack, "frames/sensor/accelerometer").count >= before + 100
+            #expect(await stack.until(timeout: .seconds(45)) { stack.payloads("frames/availability").last == #"{"state":"online"}"# })
+            #expect(await stack.until(timeout: .seconds(30)) {
+                hasSamples(stack, "frames/sensor/gyroscope", before + 100) && hasSamples(stack, "frames/sensor/accelerometer", before + 100)
             })
             let resumed = Array(samples(stack, "frames/sensor/accelerometer").suffix(60))
             #expect((45...55).contains(rate(resumed)), "after the reconnect: \(rate(resumed)) samples/s")

@@ -21,14 +21,21 @@ struct BridgeLifecycleTests {
         try await MosquittoClients.receive(port: broker.port, topic: "\(base)/bridge/state", timeoutSeconds: 2).first
     }
 
-    /// A broker and a gateway that has announced itself online.
+    /// A witness of `bridge/state` on `broker`: waits end at the message they wait for.
+    func stateWitness(_ broker: MosquittoBroker, name: String = "state") throws -> MosquittoWitness {
+        try MosquittoWitness(port: broker.port, topics: ["\(base)/bridge/state"], directory: broker.directory, name: name)
+    }
+
+    /// A broker and a gateway that has announced itself online, with a witness of its `bridge/state`.
     struct OnlineGateway {
         let broker: MosquittoBroker
         let directory: TemporaryDirectory
         let gateway: GatewayProcess
+        let witness: MosquittoWitness
 
         func tearDown() async {
             await gateway.child.stop()
+            await witness.stop()
             await broker.remove()
             directory.remove()
         }
@@ -38,14 +45,18 @@ struct BridgeLifecycleTests {
         let broker = try MosquittoBroker()
         try await broker.start()
         let directory = try TemporaryDirectory()
+        let witness = try stateWitness(broker)
         let gateway = try startGateway(broker: broker, directory: directory)
-        let said = try await eventually { try await retainedState(broker) == online }
+        let said = await witness.until { witness.payloads("\(base)/bridge/state").last == Self.onlinePayload }
         try #require(said, "the gateway never said online; its log: \(gateway.child.errorOutput)")
-        return OnlineGateway(broker: broker, directory: directory, gateway: gateway)
+        #expect(try await retainedState(broker) == online, "retained")
+        return OnlineGateway(broker: broker, directory: directory, gateway: gateway, witness: witness)
     }
 
-    var online: String { "\(base)/bridge/state {\"state\":\"online\"}" }
-    var offline: String { "\(base)/bridge/state {\"state\":\"offline\"}" }
+    static let onlinePayload = #"{"state":"online"}"#
+    static let offlinePayload = #"{"state":"offline"}"#
+    var online: String { "\(base)/bridge/state \(Self.onlinePayload)" }
+    var offline: String { "\(base)/bridge/state \(Self.offlinePayload)" }
 
     @Test func bridgeStateIsOnlineAndRetainedAfterStartAndBridgeInfoNamesTheGateway() async throws {
         // onlineGateway() reads bridge/state with a subscriber that connects afterwards: it is retained.
@@ -65,7 +76,8 @@ struct BridgeLifecycleTests {
         let scene = try await onlineGateway()
         scene.gateway.child.signal(SIGKILL)
         await scene.gateway.child.waitForExit()
-        #expect(try await eventually { try await retainedState(scene.broker) == offline })
+        #expect(await scene.witness.until { scene.witness.payloads("\(base)/bridge/state").last == Self.offlinePayload })
+        #expect(try await retainedState(scene.broker) == offline)
         await scene.tearDown()
     }
 
@@ -100,7 +112,11 @@ struct BridgeLifecycleTests {
         // No persistence: the restarted broker has forgotten every retained message.
         await scene.broker.kill()
         try await scene.broker.start()
-        #expect(try await eventually(timeout: .seconds(5)) { try await retainedState(scene.broker) == online })
+        // A witness of the restarted broker gets the state retained, or as the gateway publishes it.
+        let witness = try stateWitness(scene.broker, name: "state-after-restart")
+        #expect(await witness.until(timeout: .seconds(5)) { witness.payloads("\(base)/bridge/state").last == Self.onlinePayload })
+        #expect(try await retainedState(scene.broker) == online)
+        await witness.stop()
         #expect(scene.gateway.child.isRunning)
         await scene.tearDown()
     }
@@ -115,7 +131,7 @@ struct BridgeLifecycleTests {
         let credentials = ["username: gw", "password_file: \(passwordFile)"]
 
         let connected = try startGateway(broker: broker, directory: directory, name: "right", mqttLines: credentials)
-        #expect(await eventually { connected.child.errorOutput.contains("connected to the MQTT broker") })
+        #expect(try await connected.child.waitForErrorOutput { $0.contains("connected to the MQTT broker") })
         await connected.child.stop()
         #expect(!connected.child.errorOutput.contains("right-one"))
 
@@ -142,7 +158,7 @@ struct BridgeLifecycleTests {
 
         let right = try startGateway(broker: broker, directory: directory, name: "right", mqttLines: tls(certificates.caFile),
                                      host: "localhost")
-        #expect(await eventually { right.child.errorOutput.contains("connected to the MQTT broker") })
+        #expect(try await right.child.waitForErrorOutput { $0.contains("connected to the MQTT broker") })
         await right.child.stop()
 
         let wrong = try startGateway(broker: broker, directory: directory, name: "wrong",

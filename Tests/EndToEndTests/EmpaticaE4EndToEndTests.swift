@@ -52,18 +52,26 @@ struct EmpaticaE4EndToEndTests {
         try await Stack.with(scenarioDevices: Self.scenarioDevices, configuredDevices: Self.configuredDevices) { stack in
 
             for band in Self.bands {
-                #expect(await eventually(timeout: .seconds(60)) { stack.payloads("\(band.id)/availability").last == #"{"state":"online"}"# },
+                #expect(await stack.until(timeout: .seconds(60)) { stack.payloads("\(band.id)/availability").last == #"{"state":"online"}"# },
                         "\(band.id) online")
             }
             #expect(stack.payloads("bridge/devices").last?.contains(#""driver":"empatica""#) == true)
             // Warm-up (~20 s) and then some beats on every band.
             for band in Self.bands {
-                #expect(await eventually(timeout: .seconds(75)) { samples(stack, "\(band.id)/sensor/heart_rate").count >= 15 },
+                #expect(await stack.until(timeout: .seconds(75)) {
+                    // The payloads first, at least as many: re-checked at each of 300 messages a second.
+                    stack.payloads("\(band.id)/sensor/heart_rate").count >= 15 && samples(stack, "\(band.id)/sensor/heart_rate").count >= 15
+                },
                         "\(band.id) heart rate after the warm-up")
             }
             let observed = Date()
             let counts = Dictionary(uniqueKeysWithValues: Self.bands.map { ($0.id, samples(stack, "\($0.id)/sensor/bvp").count) })
-            try await Task.sleep(for: .seconds(5))
+            // The window ends with 5 s of BVP at the nominal 64 Hz on every band: the rate is then the wall clock's
+            // time for them.
+            let payloads = Dictionary(uniqueKeysWithValues: Self.bands.map { ($0.id, stack.payloads("\($0.id)/sensor/bvp").count) })
+            #expect(await stack.until(timeout: .seconds(30)) {
+                Self.bands.allSatisfy { stack.payloads("\($0.id)/sensor/bvp").count >= payloads[$0.id]! + 64 * 5 }
+            }, "5 s of BVP on every band")
             let elapsed = Date().timeIntervalSince(observed)
 
             for band in Self.bands {
@@ -105,18 +113,21 @@ struct EmpaticaE4EndToEndTests {
 
             // The tag button of one band is an event of that band only.
             try await stack.control.raiseEvent(Self.bands[1].address, .buttonPress)
-            #expect(await eventually { stack.payloads("\(Self.bands[1].id)/event").contains { $0.contains(#""event":"tag""#) } })
+            #expect(await stack.until { stack.payloads("\(Self.bands[1].id)/event").contains { $0.contains(#""event":"tag""#) } })
             #expect(stack.payloads("\(Self.bands[0].id)/event").isEmpty && stack.payloads("\(Self.bands[2].id)/event").isEmpty)
 
             // disconnect keeps the band away (disconnecting → disconnected) until connect.
             let band = Self.bands[2]
             try await stack.request("\(band.id)/request/disconnect", #"{"transaction":"bye"}"#)
-            #expect(await eventually { stack.payloads("\(band.id)/availability").last == #"{"state":"offline"}"# })
+            #expect(await stack.until { stack.payloads("\(band.id)/availability").last == #"{"state":"offline"}"# })
             #expect(stack.payloads(band.id).contains { $0.contains(#""connection":"disconnecting""#) })
-            try await Task.sleep(for: .seconds(3))
+            // Away while the gateway carries 3 s more of another band's BVP, by that band's own sample times.
+            func lastBVP() -> Int64? { stack.last("\(Self.bands[0].id)/sensor/bvp")?["ts"] as? Int64 }
+            let away = try #require(lastBVP())
+            #expect(await stack.until { (lastBVP() ?? 0) >= away + 3_000 }, "3 s of another band's samples")
             #expect(stack.payloads("\(band.id)/availability").last == #"{"state":"offline"}"#, "still away without connect")
             try await stack.request("\(band.id)/request/connect", #"{"transaction":"hello"}"#)
-            #expect(await eventually(timeout: .seconds(45)) { stack.payloads("\(band.id)/availability").last == #"{"state":"online"}"# })
+            #expect(await stack.until(timeout: .seconds(45)) { stack.payloads("\(band.id)/availability").last == #"{"state":"online"}"# })
         }
     }
 }

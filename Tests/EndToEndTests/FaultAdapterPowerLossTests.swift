@@ -18,13 +18,13 @@ struct FaultAdapterPowerLossTests {
         try await Stack.with(scenarioDevices: scenario, configuredDevices: configured) { stack in
             func online(_ id: String) -> Bool { stack.payloads("\(id)/availability").last == #"{"state":"online"}"# }
             func offline(_ id: String) -> Bool { stack.payloads("\(id)/availability").last == #"{"state":"offline"}"# }
-            try #require(await eventually(timeout: .seconds(60)) {
+            try #require(await stack.until(timeout: .seconds(60)) {
                 Self.straps.allSatisfy { online($0.id) && !stack.payloads("\($0.id)/sensor/heart_rate").isEmpty }
             }, "the straps never streamed")
 
             let powerOff = ContinuousClock.now
             try await stack.control.setPowered(false)
-            #expect(await eventually(timeout: .seconds(30), interval: .milliseconds(10)) { Self.straps.allSatisfy { offline($0.id) } })
+            #expect(await stack.until(timeout: .seconds(30)) { Self.straps.allSatisfy { offline($0.id) } })
             let offlineAfter = ContinuousClock.now - powerOff
             try await stack.request("bridge/request/health_check", #"{"transaction":"dark"}"#)
             let dark = await stack.response("bridge/response/health_check", transaction: "dark")
@@ -39,7 +39,7 @@ struct FaultAdapterPowerLossTests {
                     ($0["ts"] as? NSNumber).map { $0.int64Value > poweredAt } ?? false
                 }
             }
-            #expect(await eventually(timeout: .seconds(60), interval: .milliseconds(10)) {
+            #expect(await stack.until(timeout: .seconds(60)) {
                 Self.straps.allSatisfy { online($0.id) && streaming($0.id) }
             }, "gateway log: \(stack.gateway.child.errorOutput.suffix(1500))")
             let backAfter = ContinuousClock.now - powerOn

@@ -17,7 +17,7 @@ struct FaultBluetoothdKillTests {
             options: { rate_hz: 5 }
         """, configuredDevices: "  - address: \(Self.strap)\n    name: strap\n") { stack in
             func samples() -> Int { stack.payloads("strap/sensor/heart_rate").count }
-            try #require(await eventually(timeout: .seconds(45)) { samples() >= 5 }, "the strap never streamed")
+            try #require(await stack.until(timeout: .seconds(45)) { samples() >= 5 }, "the strap never streamed")
 
             let availabilityBefore = stack.payloads("strap/availability").count
             let killed = ContinuousClock.now
@@ -25,6 +25,7 @@ struct FaultBluetoothdKillTests {
             let killedAt = Self.unixMilliseconds()
             try await stack.killAndRestartSimulator()
             // Until the new process answers on the bus it has not "returned"; the figure counts from that moment.
+            // eventually: the restarted simulator's bus name, asked over its control interface.
             let answering = await eventually(timeout: .seconds(30), interval: .milliseconds(10)) {
                 (try? await stack.control.listDevices())?.isEmpty == false
             }
@@ -35,14 +36,14 @@ struct FaultBluetoothdKillTests {
                     ($0["ts"] as? NSNumber).map { $0.int64Value > killedAt } ?? false
                 }.count
             }
-            let back = await eventually(timeout: .seconds(60), interval: .milliseconds(10)) { newSamples() > 0 }
+            let back = await stack.until(timeout: .seconds(60)) { newSamples() > 0 }
             try #require(back, "no sample after bluetoothd returned; gateway log: \(stack.gateway.child.errorOutput.suffix(1500))")
             let delay = ContinuousClock.now - returned
             print("figure: bluetoothd (simulator) SIGKILL mid-stream: first sample \(Self.seconds(delay)) s after it answered on the bus again (\(Self.seconds(ContinuousClock.now - killed)) s after the kill)")
             #expect(delay <= .seconds(5), "samples came back \(delay) after bluetoothd returned")
             #expect(stack.payloads("strap/availability").dropFirst(availabilityBefore).contains(#"{"state":"offline"}"#),
                     "the strap was reported offline while bluetoothd was gone")
-            #expect(await eventually { newSamples() >= 5 }, "the stream goes on")
+            #expect(await stack.until { newSamples() >= 5 }, "the stream goes on")
             #expect(stack.payloads("strap/availability").last == #"{"state":"online"}"#)
         }
     }

@@ -16,7 +16,6 @@ struct FaultBrokerKillDuringSyncTests {
         try await Stack.with(scenarioDevices: GoFITEndToEndTests.scenario(),
                              configuredDevices: GoFITEndToEndTests.configuredDevices, brokerPersistence: true) { stack in
             let durable = try FaultWitness.persistent(stack)
-            defer { durable.signal(SIGKILL) }
             try await GoFITKillDuringSyncTests.pair(stack)
             let total = try #require(Int(try await stack.control.inspect(GoFITEndToEndTests.band)["history_records"] ?? ""))
             try #require(total > 1000)
@@ -25,20 +24,28 @@ struct FaultBrokerKillDuringSyncTests {
                     stack.payloads("band/fitness/\($0)") + stack.payloads("band/fitness/\($0)", seenBy: durable)
                 }
             }
-            func distinctIDs() -> Set<String> { Set(records().compactMap { stack.json($0)?["id"] as? String }) }
+            var seen = RecordIDs()
+            func distinctIDs() -> Set<String> {
+                for kind in GoFITKillDuringSyncTests.kinds {
+                    seen.read(stack.payloads("band/fitness/\(kind)"), from: kind)
+                    seen.read(stack.payloads("band/fitness/\(kind)", seenBy: durable), from: "durable \(kind)")
+                }
+                return seen.ids
+            }
 
             try #require(await FaultWitness.sessionSaved(durable, stack), "the broker never saved the durable witness's session")
             try await stack.request("band/request/sync", #"{"transaction":"s1"}"#)
-            #expect(await eventually(timeout: .seconds(120)) { records().count >= total / 4 })
+            #expect(await stack.until(timeout: .seconds(120)) { records().count >= total / 4 })
             let pagesAtKill = try await Self.pagesServed(stack)
             await stack.broker.kill()
             let killed = ContinuousClock.now
             // The download goes on without the broker: wait for more pages to be served (into the spool) first.
+            // eventually: the simulated band's page count, asked over the simulator's control interface.
             #expect(await eventually(timeout: .seconds(60)) { (try? await Self.pagesServed(stack)) ?? 0 >= pagesAtKill + 5 })
             let pagesInOutage = (try await Self.pagesServed(stack)) - pagesAtKill
             try await stack.broker.start()
             let returned = ContinuousClock.now
-            #expect(await eventually(timeout: .seconds(180)) { distinctIDs().count >= total },
+            #expect(await stack.until(timeout: .seconds(180)) { distinctIDs().count >= total },
                     "\(distinctIDs().count) of \(total); gateway log: \(stack.gateway.child.errorOutput.suffix(1500))")
             let allThere = ContinuousClock.now - returned
 
@@ -60,21 +67,20 @@ struct FaultBrokerKillDuringSyncTests {
 /// A second witness of everything under the stack's base topic, on a persistent QoS 1 session (client id of its
 /// own, clean session off): with `brokerPersistence`, what is published while it reconnects waits for it.
 enum FaultWitness {
-    static func persistent(_ stack: Stack) throws -> ChildProcess {
-        let child = try MosquittoClients.subscriber(port: stack.broker.port, topics: ["\(stack.base)/#"],
-                                                    arguments: ["-c", "-q", "1", "-i", "durable-\(UUID().uuidString.prefix(8))"],
-                                                    directory: stack.broker.directory, name: "durable-witness")
-        return child
+    static func persistent(_ stack: Stack) throws -> MosquittoWitness {
+        try stack.witness(topics: ["\(stack.base)/#"], arguments: ["-c", "-q", "1", "-i", "durable-\(UUID().uuidString.prefix(8))"],
+                          name: "durable-witness")
     }
 
     /// Waits until the broker has saved `witness`'s session: the witness has received something (so it is
     /// subscribed) and the broker's persistence file was written after that. A broker killed before its next
     /// autosave (every second here) comes back without the session, and the witness misses whatever is published
     /// before it subscribes again: once, with the whole kill 1.3 s after the start, 1,329 of 1,865 records.
-    static func sessionSaved(_ witness: ChildProcess, _ stack: Stack) async -> Bool {
-        guard await eventually(timeout: .seconds(60), { !witness.output.isEmpty }) else { return false }
+    static func sessionSaved(_ witness: MosquittoWitness, _ stack: Stack) async -> Bool {
+        guard await witness.until(timeout: .seconds(60), { witness.lineCount > 0 }) else { return false }
         let subscribed = Date()
         let file = stack.broker.directory.file("mosquitto.db")
+        // eventually: the broker's autosave of its persistence file, a file another process writes.
         return await eventually(timeout: .seconds(60)) {
             let written = (try? FileManager.default.attributesOfItem(atPath: file))?[.modificationDate] as? Date
             return (written ?? .distantPast) > subscribed

@@ -57,7 +57,7 @@ struct FaultDiskFullTests {
             #expect(keptByBand == total, "the band keeps every record the gateway could not store")
             #expect(stack.gateway.child.errorOutput.contains("No space left on device"), "the log names the cause")
             var failures = 0
-            #expect(await eventually(timeout: .seconds(30)) {
+            #expect(await stack.until(timeout: .seconds(30)) {
                 failures = stack.payloads("bridge/health").compactMap(stack.json)
                     .compactMap { ($0["mqtt"] as? [String: Any])?["spool_failures"] as? Int }.max() ?? 0
                 return failures > 0
@@ -89,7 +89,7 @@ struct FaultDiskFullTests {
             #expect(await stack.response("bridge/response/device/add", transaction: "a2")?["status"] as? String == "ok")
             let listsBefore = stack.payloads("bridge/devices").count
             try await stack.restartGateway()
-            #expect(await eventually(timeout: .seconds(45)) {
+            #expect(await stack.until(timeout: .seconds(45)) {
                 stack.payloads("bridge/devices").dropFirst(listsBefore).contains { $0.contains(#""id":"tag""#) }
             }, "what was answered ok survives a restart")
             print("figure: disk full: spool ENOSPC after filling \(filled / 1024) KiB: sync answered \(Stack.error(refused).code ?? "ok"), \(failures) spool failures in bridge/health, band kept \(keptByBand) of \(total) records; space back: \(ids.count) of \(total) records by id in \(FaultBluetoothdKillTests.seconds(recovered)) s; state_dir ENOSPC: device/add answered \(Stack.error(noRoom).code ?? "ok") (\(addMessage)), accepted once space returned")

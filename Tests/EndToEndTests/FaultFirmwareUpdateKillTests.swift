@@ -24,7 +24,7 @@ struct FaultFirmwareUpdateKillTests {
     }
 
     static func connected(_ stack: Stack) async -> Bool {
-        await eventually(timeout: .seconds(45)) { stack.last("band")?["connection"] as? String == "connected" }
+        await stack.until(timeout: .seconds(45)) { stack.last("band")?["connection"] as? String == "connected" }
     }
 
     @Test func aBrokerKilledMidUpdateLetsItFinishAndTheAnswerArrivesWhenTheBrokerReturns() async throws {
@@ -34,17 +34,17 @@ struct FaultFirmwareUpdateKillTests {
                              configuredDevices: FirmwareUpdateEndToEndTests.configuredDevices, gatewayExtra: extra,
                              brokerPersistence: true) { stack in
             let durable = try FaultWitness.persistent(stack)
-            defer { durable.signal(SIGKILL) }
             try #require(await Self.connected(stack))
             try #require(await FaultWitness.sessionSaved(durable, stack), "the broker never saved the durable witness's session")
             let started = ContinuousClock.now
             try await Self.sendDFU(stack, "u1")
-            try #require(await eventually(timeout: .seconds(120), interval: .milliseconds(10)) { Self.progress(stack) >= 20 },
+            try #require(await stack.until(timeout: .seconds(120)) { Self.progress(stack) >= 20 },
                          "no progress shown: \(stack.gateway.child.errorOutput.suffix(1500))")
             let bytesAtKill = Int(try await stack.control.inspect(Self.band)["dfu_bytes_received"] ?? "") ?? 0
             let progressAtKill = Self.progress(stack)
             await stack.broker.kill()
             // The band keeps receiving the image with the broker gone.
+            // eventually: the bytes the simulated band received, asked over the simulator's control interface.
             let transferGoesOn = await eventually(timeout: .seconds(60)) {
                 let shown = (try? await stack.control.inspect(Self.band)) ?? [:]
                 return (Int(shown["dfu_bytes_received"] ?? "") ?? 0) > bytesAtKill + 4096 || shown["firmware"] == "2.2.0"
@@ -55,10 +55,10 @@ struct FaultFirmwareUpdateKillTests {
                 (stack.payloads("band/response/dfu") + stack.payloads("band/response/dfu", seenBy: durable))
                     .compactMap(stack.json).first { $0["transaction"] as? String == "u1" }
             }
-            #expect(await eventually(timeout: .seconds(120)) { answer() != nil }, "no answer after the broker returned")
+            #expect(await stack.until(timeout: .seconds(120)) { answer() != nil }, "no answer after the broker returned")
             #expect(answer()?["status"] as? String == "ok", "\(String(describing: answer()))")
             let took = ContinuousClock.now - started
-            #expect(await eventually(timeout: .seconds(60)) {
+            #expect(await stack.until(timeout: .seconds(60)) {
                 stack.last("band")?["firmware"] as? String == "2.2.0"
                     && (stack.last("band")?["update"] as? [String: Any])?["state"] as? String == "idle"
             }, "the retained state shows the new firmware and no update running")
@@ -72,18 +72,18 @@ struct FaultFirmwareUpdateKillTests {
         try await FirmwareUpdateEndToEndTests.with { stack in
             try #require(await Self.connected(stack))
             try await Self.sendDFU(stack, "u1")
-            try #require(await eventually(timeout: .seconds(120), interval: .milliseconds(10)) { Self.progress(stack) >= 20 },
+            try #require(await stack.until(timeout: .seconds(120)) { Self.progress(stack) >= 20 },
                          "no progress shown: \(stack.gateway.child.errorOutput.suffix(1500))")
             let progressAtKill = Self.progress(stack)
+            let statesBefore = stack.payloads("bridge/state").count
             try await stack.killAndRestartGateway()
             let restarted = ContinuousClock.now
-            // The new process takes requests once it answers one (a request sent before it subscribed is lost).
-            var attempt = 0
-            try #require(await eventually(timeout: .seconds(45), interval: .milliseconds(200)) {
-                attempt += 1
-                try? await stack.request("bridge/request/health_check", #"{"transaction":"up-\#(attempt)"}"#)
-                return await stack.response("bridge/response/health_check", transaction: "up-\(attempt)", timeout: .seconds(5)) != nil
-            }, "the restarted gateway never answered")
+            // The new process takes requests once it says online (a request sent before it subscribed is lost), and
+            // answers one.
+            try #require(await stack.untilOnline(since: statesBefore), "the restarted gateway never said online")
+            try await stack.request("bridge/request/health_check", #"{"transaction":"up"}"#)
+            try #require(await stack.response("bridge/response/health_check", transaction: "up", timeout: .seconds(45)) != nil,
+                         "the restarted gateway never answered")
             let mode = try await stack.control.inspect(Self.band)["dfu_mode"]
             try await Self.sendDFU(stack, "u2")
             let second = await stack.response("band/response/dfu", transaction: "u2", timeout: .seconds(180))
@@ -92,7 +92,7 @@ struct FaultFirmwareUpdateKillTests {
             let installed = (second?["data"] as? [String: Any])?["firmware"] as? String
             #expect(installed == "2.2.0", "\(String(describing: second))")
             let took = ContinuousClock.now - restarted
-            #expect(await eventually(timeout: .seconds(60)) { stack.last("band")?["firmware"] as? String == "2.2.0" })
+            #expect(await stack.until(timeout: .seconds(60)) { stack.last("band")?["firmware"] as? String == "2.2.0" })
             let shown = try await stack.control.inspect(Self.band)
             #expect(shown["firmware"] == "2.2.0" && shown["dfu_mode"] == "application", "\(shown)")
             #expect(await Self.connected(stack), "the band is usable again")

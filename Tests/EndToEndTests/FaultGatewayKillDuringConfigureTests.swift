@@ -24,7 +24,7 @@ struct FaultGatewayKillDuringConfigureTests {
         try await Stack.with(scenarioDevices: GoFITEndToEndTests.scenario(options: "{ history_days: 0 }"),
                              configuredDevices: GoFITEndToEndTests.configuredDevices) { stack in
             try await GoFITKillDuringSyncTests.pair(stack)
-            try #require(await eventually(timeout: .seconds(30)) { Self.stepGoal(stack.last("band")?["settings"]) != nil })
+            try #require(await stack.until(timeout: .seconds(30)) { Self.stepGoal(stack.last("band")?["settings"]) != nil })
             let old = try #require(Self.stepGoal(stack.last("band")?["settings"]))
             let new = old == 12_345 ? 12_346 : 12_345
             let oldFormat = (stack.last("band")?["settings"] as? [String: Any])?["time_format"] as? String
@@ -34,6 +34,7 @@ struct FaultGatewayKillDuringConfigureTests {
 
             try await stack.control.setLatency(Self.band, milliseconds: 300)
             try await stack.request("band/request/settings", #"{"step_goal":\#(new),"time_format":"\#(newFormat)","transaction":"cfg"}"#)
+            // eventually: the band's progress, asked over the simulator's control interface (the kill must land there).
             try #require(await eventually(timeout: .seconds(30), interval: .milliseconds(5)) {
                 let shown = (try? await stack.control.inspect(Self.band)) ?? [:]
                 switch point {
@@ -48,7 +49,7 @@ struct FaultGatewayKillDuringConfigureTests {
             let statesBefore = stack.payloads("band").count
 
             // The new process shows the kept state (issue 38), connects, and reads the settings from the band.
-            #expect(await eventually(timeout: .seconds(60)) {
+            #expect(await stack.until(timeout: .seconds(60)) {
                 stack.payloads("band").dropFirst(statesBefore).compactMap(stack.json).contains { $0["connection"] as? String == "connected" }
             }, "log: \(stack.gateway.child.errorOutput.suffix(1500))")
             let read = try await stack.requestWhenReady("band", "settings")
@@ -63,7 +64,7 @@ struct FaultGatewayKillDuringConfigureTests {
             if point == .bandTookTheWrite {
                 #expect(bandGoal == new)
                 }
-            #expect(await eventually { Self.stepGoal(stack.last("band")?["settings"]) == bandGoal },
+            #expect(await stack.until { Self.stepGoal(stack.last("band")?["settings"]) == bandGoal },
                     "the retained state says what the band has")
             // The answer went out only if the old process got that far; if it did, it tells the truth.
             let answers = stack.payloads("band/response/settings").compactMap(stack.json).filter { $0["transaction"] as? String == "cfg" }

@@ -53,19 +53,17 @@ struct FaultHostilePayloadsTests {
         let configured = Self.straps.map { "  - address: \($0.address)\n    name: \($0.id)" }.joined(separator: "\n")
         // The simulated controller takes 7 links by default (a common controller limit); this one takes 10.
         try await Stack.with(scenarioDevices: scenario, configuredDevices: configured, adapterLines: ["max_connections: 10"]) { stack in
-            try #require(await eventually(timeout: .seconds(90)) {
+            try #require(await stack.until(timeout: .seconds(90)) {
                 Self.straps.allSatisfy { !stack.payloads("\($0.id)/sensor/heart_rate").isEmpty }
             }, "streaming: \(Self.straps.filter { !stack.payloads("\($0.id)/sensor/heart_rate").isEmpty }.map(\.id)); log: \(stack.gateway.child.errorOutput.suffix(3000))")
-            let counter = try MosquittoClients.subscriber(port: stack.broker.port, topics: ["\(stack.base)/+/sensor/heart_rate"],
-                                                          directory: stack.broker.directory, name: "samples")
-            defer { counter.signal(SIGKILL) }
+            let counter = try stack.witness(topics: ["\(stack.base)/+/sensor/heart_rate"], name: "samples")
             try await RequestMemoryEndToEndTests.quieten(stack)
-            func samples() -> Int { counter.output.utf8.reduce(0) { $1 == UInt8(ascii: "\n") ? $0 + 1 : $0 } }
-            try #require(await eventually(timeout: .seconds(30)) { samples() > 0 })
+            func samples() -> Int { counter.lineCount }
+            try #require(await counter.until(timeout: .seconds(30)) { samples() > 0 })
 
             // The rate before: the time the next 500 samples take (about 10 s at 50/s); the wait ends with them.
             let beforeStart = (ContinuousClock.now, samples())
-            try #require(await eventually(timeout: .seconds(60), interval: .milliseconds(20)) { samples() >= beforeStart.1 + 500 })
+            try #require(await counter.until(timeout: .seconds(60)) { samples() >= beforeStart.1 + 500 })
             let before = Self.rate(from: beforeStart, to: (ContinuousClock.now, samples()))
 
             let requester = try await RequestMemoryEndToEndTests.Requester.start(stack, 

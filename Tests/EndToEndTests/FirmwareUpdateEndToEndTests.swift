@@ -67,7 +67,7 @@ struct FirmwareUpdateEndToEndTests {
     func update(_ stack: Stack) -> [String: Any]? { state(stack)?["update"] as? [String: Any] }
 
     func connected(_ stack: Stack) async -> Bool {
-        await eventually(timeout: .seconds(45)) { state(stack)?["connection"] as? String == "connected" }
+        await stack.until(timeout: .seconds(45)) { state(stack)?["connection"] as? String == "connected" }
     }
 
     func inspect(_ stack: Stack) async throws -> [String: String] { try await stack.control.inspect(Self.band) }
@@ -98,7 +98,7 @@ struct FirmwareUpdateEndToEndTests {
             #expect(data["bytes"] as? Int == Self.image.count)
 
             // The state went updating → idle with the version read back, and shows it as the firmware too.
-            #expect(await eventually { update(stack)?["state"] as? String == "idle" && state(stack)?["firmware"] as? String == "2.2.0" })
+            #expect(await stack.until { update(stack)?["state"] as? String == "idle" && state(stack)?["firmware"] as? String == "2.2.0" })
             #expect(update(stack)?["firmware"] as? String == "2.2.0")
             let progress = progressSeen(stack)
             #expect(progress.contains { $0 > 0 && $0 < 100 }, "progress seen: \(progress)")
@@ -121,7 +121,7 @@ struct FirmwareUpdateEndToEndTests {
             let answer = try #require(try await dfu(stack, file: "nrfutil-signed.zip", sha256: Self.sha256(package), "n1"))
             #expect(answer["status"] as? String == "ok", "\(answer)")
             #expect((answer["data"] as? [String: Any])?["firmware"] as? String == "2.2.0")
-            #expect(await eventually { state(stack)?["firmware"] as? String == "2.2.0" })
+            #expect(await stack.until { state(stack)?["firmware"] as? String == "2.2.0" })
         }
     }
 
@@ -147,7 +147,7 @@ struct FirmwareUpdateEndToEndTests {
             let answer = try #require(try await dfu(stack, file: "legacy.zip", sha256: Self.sha256(Self.legacyPackage), "l1"))
             #expect(answer["status"] as? String == "ok", "\(answer)")
             #expect((answer["data"] as? [String: Any])?["firmware"] as? String == "2.3.1")
-            #expect(await eventually { state(stack)?["firmware"] as? String == "2.3.1" })
+            #expect(await stack.until { state(stack)?["firmware"] as? String == "2.3.1" })
         }
     }
 

@@ -34,8 +34,8 @@ struct GoFITEndToEndTests {
     @Test func wrongCodeFailsRightCodePairsAndTheKeySurvivesARestart() async throws {
         try await Stack.with(scenarioDevices: Self.scenario(), configuredDevices: Self.configuredDevices) { stack in
             // Unpaired: the state says so and one pairing_required event tells the user what to do.
-            #expect(await eventually(timeout: .seconds(45)) { lastState(stack)?["pairing"] as? String == "required" })
-            #expect(await eventually { stack.payloads("band/event").compactMap(stack.json).contains { $0["event"] as? String == "pairing_required" } })
+            #expect(await stack.until(timeout: .seconds(45)) { lastState(stack)?["pairing"] as? String == "required" })
+            #expect(await stack.until { stack.payloads("band/event").compactMap(stack.json).contains { $0["event"] as? String == "pairing_required" } })
             // Commands that need the pairing say so, naming the way out.
             try await stack.request("band/request/find", #"{"vibrations":2,"transaction":"early"}"#)
             #expect(error(await stack.response("band/response/find", transaction: "early")).code == "PAIRING_REQUIRED")
@@ -63,8 +63,8 @@ struct GoFITEndToEndTests {
             try await stack.request("bridge/request/device/pair/confirm", #"{"id":"band","code":"\#(code)","transaction":"c3"}"#)
             let confirmed = await stack.response("bridge/response/device/pair/confirm", transaction: "c3")
             #expect(confirmed?["status"] as? String == "ok")
-            #expect(await eventually { lastState(stack)?["pairing"] as? String == "paired" })
-            #expect(await eventually { lastState(stack)?["mac"] != nil && lastState(stack)?["settings"] != nil })
+            #expect(await stack.until { lastState(stack)?["pairing"] as? String == "paired" })
+            #expect(await stack.until { lastState(stack)?["mac"] != nil && lastState(stack)?["settings"] != nil })
 
             // The key is in the state directory, readable by the gateway's user only.
             let file = stack.broker.directory.file("state") + "/drivers/c0f170000001/credentials.json"
@@ -76,7 +76,7 @@ struct GoFITEndToEndTests {
             let statesBefore = stack.payloads("band").count
             try await stack.restartGateway()
             // (The old gateway's last states, `disconnecting`, still say paired: wait for the new one's connection.)
-            #expect(await eventually(timeout: .seconds(45)) {
+            #expect(await stack.until(timeout: .seconds(45)) {
                 stack.payloads("band").dropFirst(statesBefore).compactMap(stack.json).contains {
                     $0["pairing"] as? String == "paired" && $0["connection"] as? String == "connected"
                 }

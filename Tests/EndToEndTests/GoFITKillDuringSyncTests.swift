@@ -11,7 +11,7 @@ struct GoFITKillDuringSyncTests {
 
     /// Pairs the unpaired band with the code it shows, as a user would.
     static func pair(_ stack: Stack) async throws {
-        #expect(await eventually(timeout: .seconds(45)) { stack.last("band")?["pairing"] as? String == "required" })
+        #expect(await stack.until(timeout: .seconds(45)) { stack.last("band")?["pairing"] as? String == "required" })
         try await stack.request("bridge/request/device/pair", #"{"id":"band","transaction":"p1"}"#)
         #expect(await stack.response("bridge/response/device/pair", transaction: "p1") != nil)
         let code = try #require(try await stack.control.inspect(GoFITEndToEndTests.band)["pairing_code"])
@@ -33,20 +33,24 @@ struct GoFITKillDuringSyncTests {
             func records() -> [String] { Self.kinds.flatMap { stack.payloads("band/fitness/\($0)") } }
             try await stack.request("band/request/sync", #"{"transaction":"s1"}"#)
             // An eighth of the history on the broker, then the gateway dies without a word.
-            #expect(await eventually(timeout: .seconds(120)) { records().count >= total / 8 })
+            #expect(await stack.until(timeout: .seconds(120)) { records().count >= total / 8 })
             try #require(stack.payloads("band/response/sync").isEmpty, "the sync ended before the kill: nothing was interrupted")
             try await stack.killAndRestartGateway()
 
             let statesBefore = stack.payloads("band").count
-            #expect(await eventually(timeout: .seconds(45)) {
+            #expect(await stack.until(timeout: .seconds(45)) {
                 stack.payloads("band").dropFirst(statesBefore).compactMap(stack.json).contains {
                     $0["pairing"] as? String == "paired" && $0["connection"] as? String == "connected"
                 }
             })
             // The download resumes by itself on the new connection (a `sync` now would answer BUSY); wait until every
             // record's id has arrived.
-            func distinctIDs() -> Int { Set(records().compactMap { stack.json($0)?["id"] as? String }).count }
-            #expect(await eventually(timeout: .seconds(180)) { distinctIDs() >= total })
+            var seen = RecordIDs()
+            func distinctIDs() -> Int {
+                for kind in Self.kinds { seen.read(stack.payloads("band/fitness/\(kind)"), from: kind) }
+                return seen.ids.count
+            }
+            #expect(await stack.until(timeout: .seconds(180)) { distinctIDs() >= total })
 
             let byID = stack.recordsByID(records())
             #expect(byID.count == total, "every record of the band's history, by id")

@@ -42,21 +42,22 @@ struct InfiniTimeEndToEndTests {
         """
         try await Stack.with(scenarioDevices: Self.scenarioDevices, configuredDevices: Self.configuredDevices,
                              gatewayExtra: extra) { stack in
-            #expect(await eventually(timeout: .seconds(60)) { stack.payloads("wrist/availability").last == #"{"state":"online"}"# })
+            #expect(await stack.until(timeout: .seconds(60)) { stack.payloads("wrist/availability").last == #"{"state":"online"}"# })
             #expect(stack.payloads("bridge/devices").last?.contains(#""driver":"infinitime""#) == true)
-            #expect(await eventually { stack.last("wrist")?["firmware"] as? String == "1.16.0" })
+            #expect(await stack.until { stack.last("wrist")?["firmware"] as? String == "1.16.0" })
 
             // The clock and zone were set on connect.
             // Current Time first, then Local Time Information.
+            // eventually: what the simulated watch was written, asked over the simulator's control interface.
             #expect(await eventually { (try? await stack.control.inspect(Self.watch))?["time_zone_quarters"] != nil })
             #expect(try await stack.control.inspect(Self.watch)["time_writes"] == "1")
 
             // Steps count up from the watch's 4000; motion streams in m/s².
-            #expect(await eventually(timeout: .seconds(30)) { samples(stack, "wrist/sensor/steps").count >= 3 })
+            #expect(await stack.until(timeout: .seconds(30)) { samples(stack, "wrist/sensor/steps").count >= 3 })
             let steps = samples(stack, "wrist/sensor/steps").compactMap { $0["steps"] as? Int }
             // The first is the count read on connect: 4000, or a step more if the wearer walked on meanwhile.
             #expect((4000...4010).contains(steps.first ?? 0) && (steps.last ?? 0) > (steps.first ?? 0), "\(steps)")
-            #expect(await eventually { samples(stack, "wrist/sensor/accelerometer").count >= 20 })
+            #expect(await stack.until { samples(stack, "wrist/sensor/accelerometer").count >= 20 })
             let z = samples(stack, "wrist/sensor/accelerometer").compactMap { $0["z"] as? Double }
             #expect(z.allSatisfy { (-13 ... -5).contains($0) }, "gravity on -z, in m/s²: \(z.prefix(5))")
 
@@ -71,9 +72,9 @@ struct InfiniTimeEndToEndTests {
             try await stack.request("wrist/request/notify", #"{"body":"Mary","category":"call","transaction":"c1"}"#)
             #expect(await stack.response("wrist/response/notify", transaction: "c1")?["status"] as? String == "ok")
             try await stack.control.raiseEvent(Self.watch, .callAnswer)
-            #expect(await eventually { stack.payloads("wrist/event").contains { $0.contains(#""event":"call""#) && $0.contains(#""action":"answer""#) } })
+            #expect(await stack.until { stack.payloads("wrist/event").contains { $0.contains(#""event":"call""#) && $0.contains(#""action":"answer""#) } })
             try await stack.control.raiseEvent(Self.watch, .musicPlay)
-            #expect(await eventually { stack.payloads("wrist/event").contains { $0.contains(#""event":"music""#) && $0.contains(#""action":"play""#) } })
+            #expect(await stack.until { stack.payloads("wrist/event").contains { $0.contains(#""event":"music""#) && $0.contains(#""action":"play""#) } })
 
             // A release-style package, through the Legacy DFU the application serves.
             let sha256 = DFUPackageFile.sha256(of: package)
@@ -85,7 +86,7 @@ struct InfiniTimeEndToEndTests {
             #expect(data?["bytes"] as? Int == Self.image.count)
             #expect((data?["next_step"] as? String)?.contains("alidate") == true)
             #expect(try await stack.control.inspect(Self.watch)["dfu_updates"] == "1")
-            #expect(await eventually(timeout: .seconds(60)) { stack.payloads("wrist/availability").last == #"{"state":"online"}"# })
+            #expect(await stack.until(timeout: .seconds(60)) { stack.payloads("wrist/availability").last == #"{"state":"online"}"# })
         }
     }
 }

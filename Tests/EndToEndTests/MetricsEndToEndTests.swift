@@ -23,11 +23,12 @@ struct MetricsEndToEndTests {
           enabled: true
           listen: 127.0.0.1:\(port)
         """) { stack in
-            #expect(await eventually(timeout: .seconds(45)) { stack.payloads("strap/sensor/heart_rate").count >= 5 })
+            #expect(await stack.until(timeout: .seconds(45)) { stack.payloads("strap/sensor/heart_rate").count >= 5 })
             let seen = stack.payloads("strap/sensor/heart_rate").count
             var families: [String: [Sample]] = [:]
             // The gateway counts a sample before the broker delivers it: a scrape after the subscriber saw `seen`
             // counts at least as many.
+            // eventually: the gateway's /metrics page, a scrape of the process over HTTP.
             #expect(await eventually(timeout: .seconds(30)) {
                 guard let text = await Self.scrape(port: port) else { return false }
                 families = (try? await Self.parse(text)) ?? [:]

@@ -30,6 +30,12 @@ struct PolarEndToEndTests {
         stack.payloads(topic).compactMap(stack.json).compactMap { $0["ts"] as? Int }
     }
 
+    /// At least `count` sample times on `topic`. Counted on the payloads first, which are at least as many: a wait
+    /// re-checked at each of hundreds of messages a second decodes them only once there can be enough.
+    func hasTimes(_ stack: Stack, _ topic: String, _ count: Int) -> Bool {
+        stack.payloads(topic).count >= count && times(stack, topic).count >= count
+    }
+
     /// Samples the series lacks: the device stamps sample n at start + n / rate, so between the first and the last
     /// timestamp there are exactly (last − first) × rate / 1000 more (±1 for the milliseconds cut off each end).
     func missing(_ times: [Int], rate: Double) -> Int {
@@ -41,7 +47,7 @@ struct PolarEndToEndTests {
     @Test func ecgAt130HzAndAccelerationAt200HzTogetherWithoutLossAndHeartRateVariability() async throws {
         try await Stack.with(scenarioDevices: Self.scenarioDevices, configuredDevices: Self.configuredDevices,
                              gatewayExtra: "hrv:\n  window_s: 30\n  interval_s: 2") { stack in
-            #expect(await eventually(timeout: .seconds(60)) {
+            #expect(await stack.until(timeout: .seconds(60)) {
                 (stack.last("h10")?["capabilities"] as? [String: Any])?["sensors"] != nil
             })
             #expect(stack.payloads("bridge/devices").last?.contains(#""driver":"polar""#) == true)
@@ -52,8 +58,8 @@ struct PolarEndToEndTests {
             #expect(answer?["status"] as? String == "ok", "\(String(describing: answer))")
 
             // A few seconds of both streams at once.
-            #expect(await eventually(timeout: .seconds(60)) { times(stack, "h10/sensor/ecg").count >= 130 * 5 })
-            #expect(await eventually(timeout: .seconds(30)) { times(stack, "h10/sensor/accelerometer").count >= 200 * 5 })
+            #expect(await stack.until(timeout: .seconds(60)) { hasTimes(stack, "h10/sensor/ecg", 130 * 5) })
+            #expect(await stack.until(timeout: .seconds(30)) { hasTimes(stack, "h10/sensor/accelerometer", 200 * 5) })
             let ecg = times(stack, "h10/sensor/ecg")
             let acc = times(stack, "h10/sensor/accelerometer")
             #expect(missing(ecg, rate: 130) == 0, "ECG: \(ecg.count) samples over \(ecg.last! - ecg.first!) ms")
@@ -66,7 +72,7 @@ struct PolarEndToEndTests {
 
             // RR intervals on heart_rate, and from them sensor/hrv at the strap's 150 bpm.
             #expect(stack.payloads("h10/sensor/heart_rate").contains { $0.contains("rr_ms") })
-            #expect(await eventually(timeout: .seconds(60)) { stack.last("h10/sensor/hrv")?["rmssd_ms"] != nil })
+            #expect(await stack.until(timeout: .seconds(60)) { stack.last("h10/sensor/hrv")?["rmssd_ms"] != nil })
             let meanHR = stack.last("h10/sensor/hrv")?["mean_hr_bpm"] as? Double ?? 0
             #expect(abs(meanHR - 150) < 5, "\(String(describing: stack.last("h10/sensor/hrv")))")
         }
@@ -80,17 +86,17 @@ struct PolarEndToEndTests {
             advertising_interval: 100ms
             options: { bpm: 120 }
         """, configuredDevices: "  - address: \(sense)\n    name: sense", gatewayExtra: "hrv:\n  window_s: 30\n  interval_s: 2") { stack in
-            #expect(await eventually(timeout: .seconds(60)) {
+            #expect(await stack.until(timeout: .seconds(60)) {
                 (stack.last("sense")?["capabilities"] as? [String: Any])?["sensors"] != nil
             })
             try await stack.request("sense/request/configure", #"{"transaction":"ppx","sensors":{"ppg":{},"ppi":{}}}"#)
             let answer = await stack.response("sense/response/configure", transaction: "ppx")
             #expect(answer?["status"] as? String == "ok", "\(String(describing: answer))")
-            #expect(await eventually(timeout: .seconds(60)) { times(stack, "sense/sensor/ppg").count >= 55 * 3 })
+            #expect(await stack.until(timeout: .seconds(60)) { hasTimes(stack, "sense/sensor/ppg", 55 * 3) })
             let ppg = times(stack, "sense/sensor/ppg")
             #expect(missing(ppg, rate: 55) == 0, "PPG: \(ppg.count) samples over \(ppg.last! - ppg.first!) ms")
             // PPI beats at 120 bpm, and heart-rate variability from them.
-            #expect(await eventually(timeout: .seconds(60)) { stack.last("sense/sensor/hrv")?["rmssd_ms"] != nil })
+            #expect(await stack.until(timeout: .seconds(60)) { stack.last("sense/sensor/hrv")?["rmssd_ms"] != nil })
             let intervals = stack.payloads("sense/sensor/ppi").compactMap(stack.json).compactMap { $0["interval_ms"] as? Int }
             #expect(!intervals.isEmpty && intervals.allSatisfy { abs($0 - 500) <= 20 }, "\(intervals)")
             let meanHR = stack.last("sense/sensor/hrv")?["mean_hr_bpm"] as? Double ?? 0
@@ -108,7 +114,7 @@ struct PolarEndToEndTests {
             advertising_interval: 100ms
             options: { recording_speed: 3600 }
         """, configuredDevices: "  - address: \(recorder)\n    name: strap") { stack in
-            #expect(await eventually(timeout: .seconds(60)) {
+            #expect(await stack.until(timeout: .seconds(60)) {
                 (stack.last("strap")?["capabilities"] as? [String: Any])?["recording"] as? Bool == true
             })
             func ask(_ transaction: String, _ body: String) async throws -> [String: Any]? {
@@ -118,7 +124,7 @@ struct PolarEndToEndTests {
                 return answer?["data"] as? [String: Any]
             }
             _ = try await ask("start", #""action":"start","identifier":"e2e","sample_type":"hr","interval_s":1"#)
-            #expect(await eventually(timeout: .seconds(30)) {
+            #expect(await stack.until(timeout: .seconds(30)) {
                 (stack.last("strap")?["recording"] as? [String: Any])?["active"] as? Bool == true
             })
             _ = try await ask("stop", #""action":"stop""#)
@@ -128,7 +134,7 @@ struct PolarEndToEndTests {
             let fetched = try await ask("fetch", #""action":"fetch","identifier":"e2e""#)
             let rates = fetched?["heart_rates"] as? [Int] ?? []
             #expect(!rates.isEmpty && rates.allSatisfy { (55...66).contains($0) }, "\(rates)")
-            #expect(await eventually(timeout: .seconds(30)) {
+            #expect(await stack.until(timeout: .seconds(30)) {
                 (stack.last("strap/fitness/recording")?["heart_rates"] as? [Int]) == rates
             })
             _ = try await ask("remove", #""action":"remove","identifier":"e2e""#)

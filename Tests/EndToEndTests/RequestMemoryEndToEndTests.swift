@@ -57,15 +57,22 @@ struct RequestMemoryEndToEndTests {
     }
 
     /// Until the simulated adapter is attached, `scan/stop` is refused with ADAPTER_UNAVAILABLE; the flood should
-    /// take the successful path.
+    /// take the successful path. The gateway says BlueZ and its adapters changed with a new `bridge/info`: after a
+    /// refusal (or none, the gateway not yet subscribed), the next try waits for one.
     static func waitUntilTheAdapterAnswers(_ stack: Stack) async throws {
+        let deadline = ContinuousClock.now + .seconds(45)
         var attempt = 0
-        let ok = try await eventually(timeout: .seconds(45), interval: .milliseconds(200)) {
+        var ok = false
+        // Sent before the gateway subscribed, a request would be lost: it subscribes before its first `bridge/info`.
+        _ = await stack.until(timeout: .seconds(45)) { stack.payloads("bridge/info").contains { $0.contains(#""bluez_available":true"#) } }
+        while !ok, ContinuousClock.now < deadline {
             attempt += 1
+            let infos = stack.payloads("bridge/info").count
             try await stack.request("bridge/request/scan/stop", "{\"transaction\":\"ready-\(attempt)\"}")
             let answer = await stack.response("bridge/response/scan/stop", transaction: "ready-\(attempt)",
-                                              timeout: .seconds(10))
-            return answer?["status"] as? String == "ok"
+                                              timeout: min(.seconds(10), deadline - .now))
+            ok = answer?["status"] as? String == "ok"
+            if !ok { _ = await stack.until(timeout: deadline - .now) { stack.payloads("bridge/info").count > infos } }
         }
         try #require(ok, "scan/stop never answered ok; gateway log: \(stack.gateway.child.errorOutput.suffix(2000))")
     }
@@ -175,7 +182,8 @@ struct RequestMemoryEndToEndTests {
                     sent += 1
                 }
                 if sent == answered {
-                    // Everything sent is answered and the pace holds the next one back: the pace's tick.
+                    // Everything sent is answered and the pace holds the next one back: the pace's tick. A rate is time
+                    // itself, so no message can mark when the next request is due.
                     try await Task.sleep(for: .milliseconds(5))
                     continue
                 }
@@ -189,11 +197,8 @@ struct RequestMemoryEndToEndTests {
         }
 
         /// A hang guard: closes the client (ending `answers`) if the test is still waiting after `timeout`.
-        func closeAfter(_ timeout: Duration) -> Task<Void, Never> {
-            Task { [client] in
-                guard (try? await Task.sleep(for: timeout)) != nil else { return }
-                await client.close(timeout: .milliseconds(100))
-            }
+        func closeAfter(_ timeout: Duration) -> HangGuard {
+            HangGuard(after: timeout) { [client] in await client.close(timeout: .milliseconds(100)) }
         }
 
         func stop() async {

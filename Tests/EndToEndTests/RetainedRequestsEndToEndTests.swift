@@ -11,7 +11,7 @@ struct RetainedRequestsEndToEndTests {
     @Test func aRetainedRemoveIsRefusedLiveAndAtStartAndClearedFromTheBroker() async throws {
         let scenario = "  - kind: key_finder\n    address: \(Self.finder)\n    advertising_interval: 100ms"
         try await Stack.with(scenarioDevices: scenario, configuredDevices: nil) { stack in
-            try #require(await eventually(timeout: .seconds(60)) { stack.payloads("bridge/info").contains { $0.contains("\"bluez_available\":true") } })
+            try #require(await stack.until(timeout: .seconds(60)) { stack.payloads("bridge/info").contains { $0.contains("\"bluez_available\":true") } })
             try await stack.request("bridge/request/device/add", #"{"address":"\#(Self.finder)","driver":"standard","name":"victim","transaction":"add"}"#)
             #expect(await stack.response("bridge/response/device/add", transaction: "add")?["status"] as? String == "ok")
 
@@ -28,16 +28,21 @@ struct RetainedRequestsEndToEndTests {
                                                message: #"{"id":"victim","transaction":"stored"}"#, extraArguments: ["-r"])
             #expect(try await storedRequest(stack) != nil)
             try await stack.restartGateway()
-            try #require(await eventually(timeout: .seconds(60)) { stack.payloads("bridge/info").filter { $0.contains("\"bluez_available\":true") }.count >= 2 })
+            try #require(await stack.until(timeout: .seconds(60)) { stack.payloads("bridge/info").filter { $0.contains("\"bluez_available\":true") }.count >= 2 })
             let stored = await stack.response("bridge/response/device/remove", transaction: "stored")
             #expect(Stack.error(stored).code == "FORBIDDEN", "\(String(describing: stored))")
-            #expect(try await eventually { try await storedRequest(stack) == nil }, "cleared from the broker's store")
+            // The witness sees the gateway's clearing (an empty retained message) once the broker has taken it.
+            #expect(await stack.until { Stack.isCleared(stack.payloads("bridge/request/device/remove").last) }, "cleared")
+            #expect(try await storedRequest(stack) == nil, "cleared from the broker's store")
 
             // Neither ran: the device is still managed, and a plain request removes it.
             try await stack.request("bridge/request/device/remove", #"{"id":"victim","transaction":"plain"}"#)
             #expect(await stack.response("bridge/response/device/remove", transaction: "plain")?["status"] as? String == "ok")
-            // The clearing's echo was no request: exactly three answers on the topic.
-            try await Task.sleep(for: .milliseconds(500))
+            // The clearing's echo was no request: exactly three answers on the topic. The gateway takes messages in
+            // the broker's order and the echo reached it before `plain` did: an answer to it would have come before
+            // this health check's.
+            try await stack.request("bridge/request/health_check", #"{"transaction":"barrier"}"#)
+            #expect(await stack.response("bridge/response/health_check", transaction: "barrier") != nil)
             #expect(stack.payloads("bridge/response/device/remove").count == 3, "\(stack.payloads("bridge/response/device/remove"))")
         }
     }
@@ -59,40 +64,61 @@ struct StateKeptEndToEndTests {
     @Test func anAwayStrapsRetainedViewSurvivesAGatewayRestartAndABrokerRestart() async throws {
         let scenario = "  - kind: heart_rate_strap\n    address: \(Self.strap)\n    advertising_interval: 100ms"
         try await Stack.with(scenarioDevices: scenario, configuredDevices: "  - address: \(Self.strap)\n    driver: standard\n    name: strap") { stack in
-            try #require(await eventually(timeout: .seconds(60)) {
+            try #require(await stack.until(timeout: .seconds(60)) {
                 let state = stack.last("strap")
                 return state?["battery"] != nil && state?["firmware"] != nil && state?["connection"] as? String == "connected"
             }, "\(stack.payloads("strap"))")
             try await stack.control.setAdvertising(Self.strap, false)
             try await stack.control.dropLink(Self.strap)
-            try #require(await eventually(timeout: .seconds(60)) { try await retainedMessages(stack)["strap"]?.contains("\"disconnected\"") == true })
+            try #require(await stack.until(timeout: .seconds(60)) { stack.payloads("strap").last?.contains("\"disconnected\"") == true })
             let before = try await retainedView(stack)
             #expect(before["strap/availability"]?.contains("offline") == true)
 
+            let statesOfTheBridge = stack.payloads("bridge/state").count
             try await stack.restartGateway()
-            try #require(await eventually(timeout: .seconds(60)) { stack.payloads("bridge/info").filter { $0.contains("\"bluez_available\":true") }.count >= 2 })
-            try await Task.sleep(for: .seconds(1))
+            try #require(await stack.untilOnline(since: statesOfTheBridge))
+            // Strap states printed from here on are the new process's: the old one's reached the broker before its online.
+            let statesBefore = stack.payloads("strap").count
+            try #require(await stack.until(timeout: .seconds(60)) { stack.payloads("bridge/info").filter { $0.contains("\"bluez_available\":true") }.count >= 2 })
+            // The new process's session has tried the away strap once (`connecting`, then `disconnected`): what the
+            // restart publishes about it has been published.
+            try #require(await stack.until(timeout: .seconds(60)) {
+                let reported = stack.payloads("strap").dropFirst(statesBefore)
+                guard let attempt = reported.firstIndex(where: { $0.contains(#""connection":"connecting""#) }) else { return false }
+                return reported[attempt...].contains { $0.contains(#""connection":"disconnected""#) }
+            }, "\(stack.payloads("strap").dropFirst(statesBefore))")
             let afterRestart = try await retainedView(stack)
             #expect(afterRestart == before, "after the gateway's restart: \(afterRestart) vs \(before)")
 
+            let seenBefore = Dictionary(uniqueKeysWithValues: before.keys.map { ($0, stack.payloads($0).count) })
             await stack.broker.stop()
             try await stack.broker.start()
-            let restored = try await eventually(timeout: .seconds(60)) { try await retainedView(stack) == before }
+            // The gateway puts the documents back once it is connected again; the witness, reconnected too, sees them.
+            let restored = await stack.until(timeout: .seconds(60)) { witnessedView(stack, after: seenBefore) == before }
             let after = try await retainedView(stack)
-            #expect(restored, "after the broker's restart: \(after) vs \(before)")
+            #expect(restored && after == before, "after the broker's restart: \(after) vs \(before)")
         }
     }
 
     /// What a new subscriber gets for the strap's state and availability: the retained messages, by topic, with the
     /// one live fact left out of the state — `connection`, which moves between `disconnected` and `connecting` as
     /// the gateway keeps trying to reach the strap, before the restart as after it.
-    func retainedView(_ stack: Stack) async throws -> [String: String] {
-        var view = try await retainedMessages(stack)
+    func retainedView(_ stack: Stack) async throws -> [String: String] { withoutConnection(try await retainedMessages(stack)) }
+
+    func withoutConnection(_ view: [String: String]) -> [String: String] {
+        var view = view
         if let state = view["strap"] {
             view["strap"] = state.replacingOccurrences(of: #""connection":"connecting","#, with: "")
                 .replacingOccurrences(of: #""connection":"disconnected","#, with: "")
         }
         return view
+    }
+
+    /// The same view from what the witness saw: the last payload on each topic after its first `counts[topic]`.
+    func witnessedView(_ stack: Stack, after counts: [String: Int]) -> [String: String] {
+        withoutConnection(counts.reduce(into: [:]) { view, seen in
+            view[seen.key] = stack.payloads(seen.key).dropFirst(seen.value).last
+        })
     }
 
     func retainedMessages(_ stack: Stack) async throws -> [String: String] {

@@ -13,9 +13,9 @@ import Wear2MQTTTesting
 struct RoamingEndToEndTests {
     @Test func theStrapFollowsTheWearerAndSurvivesItsOwnersDeath() async throws {
         try await RoamingSite.with(["kitchen": -55, "living": -80, "bedroom": -85]) { site in
-            #expect(await eventually(timeout: .seconds(60)) { site.presence == "kitchen" },
+            #expect(await site.until(timeout: .seconds(60)) { site.presence == "kitchen" },
                     "presence: \(site.payloads("strap/presence")); kitchen's log: \(site.rooms["kitchen"]!.gateway.child.errorOutput.suffix(3000))")
-            #expect(await eventually(timeout: .seconds(30)) { site.payloads("strap/sensor/heart_rate").count >= 3 })
+            #expect(await site.until(timeout: .seconds(30)) { site.payloads("strap/sensor/heart_rate").count >= 3 })
 
             // The wearer walks into the living room.
             let walked = ContinuousClock.now
@@ -33,17 +33,19 @@ struct RoamingEndToEndTests {
             let handover = ContinuousClock.now - walked
             // The kitchen stopped publishing before it handed over: samples from here on are the living room's.
             let samplesAtHandover = site.payloads("strap/sensor/heart_rate").count
-            #expect(await eventually(timeout: .seconds(30), interval: .milliseconds(20)) {
+            #expect(await site.until(timeout: .seconds(30)) {
                 site.payloads("strap/sensor/heart_rate").count > samplesAtHandover
             })
             let flowing = ContinuousClock.now - walked
             print("figure: handover \(RoamingSite.seconds(handover)) s after the strap became 30 dB stronger in the next room, "
                   + "samples again after \(RoamingSite.seconds(flowing)) s (target ≤ 10 s)")
             #expect(site.owners == ["kitchen", "living"])
-            #expect(await eventually(timeout: .seconds(30)) {
+            #expect(await site.until(timeout: .seconds(30)) {
                 site.transactions("strap/response/refresh").count >= sent && site.transactions("bridge/response/health_check").count >= sent
             })
-            try await Task.sleep(for: .seconds(1))
+            // A second answer, were there one, would come from a gateway that took the request: each gateway goes
+            // through two report intervals of its own first.
+            #expect(await site.untilEachReported(2, after: site.reportCounts))
             for (topic, prefix) in [("strap/response/refresh", "r"), ("bridge/response/health_check", "h")] {
                 let answered = site.transactions(topic)
                 #expect(answered.sorted() == (0..<sent).map { "\(prefix)\($0)" }.sorted(), "\(topic): \(answered.count) answers to \(sent)")
@@ -52,16 +54,22 @@ struct RoamingEndToEndTests {
 
             // The bedroom now hears the strap better than the kitchen (the living room, its owner, best of all); once
             // the levels have settled, the living room's gateway dies.
+            let reportsBefore = site.reportCounts
             try await site.walk(["bedroom": -62, "kitchen": -75])
-            try await Task.sleep(for: .seconds(4))
+            // Settled: two reports of each room heard the strap at its new level (the referee smooths each report in).
+            #expect(await site.until(timeout: .seconds(30)) {
+                ["bedroom": -62.0, "kitchen": -75.0].allSatisfy { room, level in
+                    site.heardLevels(of: room, after: reportsBefore[room]!).filter { abs($0 - level) < 1 }.count >= 2
+                }
+            }, "bedroom: \(site.heardLevels(of: "bedroom", after: reportsBefore["bedroom"]!)), kitchen: \(site.heardLevels(of: "kitchen", after: reportsBefore["kitchen"]!))")
             #expect(site.owners == ["kitchen", "living"])
             let killed = ContinuousClock.now
             site.rooms["living"]!.gateway.child.signal(SIGKILL)
-            #expect(await eventually(timeout: .seconds(60)) { site.presence == "bedroom" },
+            #expect(await site.until(timeout: .seconds(60)) { site.presence == "bedroom" },
                     "owners: \(site.owners); presence: \(site.payloads("strap/presence"))")
             let takeover = ContinuousClock.now - killed
             let after = site.payloads("strap/sensor/heart_rate").count
-            #expect(await eventually(timeout: .seconds(30), interval: .milliseconds(20)) {
+            #expect(await site.until(timeout: .seconds(30)) {
                 site.payloads("strap/sensor/heart_rate").count > after
             })
             let restored = ContinuousClock.now - killed

@@ -6,8 +6,9 @@ import Wear2MQTTTesting
 
 /// A site of real gateways for the roaming suites (docs/roaming.md): one mosquitto, or two bridged to each other; one
 /// room per gateway, each with its own private bus and its own `wear2mqtt-sim` simulating the same strap at the level
-/// that room's adapter hears it; a `mosquitto_sub` witness of the base topic on every broker. The wearer walks through
-/// the simulators' `SetRSSI`. Every process is stopped by pid afterwards, also when the test throws.
+/// that room's adapter hears it; a `mosquitto_sub` witness of the base topic on every broker, each message of which
+/// wakes `until`. The wearer walks through the simulators' `SetRSSI`. Every process is stopped by pid afterwards, also
+/// when the test throws.
 struct RoamingSite {
     static let strap = "C0:FF:EE:00:00:01"
 
@@ -51,19 +52,49 @@ struct RoamingSite {
     let brokers: [MosquittoBroker]
     let base: String
     /// One witness per broker, subscribed to everything under the base.
-    let witnesses: [ChildProcess]
+    let witnesses: [MosquittoWitness]
+    /// Told of every message any witness prints.
+    let changes: ChangeNotifier
     var rooms: [String: Room]
 
     var broker: MosquittoBroker { brokers[0] }
 
     /// Every payload on `topic` (under the base) the witness of broker `on` saw, in its order.
-    /// Split as bytes: the witness of a long test holds hundreds of kilobytes, read again on every poll, and a split
-    /// by characters costs the test process (where the in-memory suites run too) many times more.
-    func payloads(_ topic: String, on broker: Int = 0) -> [String] {
-        let prefix = Array("\(base)/\(topic) ".utf8)
-        return witnesses[broker].output.utf8.split(separator: UInt8(ascii: "\n")).filter { $0.starts(with: prefix) }
-            .map { String(decoding: $0.dropFirst(prefix.count), as: UTF8.self) }
+    func payloads(_ topic: String, on broker: Int = 0) -> [String] { witnesses[broker].payloads("\(base)/\(topic)") }
+
+    /// True as soon as `condition` holds, checked now and after each message a witness prints; false if it still does
+    /// not after `timeout`, a failure guard in real time.
+    func until(timeout: Duration = .seconds(20), _ condition: () async throws -> Bool) async rethrows -> Bool {
+        try await changes.until(timeout: timeout, condition)
     }
+
+    /// The sighting reports of `gateway` (its `bridge/site/sightings/<gateway>`, every `roaming.report_interval_s`) the
+    /// witness of broker `on` saw.
+    func reports(of gateway: String, on broker: Int = 0) -> Int { payloads("bridge/site/sightings/\(gateway)", on: broker).count }
+
+    /// True once every gateway `before` names has published `count` more sighting reports than it counted: each has
+    /// gone through that many report intervals of its own since, so whatever it was to publish in that time it has
+    /// published. Every one of them must be running (a gateway stopped or gone reports nothing).
+    func untilEachReported(_ count: Int, after before: [String: Int], timeout: Duration = .seconds(30)) async -> Bool {
+        await until(timeout: timeout) {
+            before.allSatisfy { gateway, seen in reports(of: gateway) >= seen + count }
+        }
+    }
+
+    /// The strap's level in each report of `gateway` after its first `after` that heard it.
+    func heardLevels(of gateway: String, after: Int) -> [Double] {
+        payloads("bridge/site/sightings/\(gateway)").dropFirst(after).compactMap { report in
+            let strap = (json(report)?["devices"] as? [String: Any])?["strap"] as? [String: Any]
+            guard let heard = strap?["heard"] as? Int, heard > 0 else { return nil }
+            return (strap?["rssi"] as? NSNumber)?.doubleValue
+        }
+    }
+
+    /// The sighting reports of every gateway so far: the site's own clock, a report per gateway and interval.
+    var allReports: Int { rooms.keys.reduce(0) { $0 + reports(of: $1) } }
+
+    /// The reports each gateway has published so far, for `untilEachReported`.
+    var reportCounts: [String: Int] { Dictionary(uniqueKeysWithValues: rooms.keys.map { ($0, reports(of: $0)) }) }
 
     func json(_ text: String) -> [String: Any]? { (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] }
 
@@ -91,9 +122,10 @@ struct RoamingSite {
     static func start(_ levels: [String: Int], _ setup: Setup = Setup()) async throws -> RoamingSite {
         let base = "site/\(UUID().uuidString.prefix(8))"
         var brokers: [MosquittoBroker] = []
-        var witnesses: [ChildProcess] = []
+        var witnesses: [MosquittoWitness] = []
         var rooms: [String: Room] = [:]
-        var site: RoamingSite { RoamingSite(brokers: brokers, base: base, witnesses: witnesses, rooms: rooms) }
+        let changes = ChangeNotifier()
+        var site: RoamingSite { RoamingSite(brokers: brokers, base: base, witnesses: witnesses, changes: changes, rooms: rooms) }
         do {
             for index in 0..<setup.brokers {
                 // The second broker bridges the base topic both ways to the first, as a house with a broker per
@@ -106,8 +138,10 @@ struct RoamingSite {
                 let broker = try MosquittoBroker(extraLines: bridge)
                 brokers.append(broker)
                 try await broker.start()
-                witnesses.append(try MosquittoClients.subscriber(port: broker.port, topics: ["\(base)/#"], arguments: ["-V", "5"],
-                                                                 directory: broker.directory, name: "witness"))
+                let witness = try MosquittoWitness(port: broker.port, topics: ["\(base)/#"], arguments: ["-V", "5"],
+                                                   directory: broker.directory, name: "witness")
+                witness.changes.forward(to: changes)
+                witnesses.append(witness)
             }
             if setup.brokers > 1 { try await waitForTheBridge(site) }
             let simulatorPath = URL(fileURLWithPath: GatewayProcess.executablePath).deletingLastPathComponent()
@@ -151,7 +185,7 @@ struct RoamingSite {
             // The strap appears once every gateway is in the site: started one after another, on a loaded machine the
             // first could otherwise be the only one its referee knows when it gives the strap out.
             let names = Array(rooms.keys)
-            let joined = await eventually(timeout: .seconds(60), interval: .milliseconds(100)) {
+            let joined = await site.until(timeout: .seconds(60)) {
                 names.allSatisfy { !site.payloads("bridge/site/gateways/\($0)").isEmpty }
             }
             guard joined else { throw TestSetupError("not every gateway joined the site: \(names)") }
@@ -163,15 +197,21 @@ struct RoamingSite {
         return site
     }
 
-    /// Publishes a probe on the first broker until the second one's witness sees it: the bridge is up.
+    /// Waits until a probe published on the first broker reaches the second one's witness: the bridge is up. Both
+    /// probes are retained, so neither is missed by a subscriber that comes later: the second broker's witness
+    /// sees its own broker's probe once it has subscribed, and the bridge gets the first broker's (retained messages
+    /// are sent to each new subscription) whenever it connects.
     private static func waitForTheBridge(_ site: RoamingSite) async throws {
-        var probes = 0
-        let crossed = await eventually(timeout: .seconds(30), interval: .milliseconds(100)) {
-            probes += 1
-            try? await MosquittoClients.publish(port: site.broker.port, topic: "\(site.base)/probe", message: "\(probes)")
-            return !site.payloads("probe", on: 1).isEmpty
+        try await MosquittoClients.publish(port: site.brokers[1].port, topic: "\(site.base)/probe/witness", message: "subscribed",
+                                           extraArguments: ["-r"])
+        guard await site.until(timeout: .seconds(30), { !site.payloads("probe/witness", on: 1).isEmpty }) else {
+            throw TestSetupError("the second broker's witness never subscribed: \(site.brokers[1].directory.path)")
         }
-        guard crossed else { throw TestSetupError("the bridge between the two brokers did not come up: \(site.brokers[1].directory.path)") }
+        try await MosquittoClients.publish(port: site.broker.port, topic: "\(site.base)/probe/bridge", message: "crossed",
+                                           extraArguments: ["-r"])
+        guard await site.until(timeout: .seconds(30), { !site.payloads("probe/bridge", on: 1).isEmpty }) else {
+            throw TestSetupError("the bridge between the two brokers did not come up: \(site.brokers[1].directory.path)")
+        }
     }
 
     /// Starts a site, runs `body`, and stops every process whether `body` returns or throws.

@@ -28,15 +28,16 @@ struct RoamingSiteFaultTests {
             for (room, seed) in zip(rooms, [UInt64(2611), 2612]) {
                 let control = site.rooms[room]!.control
                 // The simulator's control interface is up a moment after its process starts.
+                // eventually: the simulator's control interface, asked until its process answers.
                 #expect(await eventually(timeout: .seconds(30)) {
                     (try? await control.setRSSINoise(RoamingSite.strap, amplitude: 4, seed: seed)) != nil
                 })
             }
-            #expect(await eventually(timeout: .seconds(60)) { !site.owners.isEmpty }, "owners: \(site.owners)")
+            #expect(await site.until(timeout: .seconds(60)) { !site.owners.isEmpty }, "owners: \(site.owners)")
             let reportsBefore = Dictionary(uniqueKeysWithValues: rooms.map { ($0, site.payloads("bridge/site/sightings/\($0)").count) })
             let reports = 1200
             let started = ContinuousClock.now
-            #expect(await eventually(timeout: .seconds(600), interval: .seconds(2)) {
+            #expect(await site.until(timeout: .seconds(600)) {
                 rooms.allSatisfy { site.payloads("bridge/site/sightings/\($0)").count >= reportsBefore[$0]! + reports }
             })
             let elapsed = ContinuousClock.now - started
@@ -73,8 +74,8 @@ struct RoamingSiteFaultTests {
     @Test func aWalkAcrossTwoBridgedBrokersHandsTheStrapOverAndRequestsOnTheRefereesBrokerAreAnsweredOnce() async throws {
         let setup = RoamingSite.Setup(brokers: 2, brokerOfRoom: ["bedroom": 1])
         try await RoamingSite.with(["kitchen": -55, "living": -80, "bedroom": -85], setup) { site in
-            #expect(await eventually(timeout: .seconds(60)) { site.presence == "kitchen" }, "presence: \(site.payloads("strap/presence"))")
-            #expect(await eventually(timeout: .seconds(30)) { site.payloads("strap/sensor/heart_rate").count >= 3 })
+            #expect(await site.until(timeout: .seconds(60)) { site.presence == "kitchen" }, "presence: \(site.payloads("strap/presence"))")
+            #expect(await site.until(timeout: .seconds(30)) { site.payloads("strap/sensor/heart_rate").count >= 3 })
             var sent = 0
             /// Walks, then sends requests to both brokers in turn until `room` holds the strap; the handover time.
             func walk(_ levels: [String: Int], to room: String) async throws -> (moved: Double, flowing: Double) {
@@ -87,13 +88,15 @@ struct RoamingSiteFaultTests {
                     try await MosquittoClients.publish(port: port, topic: "\(site.base)/bridge/request/health_check",
                                                        message: "{\"transaction\":\"h\(sent)\"}")
                     sent += 1
-                    // About five pairs a second: every process spawned costs the machine the rest of the suite runs on.
-                    _ = await eventually(timeout: .milliseconds(200), interval: .milliseconds(50)) { site.presence == room }
+                    // A pair a report of the site (three gateways, one each every 0.5 s: about six a second), by the
+                    // site's own clock: every process spawned costs the machine the rest of the suite runs on.
+                    let reports = site.allReports
+                    _ = await site.until(timeout: .seconds(30)) { site.presence == room || site.allReports > reports }
                 }
                 let moved = ContinuousClock.now - walked
                 #expect(site.presence == room)
                 let samples = site.payloads("strap/sensor/heart_rate").count
-                #expect(await eventually(timeout: .seconds(30), interval: .milliseconds(20)) {
+                #expect(await site.until(timeout: .seconds(30)) {
                     site.payloads("strap/sensor/heart_rate").count > samples
                 })
                 return (RoamingSite.seconds(moved), RoamingSite.seconds(ContinuousClock.now - walked))
@@ -104,14 +107,15 @@ struct RoamingSiteFaultTests {
 
             // Every response reaches both brokers: wait for the answers that must come, on both.
             let due = Set((0..<sent).map { "h\($0)" } + stride(from: 1, to: sent, by: 2).map { "r\($0)" })
-            #expect(await eventually(timeout: .seconds(30)) {
+            #expect(await site.until(timeout: .seconds(30)) {
                 (0..<2).allSatisfy { broker in
                     due.isSubset(of: site.transactions("bridge/response/health_check", on: broker)
                         + site.transactions("strap/response/refresh", on: broker))
                 }
             })
-            // Not synchronisation: the time a second answer, were there one, would have to show up.
-            try await Task.sleep(for: .seconds(1))
+            // A second answer, were there one, would come from a gateway that took the request: each gateway goes
+            // through two report intervals of its own first.
+            #expect(await site.untilEachReported(2, after: site.reportCounts))
             var anomalies: [String] = []
             for broker in 0..<2 {
                 let bridgeAnswers = site.transactions("bridge/response/health_check", on: broker)
@@ -163,8 +167,8 @@ struct RoamingSiteFaultTests {
     static func cutOff(owner: String, next: String, levels: [String: Int]) async throws {
         let setup = RoamingSite.Setup(keepaliveSeconds: 60, restingRateOfRoom: restingRates)
         try await RoamingSite.with(levels, setup) { site in
-            #expect(await eventually(timeout: .seconds(60)) { site.presence == owner }, "presence: \(site.payloads("strap/presence"))")
-            #expect(await eventually(timeout: .seconds(30)) { site.payloads("strap/sensor/heart_rate").count >= 3 })
+            #expect(await site.until(timeout: .seconds(60)) { site.presence == owner }, "presence: \(site.payloads("strap/presence"))")
+            #expect(await site.until(timeout: .seconds(30)) { site.payloads("strap/sensor/heart_rate").count >= 3 })
             func samples() -> [(room: String, ts: Int64)] {
                 site.payloads("strap/sensor/heart_rate").compactMap(site.json).compactMap { sample in
                     guard let bpm = sample["bpm"] as? Int, let ts = (sample["ts"] as? NSNumber)?.int64Value,
@@ -182,14 +186,18 @@ struct RoamingSiteFaultTests {
             site.rooms[owner]!.gateway.child.signal(SIGSTOP)
             var duringCut = 0
             while site.owners.last != next, ContinuousClock.now - cut < .seconds(120) {
-                try await request("c\(duringCut)")
-                duringCut += 1
-                // Four a second (each is a process spawned), until the strap has a new owner.
-                _ = await eventually(timeout: .milliseconds(250), interval: .milliseconds(50)) { site.owners.last == next }
+                // Two a report of the gateway still running (one every 0.5 s: about four a second, each a process
+                // spawned), by the site's own clock, until the strap has a new owner.
+                let reports = site.allReports
+                for _ in 0..<2 {
+                    try await request("c\(duringCut)")
+                    duringCut += 1
+                }
+                _ = await site.until(timeout: .seconds(30)) { site.owners.last == next || site.allReports > reports }
             }
             let takeover = ContinuousClock.now - cut
-            #expect(await eventually(timeout: .seconds(30), interval: .milliseconds(50)) { site.presence == next }, "owners: \(site.owners)")
-            #expect(await eventually(timeout: .seconds(30), interval: .milliseconds(100)) { samples().contains { $0.room == next } })
+            #expect(await site.until(timeout: .seconds(30)) { site.presence == next }, "owners: \(site.owners)")
+            #expect(await site.until(timeout: .seconds(30)) { samples().contains { $0.room == next } })
             let restored = ContinuousClock.now - cut
             let willFired = site.payloads("bridge/site/gateways/\(owner)").contains { Stack.isCleared($0) }
             #expect(!willFired, "the takeover waited for the broker's will")
@@ -202,10 +210,11 @@ struct RoamingSiteFaultTests {
             let healed = ContinuousClock.now
             site.rooms[owner]!.gateway.child.signal(SIGCONT)
             let control = site.rooms[owner]!.control
+            // eventually: the link as the owner's simulator sees it, asked over its control interface.
             #expect(await eventually(timeout: .seconds(60)) {
                 (try? await control.listDevices())?.first { $0.address == RoamingSite.strap }?.state != "connected"
             }, "\(owner)'s log: \(site.rooms[owner]!.gateway.child.errorOutput.suffix(3000))")
-            #expect(await eventually(timeout: .seconds(60)) {
+            #expect(await site.until(timeout: .seconds(60)) {
                 site.payloads("bridge/site/handoff/strap").compactMap(site.json).contains {
                     $0["from"] as? String == owner && $0["epoch"] as? Int == epoch
                 }
@@ -214,11 +223,12 @@ struct RoamingSiteFaultTests {
 
             // After the heal: one owner, and requests answered by it alone.
             for index in 0..<20 { try await request("a\(index)") }
-            #expect(await eventually(timeout: .seconds(30)) {
+            #expect(await site.until(timeout: .seconds(30)) {
                 Set(site.transactions("strap/response/refresh").filter { $0.hasPrefix("a") }).count == 20
             })
-            // Not synchronisation: the time a second answer, were there one, would have to show up.
-            try await Task.sleep(for: .seconds(1))
+            // A second answer, were there one, would come from a gateway that took the request: each gateway goes
+            // through two report intervals of its own first.
+            #expect(await site.untilEachReported(2, after: site.reportCounts))
             #expect(site.presence == next && site.owners == [owner, next], "owners: \(site.owners)")
             let answers = Dictionary(grouping: site.transactions("strap/response/refresh"), by: { $0 }).mapValues(\.count)
             #expect(answers.values.allSatisfy { $0 == 1 }, "answered more than once: \(answers.filter { $0.value > 1 })")

@@ -37,7 +37,7 @@ struct SimulatedWearablesTests {
     @Test func samplesStateAvailabilityAndFindFlowThroughTheGateway() async throws {
         let stack = try await Stack.start(scenarioDevices: Self.scenarioDevices, configuredDevices: Self.configuredDevices)
         // Heart rate and RR intervals on sensor/heart_rate.
-        #expect(await eventually(timeout: .seconds(45)) { stack.payloads("strap/sensor/heart_rate").count >= 5 })
+        #expect(await stack.until(timeout: .seconds(45)) { stack.payloads("strap/sensor/heart_rate").count >= 5 })
         let samples = stack.payloads("strap/sensor/heart_rate").compactMap(stack.json)
         #expect(samples.allSatisfy { ($0["bpm"] as? Int).map { (40...200).contains($0) } ?? false })
         #expect(samples.contains { ($0["rr_ms"] as? [Double])?.isEmpty == false })
@@ -56,24 +56,24 @@ struct SimulatedWearablesTests {
         // online again between two looks (seen on a loaded machine).
         let availabilityBefore = stack.payloads("strap/availability").count
         try await stack.control.dropLink(Self.strap)
-        #expect(await eventually(timeout: .seconds(30)) {
+        #expect(await stack.until(timeout: .seconds(30)) {
             stack.payloads("strap/availability").dropFirst(availabilityBefore).contains(#"{"state":"offline"}"#)
         })
-        #expect(await eventually(timeout: .seconds(45)) { stack.payloads("strap/availability").last == #"{"state":"online"}"# })
+        #expect(await stack.until(timeout: .seconds(45)) { stack.payloads("strap/availability").last == #"{"state":"online"}"# })
         let before = stack.payloads("strap/sensor/heart_rate").count
-        #expect(await eventually(timeout: .seconds(30)) { stack.payloads("strap/sensor/heart_rate").count >= before + 3 })
+        #expect(await stack.until(timeout: .seconds(30)) { stack.payloads("strap/sensor/heart_rate").count >= before + 3 })
 
         // find on the key finder writes a high alert level to it.
-        #expect(await eventually(timeout: .seconds(45)) { stack.payloads("tag/availability").last == #"{"state":"online"}"# })
+        #expect(await stack.until(timeout: .seconds(45)) { stack.payloads("tag/availability").last == #"{"state":"online"}"# })
         try await stack.request("tag/request/find", #"{"level":"high","transaction":"t1"}"#)
-        #expect(await eventually { stack.payloads("tag/response/find").last == #"{"status":"ok","data":{"level":"high"},"transaction":"t1"}"# })
+        #expect(await stack.until { stack.payloads("tag/response/find").last == #"{"status":"ok","data":{"level":"high"},"transaction":"t1"}"# })
         #expect(try await stack.control.received(Self.tag, characteristic: "2a06") == [[2]])
         await stack.stop()
     }
 
     @Test func anMQTT5RequestIsAnsweredOnItsResponseTopicWithItsCorrelationData() async throws {
         let stack = try await Stack.start(scenarioDevices: Self.scenarioDevices, configuredDevices: Self.configuredDevices)
-        #expect(await eventually(timeout: .seconds(45)) { stack.payloads("tag/availability").last == #"{"state":"online"}"# })
+        #expect(await stack.until(timeout: .seconds(45)) { stack.payloads("tag/availability").last == #"{"state":"online"}"# })
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let client = try MQTTClient(configuration: MQTTClientConfiguration(
@@ -81,11 +81,13 @@ struct SimulatedWearablesTests {
             spoolDirectory: directory.file("spool")))
         try client.subscribe("replies/\(stack.base)")
         let running = Task { try await client.run() }
-        #expect(await eventually { client.statistics.connected })
-        try await Task.sleep(for: .milliseconds(200))
+        var replies = client.messages.makeAsyncIterator()
+        // The client is connected and subscribed once a message retained on its reply topic comes back to it.
+        try await MosquittoClients.publish(port: stack.broker.port, topic: "replies/\(stack.base)", message: "subscribed",
+                                           extraArguments: ["-r"])
+        #expect(await replies.next()?.text == "subscribed", "the client never subscribed")
         client.publish(OutgoingMessage(topic: "\(stack.base)/tag/request/refresh", text: "{}", qos: .atLeastOnce,
                                        properties: MQTTProperties(responseTopic: "replies/\(stack.base)", correlationData: [7, 7, 7])))
-        var replies = client.messages.makeAsyncIterator()
         let reply = try #require(await replies.next())
         #expect(reply.properties.correlationData == [7, 7, 7])
         #expect(reply.text.hasPrefix(#"{"status":"ok""#))
@@ -108,57 +110,57 @@ struct SimulatedWearablesTests {
     @Test func devicesAreFoundAddedPairedTunedRenamedAndRemovedOverMQTT() async throws {
         let stack = try await Stack.start(scenarioDevices: Self.scenarioDevices, configuredDevices: nil)
         // Requests sent before the gateway subscribed would be lost: wait until it has BlueZ.
-        #expect(await eventually(timeout: .seconds(45)) { stack.payloads("bridge/info").last?.contains(#""bluez_available":true"#) == true })
+        #expect(await stack.until(timeout: .seconds(45)) { stack.payloads("bridge/info").last?.contains(#""bluez_available":true"#) == true })
         // scan streams device_found events and lists what it found.
         try await stack.request("bridge/request/scan", #"{"duration_s":3,"filter":{"uuids":["180d"]}}"#)
-        #expect(await eventually { stack.payloads("bridge/event").contains { $0.contains("device_found") && $0.contains(Self.strap) } })
-        #expect(await eventually { stack.payloads("bridge/response/scan").last?.contains(Self.strap) == true })
+        #expect(await stack.until { stack.payloads("bridge/event").contains { $0.contains("device_found") && $0.contains(Self.strap) } })
+        #expect(await stack.until { stack.payloads("bridge/response/scan").last?.contains(Self.strap) == true })
         #expect(stack.payloads("bridge/response/scan").last?.contains(Self.tag) == false, "the filter admits heart-rate devices only")
 
         // device/add: the driver is chosen from the advertisement, the id derived from driver and address.
         try await stack.request("bridge/request/device/add", #"{"address":"\#(Self.strap.lowercased())"}"#)
         let id = "standard_c0ffee000001"
-        #expect(await eventually { stack.payloads("bridge/response/device/add").last?.contains(#""id":"\#(id)""#) == true })
-        #expect(await eventually(timeout: .seconds(45)) { stack.payloads("\(id)/availability").last == #"{"state":"online"}"# })
-        #expect(await eventually { stack.payloads("bridge/devices").last?.contains(id) == true })
+        #expect(await stack.until { stack.payloads("bridge/response/device/add").last?.contains(#""id":"\#(id)""#) == true })
+        #expect(await stack.until(timeout: .seconds(45)) { stack.payloads("\(id)/availability").last == #"{"state":"online"}"# })
+        #expect(await stack.until { stack.payloads("bridge/devices").last?.contains(id) == true })
         try await stack.request("bridge/request/device/add", #"{"address":"\#(Self.strap)"}"#)
-        #expect(await eventually { stack.payloads("bridge/response/device/add").last?.contains("INVALID_VALUE") == true })
+        #expect(await stack.until { stack.payloads("bridge/response/device/add").last?.contains("INVALID_VALUE") == true })
 
         // Pairing with the passkey the device shows.
         try await stack.request("bridge/request/device/pair", #"{"id":"\#(id)"}"#)
-        #expect(await eventually { stack.payloads("bridge/response/device/pair").last?.contains("code_required") == true })
+        #expect(await stack.until { stack.payloads("bridge/response/device/pair").last?.contains("code_required") == true })
         try await stack.request("bridge/request/device/pair/confirm", #"{"id":"\#(id)","code":"246810"}"#)
-        #expect(await eventually { stack.payloads("bridge/response/device/pair/confirm").last?.contains(#""paired""#) == true })
+        #expect(await stack.until { stack.payloads("bridge/response/device/pair/confirm").last?.contains(#""paired""#) == true })
 
         // Batching: samples arrive as {"samples":[…]}.
         try await stack.request("bridge/request/device/options", #"{"id":"\#(id)","options":{"batch_ms":1000}}"#)
-        #expect(await eventually(timeout: .seconds(45)) { stack.payloads("\(id)/sensor/heart_rate").last?.hasPrefix(#"{"samples":["#) == true })
+        #expect(await stack.until(timeout: .seconds(45)) { stack.payloads("\(id)/sensor/heart_rate").last?.hasPrefix(#"{"samples":["#) == true })
 
         // Rename: the old retained topics are cleared, the device goes on under its new id.
         try await stack.request("bridge/request/device/rename", #"{"id":"\#(id)","name":"chest"}"#)
-        #expect(await eventually(timeout: .seconds(45)) { stack.payloads("chest/availability").last == #"{"state":"online"}"# })
-        #expect(await eventually { Stack.isCleared(stack.payloads("\(id)/availability").last) })
+        #expect(await stack.until(timeout: .seconds(45)) { stack.payloads("chest/availability").last == #"{"state":"online"}"# })
+        #expect(await stack.until { Stack.isCleared(stack.payloads("\(id)/availability").last) })
 
         // Remove: gone from the list, its topics cleared; an unknown id is DEVICE_NOT_FOUND.
         try await stack.request("bridge/request/device/remove", #"{"id":"chest"}"#)
-        #expect(await eventually { stack.payloads("bridge/response/device/remove").last?.contains(#""status":"ok""#) == true })
-        #expect(await eventually { Stack.isCleared(stack.payloads("chest/availability").last) })
-        #expect(await eventually { stack.payloads("bridge/devices").last == "[]" })
+        #expect(await stack.until { stack.payloads("bridge/response/device/remove").last?.contains(#""status":"ok""#) == true })
+        #expect(await stack.until { Stack.isCleared(stack.payloads("chest/availability").last) })
+        #expect(await stack.until { stack.payloads("bridge/devices").last == "[]" })
         try await stack.request("bridge/request/device/remove", #"{"id":"chest"}"#)
-        #expect(await eventually { stack.payloads("bridge/response/device/remove").last?.contains("DEVICE_NOT_FOUND") == true })
+        #expect(await stack.until { stack.payloads("bridge/response/device/remove").last?.contains("DEVICE_NOT_FOUND") == true })
         await stack.stop()
     }
 
     @Test func anAdapterPoweredOffAndOnIsSurvivedWithoutAnyRequest() async throws {
         let stack = try await Stack.start(scenarioDevices: Self.scenarioDevices, configuredDevices: Self.configuredDevices)
-        #expect(await eventually(timeout: .seconds(45)) { stack.payloads("strap/availability").last == #"{"state":"online"}"# })
+        #expect(await stack.until(timeout: .seconds(45)) { stack.payloads("strap/availability").last == #"{"state":"online"}"# })
         try await stack.control.setPowered(false)
-        #expect(await eventually(timeout: .seconds(30)) { stack.payloads("strap/availability").last == #"{"state":"offline"}"# })
-        #expect(await eventually { stack.payloads("bridge/event").contains { $0.contains("adapter_changed") && $0.contains(#""powered":false"#) } })
+        #expect(await stack.until(timeout: .seconds(30)) { stack.payloads("strap/availability").last == #"{"state":"offline"}"# })
+        #expect(await stack.until { stack.payloads("bridge/event").contains { $0.contains("adapter_changed") && $0.contains(#""powered":false"#) } })
         try await stack.control.setPowered(true)
-        #expect(await eventually(timeout: .seconds(60)) { stack.payloads("strap/availability").last == #"{"state":"online"}"# })
+        #expect(await stack.until(timeout: .seconds(60)) { stack.payloads("strap/availability").last == #"{"state":"online"}"# })
         let before = stack.payloads("strap/sensor/heart_rate").count
-        #expect(await eventually(timeout: .seconds(30)) { stack.payloads("strap/sensor/heart_rate").count >= before + 3 })
+        #expect(await stack.until(timeout: .seconds(30)) { stack.payloads("strap/sensor/heart_rate").count >= before + 3 })
         await stack.stop()
     }
 }

@@ -33,7 +33,7 @@ struct StatePermissionsEndToEndTests {
         defer { directory.remove() }
         let state = directory.file("var/lib/wear2mqtt")
         let gateway = try startUnderUmaskZero(broker: broker, directory: directory, state: state)
-        #expect(await eventually { gateway.errorOutput.contains("connected to the MQTT broker") }, "\(gateway.errorOutput.suffix(600))")
+        #expect(try await gateway.waitForErrorOutput { $0.contains("connected to the MQTT broker") }, "\(gateway.errorOutput.suffix(600))")
         await gateway.stop()
         await broker.remove()
 
@@ -53,7 +53,7 @@ struct StatePermissionsEndToEndTests {
         #expect(mkdir(state, 0o777) == 0 && chmod(state, 0o777) == 0)
         #expect(mkdir(state + "/spool", 0o777) == 0 && chmod(state + "/spool", 0o777) == 0)
         let gateway = try startUnderUmaskZero(broker: broker, directory: directory, state: state)
-        #expect(await eventually { gateway.errorOutput.contains("connected to the MQTT broker") }, "\(gateway.errorOutput.suffix(600))")
+        #expect(try await gateway.waitForErrorOutput { $0.contains("connected to the MQTT broker") }, "\(gateway.errorOutput.suffix(600))")
         await gateway.stop()
         await broker.remove()
 
