@@ -24,9 +24,17 @@ struct SimulatorProcess {
         return SimulatorProcess(child: child, scenarioPath: path)
     }
 
-    /// Waits until the simulator owns its control name, which it takes after org.bluez and its objects.
+    /// Waits until the simulator owns its control name, which it takes after org.bluez and its objects: woken by the
+    /// bus's NameOwnerChanged, watched from before the first look.
     static func waitUntilReady(_ client: BusConnection) async -> Bool {
-        await eventually(timeout: .seconds(10)) { (try? await client.nameOwner(SimulatorControl.busName)) != nil }
+        guard let owners = try? await SignalRecorder(client, rule: MatchRule(
+            sender: "org.freedesktop.DBus", interface: "org.freedesktop.DBus", member: "NameOwnerChanged",
+            arg0: SimulatorControl.busName)) else { return false }
+        defer { owners.stop() }
+        if (try? await client.nameOwner(SimulatorControl.busName)) != nil { return true }
+        return await owners.until(timeout: .seconds(10)) {
+            owners.all.contains { $0.body.count == 3 && $0.body[2].stringValue?.isEmpty == false }
+        }
     }
 
     /// Runs `wear2mqtt-sim` with `arguments` to completion.
