@@ -91,6 +91,7 @@ let package = Package(
         .target(
             name: "SimulatedWearables",
             dependencies: [
+                "EventLoop",
                 "Wearables",
                 "Firmware",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -209,7 +210,7 @@ let package = Package(
         .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "Simulator", "wear2mqtt-sim", "Wear2MQTTTesting"]),
         .testTarget(name: "WearablesTests", dependencies: ["Wearables", "SimulatedWearables", "Wear2MQTTTesting"]),
         .testTarget(name: "FirmwareTests", dependencies: ["Firmware", "Wearables", "SimulatedWearables"]),
-        .testTarget(name: "SimulatedWearablesTests", dependencies: ["SimulatedWearables", "Wearables", "Firmware"]),
+        .testTarget(name: "SimulatedWearablesTests", dependencies: ["SimulatedWearables", "Wearables", "Firmware", "Wear2MQTTTesting"]),
         .testTarget(
             name: "SimulatorTests",
             dependencies: ["Simulator", "BlueZ", "DBus", "Wearables", "Firmware", "SimulatedWearables", "wear2mqtt-sim", "Wear2MQTTTesting"],

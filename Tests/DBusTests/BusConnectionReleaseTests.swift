@@ -22,7 +22,7 @@ struct BusConnectionReleaseTests {
         try #require(connection).close()
         for await _ in try #require(connection).disconnection {}
         connection = nil
-        // The loop thread lets go of the connection as it ends; a hang guard only.
+        // eventually: the connection's own loop thread lets go of it as the thread ends, which nothing signals.
         #expect(await eventually(timeout: .seconds(20)) { registry.object == nil }, "the registry outlived its closed connection")
         await daemon.stop()
     }

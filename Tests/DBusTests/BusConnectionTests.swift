@@ -9,15 +9,46 @@ import Wear2MQTTTesting
 struct BusConnectionTests {
     static let testInterface = "org.wear2mqtt.Test1"
 
-    /// A service connection exporting `/test` with Echo(v) → v, Fail, Sleep(u), and a property.
+    /// Calls to the service's Hold method: each stays unanswered until the test lets it go, and the test learns of
+    /// each arrival.
+    final class HeldCalls: Sendable {
+        private let state = Mutex<(arrived: Int, waiting: [CheckedContinuation<Void, Never>])>((0, []))
+        private let changes = ChangeNotifier()
+
+        func hold() async {
+            await withCheckedContinuation { continuation in
+                state.withLock { state in
+                    state.arrived += 1
+                    state.waiting.append(continuation)
+                }
+                changes.changed()
+            }
+        }
+
+        /// True once `count` calls have arrived, woken by each; false after `timeout`.
+        func arrived(_ count: Int, timeout: Duration = .seconds(10)) async -> Bool {
+            await changes.until(timeout: timeout) { state.withLock { $0.arrived } >= count }
+        }
+
+        /// Answers every call held now.
+        func release() {
+            for waiting in state.withLock({ state in defer { state.waiting = [] }; return state.waiting }) { waiting.resume() }
+        }
+    }
+
+    let held = HeldCalls()
+
+    /// A service connection exporting `/test` with Echo(v) → v, Fail, Hold (answered when `held` lets it go), and a
+    /// property.
     func makeService(_ daemon: DBusDaemon, name: String = "org.wear2mqtt.TestService") async throws -> BusConnection {
         let service = try BusConnection(.address(daemon.address))
         let echo = MethodDefinition("Echo", input: "v", output: "v") { call in call.arguments }
         let fail = MethodDefinition("Fail", input: "") { _ throws(BusError) in
             throw .remote(name: "org.bluez.Error.InProgress", message: "Operation already in progress")
         }
-        let sleep = MethodDefinition("Sleep", input: "u") { call in
-            try? await Task.sleep(for: .milliseconds(Int(call.arguments[0].integerValue ?? 0)))
+        let held = held
+        let hold = MethodDefinition("Hold", input: "") { _ in
+            await held.hold()
             return []
         }
         let pipe = MethodDefinition("Pipe", input: "", output: "h") { _ throws(BusError) in
@@ -31,7 +62,7 @@ struct BusConnectionTests {
         let level = PropertyDefinition("Level", signature: "y", access: .readwrite) { value throws(BusError) in
             guard let level = value.integerValue, level <= 2 else { throw .invalidArgs("Level must be 0, 1 or 2") }
         }
-        let interface = InterfaceDefinition(Self.testInterface, methods: [echo, fail, sleep, pipe],
+        let interface = InterfaceDefinition(Self.testInterface, methods: [echo, fail, hold, pipe],
                                             properties: [level, PropertyDefinition("Name", signature: "s")],
                                             signals: [SignalDefinition("Ping", signature: "s")])
         service.objects.addObjectManager(at: "/")
@@ -97,20 +128,24 @@ struct BusConnectionTests {
         let daemon = try await DBusDaemon()
         let service = try await makeService(daemon)
         let client = try BusConnection(.address(daemon.address))
-        // A call the service answers after 5 s is still pending when another call has come and gone.
+        // A call the service holds is still pending when another call has come and gone; answered, it returns.
         let finished = Mutex(false)
         let waiting = Task {
-            _ = try? await call(client, "Sleep", [.uint32(5000)], timeout: .seconds(20))
+            _ = try? await call(client, "Hold", timeout: .seconds(20))
             finished.withLock { $0 = true }
         }
+        #expect(await held.arrived(1), "the call reached the service")
         #expect(try await call(client, "Echo", [.variant(.uint32(1))]) == [.variant(.uint32(1))])
         #expect(!finished.withLock { $0 })
-        waiting.cancel()
+        held.release()
+        await waiting.value
+        #expect(finished.withLock { $0 })
         // And one whose deadline passes first fails with a timeout naming it.
         let slow = Task { () async throws(BusError) -> [DBusValue] in
-            try await call(client, "Sleep", [.uint32(3000)], timeout: .milliseconds(300))
+            try await call(client, "Hold", timeout: .milliseconds(300))
         }
-        await #expect(throws: BusError.timeout(member: "\(Self.testInterface).Sleep on /test")) { try await slow.value }
+        await #expect(throws: BusError.timeout(member: "\(Self.testInterface).Hold on /test")) { try await slow.value }
+        held.release()
         client.close()
         service.close()
         await daemon.stop()
@@ -240,11 +275,12 @@ struct BusConnectionTests {
         let client = try BusConnection(.address(daemon.address))
         let pings = try await client.signals(MatchRule(interface: Self.testInterface))
         let pending = Task { () async throws(BusError) -> [DBusValue] in
-            try await call(client, "Sleep", [.uint32(10_000)], timeout: .seconds(20))
+            try await call(client, "Hold", timeout: .seconds(20))
         }
-        try await Task.sleep(for: .milliseconds(200))
+        #expect(await held.arrived(1), "the call is pending at the service")
         await daemon.kill()
         await #expect(throws: BusError.disconnected) { try await pending.value }
+        held.release()
         var iterator = pings.makeAsyncIterator()
         #expect(await iterator.next() == nil)
         for await _ in client.disconnection {}

@@ -142,10 +142,11 @@ struct EventLoopTests {
             }
         }
         let ticks = Mutex(0)
+        let (twentieth, ticked) = AsyncStream.makeStream(of: Void.self)
         // A timer that reschedules itself every millisecond while the stream runs: coalescing may delay it, never drop it.
         @Sendable func tick() {
             loop.schedule(at: .now + .milliseconds(1)) {
-                if ticks.withLock({ count in count += 1; return count }) < 20 { tick() }
+                if ticks.withLock({ count in count += 1; return count }) < 20 { tick() } else { ticked.finish() }
             }
         }
         loop.execute { tick() }
@@ -155,7 +156,8 @@ struct EventLoopTests {
         }
         await onLoop(loop) {}
         #expect(received.withLock { $0 } == Array(repeating: (0..<200).map { UInt8($0) }, count: pipes.count))
-        while ticks.withLock({ $0 }) < 20 { await onLoop(loop) {} }
+        for await _ in twentieth {}
+        #expect(ticks.withLock { $0 } == 20)
     }
 
     @Test("the timer queue orders by deadline, then by scheduling; cancelled timers are skipped")

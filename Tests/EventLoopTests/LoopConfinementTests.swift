@@ -23,18 +23,36 @@ struct LoopConfinementTests {
         }
         #expect(!otherThread, "a thread of its own")
         loop.stop()
-        // A task submitted after the end is dropped; poll until the loop has let go of its thread.
-        let ended = ContinuousClock.now + .seconds(5)
-        while await onLoopOrNil(loop) != nil, .now < ended { try await Task.sleep(for: .milliseconds(5)) }
+        // The loop finishes the iteration under way; a task submitted after the end is dropped. Submit one at a time
+        // until one is.
+        var dropped = false
+        for _ in 0..<10_000 where !dropped { dropped = await ranOrDropped(loop) == nil }
+        #expect(dropped, "the loop went on running tasks after stop()")
         #expect(!loop.inEventLoop, "ended")
     }
 
-    /// Whether a task still runs on `loop` (nil once it ended and drops tasks), waiting at most 100 ms.
-    func onLoopOrNil(_ loop: EventLoop) async -> Bool? {
-        let answer = Mutex<Bool?>(nil)
-        loop.execute { answer.withLock { $0 = loop.inEventLoop } }
-        try? await Task.sleep(for: .milliseconds(100))
-        return answer.withLock { $0 }
+    /// Submits a task to `loop` and returns once the loop let go of it: what `inEventLoop` said in it when it ran, nil
+    /// when it was dropped. (A closure the loop lets go of is released: the token's deinit is the event.)
+    func ranOrDropped(_ loop: EventLoop) async -> Bool? {
+        let answer = Answer()
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let token = ReleaseToken { continuation.resume() }
+            loop.execute {
+                withExtendedLifetime(token) { answer.value.withLock { $0 = loop.inEventLoop } }
+            }
+        }
+        return answer.value.withLock { $0 }
+    }
+
+    final class Answer: Sendable {
+        let value = Mutex<Bool?>(nil)
+    }
+
+    /// Calls `released` when the last reference goes.
+    final class ReleaseToken: Sendable {
+        private let released: @Sendable () -> Void
+        init(_ released: @escaping @Sendable () -> Void) { self.released = released }
+        deinit { released() }
     }
 
     @Test("a LoopBound value is read and mutated in place on its loop, by every closure that holds it")

@@ -25,6 +25,12 @@ struct OrderedWorkQueueTests {
         }
     }
 
+    /// Work that takes a while without waiting for time: it gives every other task its chance to run a hundred times
+    /// (to overtake it or run beside it, were the queue wrong).
+    static func busy() async {
+        for _ in 0..<100 { await Task.yield() }
+    }
+
     @Test func itemsRunInTheOrderTheyWereEnqueued() async {
         let queue = OrderedWorkQueue()
         let log = Log<Int>()
@@ -69,7 +75,7 @@ struct OrderedWorkQueueTests {
         let running = Mutex((now: 0, most: 0))
         @Sendable func item(_ name: String, slow: Bool) async {
             running.withLock { $0.now += 1; $0.most = max($0.most, $0.now) }
-            if slow { try? await Task.sleep(for: .milliseconds(50)) }
+            if slow { await Self.busy() }
             log.append(name)
             running.withLock { $0.now -= 1 }
         }
@@ -184,15 +190,18 @@ struct OrderedWorkQueueTests {
     @Test func theCallersCancellationDoesNotReachRunWork() async {
         let queue = OrderedWorkQueue()
         let (started, start) = AsyncStream.makeStream(of: Void.self)
+        // The work goes on once the caller was cancelled.
+        let (proceed, go) = AsyncStream.makeStream(of: Void.self)
         let caller = Task {
             await queue.run { () async -> Bool in
                 start.yield()
-                try? await Task.sleep(for: .milliseconds(50))
+                for await _ in proceed { break }
                 return Task.isCancelled
             }
         }
         for await _ in started { break }
         caller.cancel()
+        go.yield()
         #expect(await caller.value == false, "the work ran to its end, uncancelled")
     }
 
@@ -217,7 +226,7 @@ struct OrderedWorkQueueTests {
                 running += 1
                 mostAtOnce = max(mostAtOnce, running)
                 // The actor is free while a command sleeps: others arrive and must wait their turn.
-                if slow { try? await Task.sleep(for: .milliseconds(20)) }
+                if slow { await OrderedWorkQueueTests.busy() }
                 order.append(index)
                 running -= 1
                 return Task.isCancelled
@@ -242,12 +251,12 @@ struct OrderedWorkQueueTests {
         let queue = OrderedWorkQueue()
         let log = Log<String>()
         queue.enqueue {
-            try? await Task.sleep(for: .milliseconds(30))
+            await Self.busy()
             log.append("item before")
         }
         await queue.inTurn {
             queue.enqueue { log.append("item after") }
-            try? await Task.sleep(for: .milliseconds(30))
+            await Self.busy()
             log.append("body")
         }
         await queue.drained()

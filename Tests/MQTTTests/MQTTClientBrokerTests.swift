@@ -5,9 +5,13 @@ import Testing
 import Wear2MQTTTesting
 
 /// The MQTT client against a real mosquitto on a loopback port; mosquitto_sub and mosquitto_pub are the
-/// independent witnesses.
+/// independent witnesses. The clients run on the test's event loop, whose iterations wake the waits on what they know.
 @Suite(.timeLimit(.minutes(3)))
 struct MQTTClientBrokerTests {
+    let clients: ClientLoop
+
+    init() throws { clients = try ClientLoop() }
+
     func configuration(port: Int, spool: String, clientID: String = "test-\(UUID().uuidString.prefix(8))",
                        host: String = "127.0.0.1") -> MQTTClientConfiguration {
         MQTTClientConfiguration(
@@ -16,12 +20,23 @@ struct MQTTClientBrokerTests {
             spoolDirectory: spool)
     }
 
-    /// Runs the client in a task and waits for its first connection.
-    func started(_ client: MQTTClient) async throws -> Task<Void, Error> {
+    /// Runs the client in a task and waits for its first connection (counted by `connections`, when given).
+    func started(_ client: MQTTClient, connections: Connections? = nil) async throws -> Task<Void, Error> {
+        let connections = connections ?? Connections(client)
         let task = Task { try await client.run() }
-        let connected = await eventually { client.statistics.connected }
-        try #require(connected, "the client did not connect")
+        try #require(await connections.until(1), "the client did not connect")
         return task
+    }
+
+    /// Publishes a probe to `topic` and reads messages until it comes back: the broker has the client's
+    /// subscriptions covering `topic` (sent before the probe on the same connection). Answers the iterator, after it.
+    func subscribed(_ client: MQTTClient, probing topic: String) async throws -> IncomingMessages.AsyncIterator {
+        client.publish(OutgoingMessage(topic: topic, text: "probe", qos: .atLeastOnce))
+        var iterator = client.messages.makeAsyncIterator()
+        while let message = await iterator.next() {
+            if message.topic == topic && message.text == "probe" { return iterator }
+        }
+        throw TestSetupError("the messages ended before the probe on \(topic) came back")
     }
 
     @Test func aRequestWithResponseTopicAndCorrelationDataArrivesWithBoth() async throws {
@@ -29,25 +44,24 @@ struct MQTTClientBrokerTests {
         try await broker.start()
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let client = try MQTTClient(configuration: configuration(port: broker.port, spool: directory.file("spool")))
+        let client = try clients.client(configuration(port: broker.port, spool: directory.file("spool")))
         try client.subscribe("test/request/#")
         let task = try await started(client)
-        try await Task.sleep(for: .milliseconds(200))
+        var iterator = try await subscribed(client, probing: "test/request/probe")
 
         try await MosquittoClients.publish(port: broker.port, topic: "test/request/find", message: #"{"level":"high"}"#,
                                            extraArguments: ["-V", "5", "-D", "publish", "response-topic", "test/reply",
                                                             "-D", "publish", "correlation-data", "abc123"])
-        var iterator = client.messages.makeAsyncIterator()
         let message = try #require(await iterator.next())
         #expect(message.topic == "test/request/find")
         #expect(message.text == #"{"level":"high"}"#)
         #expect(message.properties.responseTopic == "test/reply")
         #expect(message.properties.correlationData == Array("abc123".utf8))
 
+        // Retained: the witness gets the reply whether it subscribes before or after it is published.
         async let reply = MosquittoClients.receive(port: broker.port, topic: "test/reply", timeoutSeconds: 5,
                                                    extraArguments: ["-V", "5", "-F", "%t %p %C"])
-        try await Task.sleep(for: .milliseconds(300))
-        client.publish(OutgoingMessage(topic: "test/reply", text: #"{"status":"ok"}"#, qos: .atLeastOnce,
+        client.publish(OutgoingMessage(topic: "test/reply", text: #"{"status":"ok"}"#, qos: .atLeastOnce, retain: true,
                                        properties: MQTTProperties(correlationData: message.properties.correlationData)))
         let lines = try await reply
         #expect(lines.first?.hasPrefix(#"test/reply {"status":"ok"}"#) == true)
@@ -64,7 +78,7 @@ struct MQTTClientBrokerTests {
         try await broker.start()
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let client = try MQTTClient(configuration: configuration(port: broker.port, spool: directory.file("spool")))
+        let client = try clients.client(configuration(port: broker.port, spool: directory.file("spool")))
         let task = try await started(client)
         await client.close(timeout: .milliseconds(100))
         try await task.value
@@ -81,24 +95,22 @@ struct MQTTClientBrokerTests {
         try await broker.start()
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let client = try MQTTClient(configuration: configuration(port: broker.port, spool: directory.file("spool")))
-        let connects = Mutex(0)
-        client.onConnect { connects.withLock { $0 += 1 } }
+        let client = try clients.client(configuration(port: broker.port, spool: directory.file("spool")))
+        let connections = Connections(client)
         try client.subscribe("test/in")
-        let task = try await started(client)
+        let task = try await started(client, connections: connections)
 
         await broker.kill()
-        #expect(await eventually { !client.statistics.connected })
+        #expect(await clients.until { !client.statistics.connected })
         try await broker.start()
         let restartedAt = ContinuousClock.now
-        #expect(await eventually(timeout: .seconds(5)) { client.statistics.connected })
+        #expect(await connections.until(2, timeout: .seconds(5)))
         // Backoff maximum is 0.5 s; the rest is slack for a loaded 2-core machine.
         #expect(ContinuousClock.now - restartedAt < .seconds(3))
-        #expect(await eventually { connects.withLock { $0 } == 2 })
+        #expect(client.statistics.connected && connections.made == 2)
 
-        try await Task.sleep(for: .milliseconds(200))
+        var iterator = try await subscribed(client, probing: "test/in")
         try await MosquittoClients.publish(port: broker.port, topic: "test/in", message: "after restart", extraArguments: ["-q", "1"])
-        var iterator = client.messages.makeAsyncIterator()
         #expect(await iterator.next()?.text == "after restart")
 
         await client.close()
@@ -115,16 +127,17 @@ struct MQTTClientBrokerTests {
         let subscriber = try MosquittoClients.subscriber(
             port: broker.port, topics: ["test/durable/#"],
             arguments: ["-q", "1", "-c", "-i", "witness-\(UUID().uuidString.prefix(8))"], directory: directory)
+        // eventually: mosquitto_sub (a child process) subscribes in its own time and writes what it gets to a file.
         try #require(await eventually {
             try await MosquittoClients.publish(port: broker.port, topic: "test/durable/probe", message: "probe", extraArguments: ["-q", "1"])
             return subscriber.output.contains("probe")
         })
 
         let spool = directory.file("spool")
-        let first = try MQTTClient(configuration: configuration(port: broker.port, spool: spool, clientID: "gw-durable"))
+        let first = try clients.client(configuration(port: broker.port, spool: spool, clientID: "gw-durable"))
         let firstTask = try await started(first)
         await broker.stop()
-        #expect(await eventually { !first.statistics.connected })
+        #expect(await clients.until { !first.statistics.connected })
         for index in 0..<500 {
             try await first.publishDurable(OutgoingMessage(topic: "test/durable/record", text: "\(index)", qos: .atLeastOnce))
         }
@@ -132,23 +145,24 @@ struct MQTTClientBrokerTests {
         try await firstTask.value
 
         // The gateway restarts while the broker is still away.
-        let second = try MQTTClient(configuration: configuration(port: broker.port, spool: spool, clientID: "gw-durable"))
+        let second = try clients.client(configuration(port: broker.port, spool: spool, clientID: "gw-durable"))
         let secondTask = Task { try await second.run() }
         for index in 500..<1000 {
             try await second.publishDurable(OutgoingMessage(topic: "test/durable/record", text: "\(index)", qos: .atLeastOnce))
         }
-        #expect(await eventually { second.statistics.spoolPending == 1000 })
+        await clients.barrier()
+        #expect(second.statistics.spoolPending == 1000)
+        // Behind the records in the spool: once it arrives, every record and any duplicate of one has.
+        try await second.publishDurable(OutgoingMessage(topic: "test/durable/end", text: "end", qos: .atLeastOnce))
         try await broker.start()
 
-        let delivered = await eventually(timeout: .seconds(30)) {
-            subscriber.output.split(separator: "\n").filter { $0.hasPrefix("test/durable/record ") }.count >= 1000
-        }
-        try await Task.sleep(for: .milliseconds(500)) // a duplicate would arrive now
+        // eventually: mosquitto_sub (a child process) writes what it gets to a file.
+        let delivered = await eventually(timeout: .seconds(30)) { subscriber.output.contains("test/durable/end end") }
         let records = subscriber.output.split(separator: "\n").filter { $0.hasPrefix("test/durable/record ") }
             .map { String($0.dropFirst("test/durable/record ".count)) }
         #expect(delivered)
         #expect(records == (0..<1000).map(String.init))
-        #expect(await eventually { second.statistics.spoolPending == 0 })
+        #expect(await clients.until { second.statistics.spoolPending == 0 })
 
         await second.close()
         try await secondTask.value
@@ -163,12 +177,13 @@ struct MQTTClientBrokerTests {
         defer { directory.remove() }
         var settings = configuration(port: broker.port, spool: directory.file("spool"))
         settings.offlineQueueCapacity = 5
-        let client = try MQTTClient(configuration: settings)
+        let client = try clients.client(settings)
         let task = try await started(client)
         await broker.kill()
-        #expect(await eventually { !client.statistics.connected })
+        #expect(await clients.until { !client.statistics.connected })
         for index in 0..<8 { client.publish(OutgoingMessage(topic: "test/sample", text: "\(index)")) }
-        #expect(await eventually { client.statistics.offlineDropped == 3 })
+        await clients.barrier()
+        #expect(client.statistics.offlineDropped == 3)
         #expect(client.statistics.offlineQueued == 5)
         await client.close(timeout: .milliseconds(100))
         try await task.value
@@ -185,7 +200,7 @@ struct MQTTClientBrokerTests {
         var good = configuration(port: broker.port, spool: directory.file("spool-good"))
         good.username = "gateway"
         good.password = "s3cret"
-        let client = try MQTTClient(configuration: good)
+        let client = try clients.client(good)
         let task = try await started(client)
         await client.close()
         try await task.value
@@ -218,10 +233,11 @@ struct MQTTClientBrokerTests {
         settings.username = "gateway"
         settings.password = "s3cret"
         settings.credentialsAcceptedBefore = true
-        let client = try MQTTClient(configuration: settings)
+        let client = try clients.client(settings)
+        let connections = Connections(client)
         let task = Task { try await client.run() }
         // Refused again and again, and still running: an outage, not the end.
-        #expect(await eventually { client.statistics.refusedConnections >= 3 })
+        #expect(await clients.until { client.statistics.refusedConnections >= 3 })
         #expect(!client.statistics.connected)
 
         // The broker takes the password again (its file restored, the broker restarted on the same port).
@@ -231,7 +247,7 @@ struct MQTTClientBrokerTests {
         let original = try await MosquittoClients.passwordFile(in: restored, user: "gateway", password: "s3cret")
         try Data(contentsOf: URL(fileURLWithPath: original)).write(to: URL(fileURLWithPath: passwords))
         try await broker.start()
-        #expect(await eventually { client.statistics.connected })
+        #expect(await connections.until(1))
         await client.close()
         try await task.value
         await broker.remove()
@@ -248,7 +264,7 @@ struct MQTTClientBrokerTests {
         var good = configuration(port: broker.port, spool: directory.file("spool-good"), host: "localhost")
         good.tls = .init(caFile: certificates.caFile, certificateFile: certificates.clientCertificate,
                          keyFile: certificates.clientKey)
-        let client = try MQTTClient(configuration: good)
+        let client = try clients.client(good)
         let task = try await started(client)
         await client.close()
         try await task.value

@@ -38,17 +38,18 @@ struct MQTTClientLoopTests {
     func hangingConnectDoesNotHoldTheLoop() async throws {
         let (listener, filler, port) = try silentListener()
         defer { close(filler); close(listener) }
-        let loop = try EventLoop.started(name: "test-data-path")
-        defer { loop.stop() }
+        let clients = try ClientLoop(name: "test-data-path")
+        let loop = clients.loop
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let client = try MQTTClient(
-            configuration: MQTTClientConfiguration(host: "127.0.0.1", port: port, clientID: "hang-test",
-                                                   spoolDirectory: directory.file("spool")),
-            loop: loop)
+        let client = try clients.client(MQTTClientConfiguration(host: "127.0.0.1", port: port, clientID: "hang-test",
+                                                                spoolDirectory: directory.file("spool")))
+        // Published before the start, taken in by the client's first step on the loop, the one that starts the
+        // connect: once they are counted, the connect is under way (and hanging).
+        for _ in 0..<5 { client.publish(OutgoingMessage(topic: "test/sample", payload: Array("{}".utf8))) }
         let run = Task { try await client.run() }
         defer { run.cancel() }
-        try await Task.sleep(for: .milliseconds(300))  // the connect is under way (and hanging) by now
+        #expect(await clients.until(timeout: .seconds(5)) { client.statistics.offlineQueued == 5 }, "the loop ran the client's first step")
         // Work submitted to the loop while the connect hangs runs at once; a blocked loop would not run it for the
         // minute or more a kernel retries SYNs.
         let ran = Mutex(0)
@@ -56,10 +57,10 @@ struct MQTTClientLoopTests {
             loop.execute { ran.withLock { $0 += 1 } }
             client.publish(OutgoingMessage(topic: "test/sample", payload: Array("{}".utf8)))
         }
-        #expect(await eventually(timeout: .seconds(5)) { ran.withLock { $0 } == 5 })
+        #expect(await clients.until(timeout: .seconds(5)) { ran.withLock { $0 } == 5 })
         // A task after the publishes has run once they were taken in.
-        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in loop.execute { done.resume() } }
+        await clients.barrier()
         #expect(!client.statistics.connected)
-        #expect(client.statistics.offlineQueued == 5, "samples wait in the ring while the broker is away")
+        #expect(client.statistics.offlineQueued == 10, "samples wait in the ring while the broker is away")
     }
 }

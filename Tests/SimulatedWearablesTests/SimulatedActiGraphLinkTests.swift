@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import Wear2MQTTTesting
 
 @testable import Wearables
 @testable import SimulatedWearables
@@ -506,9 +507,14 @@ struct SimulatedActiGraphLinkTests {
 
     // MARK: The peripheral
 
+    /// The clock the Link of a test runs on: its stream tick, its battery, its own clock.
+    let clock = ManualClock()
+    /// The stream tick and the battery.
+    static let timers = 2
+
     func device(_ options: [String: SimulationOptionValue] = [:], address: String? = address) throws -> SimulatedActiGraphLink {
-        try SimulatedActiGraphLink(SimulatedDeviceConfiguration(seed: 21, options: ["epoch_end": .int(Int(Self.end))]
-                                                                .merging(options) { $1 }, address: address))
+        try SimulatedActiGraphLink(clocked(seed: 21, options: ["epoch_end": .int(Int(Self.end))].merging(options) { $1 },
+                                           address: address, clock: clock))
     }
 
     @Test("registered as actigraph_link; advertises its serial and the vendor service; the GATT table of the doc")
@@ -552,7 +558,7 @@ struct SimulatedActiGraphLinkTests {
     }
 
     /// Writes `request`'s segments to Control and waits for its response on Control Response.
-    func send(_ request: ActiGraphRequest, sequence: UInt8, to device: SimulatedActiGraphLink, over link: ActiGraphTestLink)
+    func send(_ request: ActiGraphRequest, sequence: UInt8, to device: SimulatedActiGraphLink, over link: RecordingPeripheralLink)
         async throws -> ActiGraphResponse
     {
         let before = link.values(of: Self.controlResponse).count
@@ -560,7 +566,7 @@ struct SimulatedActiGraphLinkTests {
             try await device.write(Self.control, value: segment, kind: .request)
         }
         var response: ActiGraphResponse?
-        _ = await waitUntil {
+        _ = await link.until {
             var reassembler = FrameReassembler()
             response = link.values(of: Self.controlResponse).dropFirst(before).compactMap { reassembler.append($0) }.first
                 .flatMap { try? ActiGraphResponse(frame: VendorFrame(decoding: $0)) }
@@ -572,16 +578,17 @@ struct SimulatedActiGraphLinkTests {
     @Test("over GATT: SET_STREAMS starts raw and IMU notifications at 100 Hz, counted in inspect(); off stops them")
     func streamingOverGATT() async throws {
         let device = try device()
-        let link = ActiGraphTestLink()
-        let running = Task { await device.run(on: link) }
+        let link = RecordingPeripheralLink()
+        let running = try await run(device, on: link, clock: clock, timers: Self.timers)
         defer { running.cancel() }
-        #expect(await waitUntil { await device.isConnected })
 
         let status = try ActiGraphDeviceStatus(decoding: await send(.status, sequence: 0, to: device, over: link).data)
         #expect(status.epochCount == 1440 && status.lastEpoch == Self.end - 60 && status.streams == .off)
         let echoed = try await send(.setStreams(Self.on100), sequence: 1, to: device, over: link)
         #expect(echoed.status == .ok && echoed.data == Self.on100.encoded())
-        #expect(await waitUntil { link.values(of: Self.rawStream).count >= 60 && link.values(of: Self.imuStream).count >= 30 })
+        await clock.advance(by: .seconds(1), timers: Self.timers)
+        // A second at 100 Hz is samples 0…100, one a packet at this MTU; the gyroscope's 0…50 and two temperatures.
+        #expect(link.values(of: Self.rawStream).count == 101 && link.values(of: Self.imuStream).count == 51 + 2)
         let during = await device.inspect()
         #expect(during["raw_streaming"] == "true" && during["raw_rate_hz"] == "100" && during["imu_mask"] == "10")
 
@@ -590,8 +597,8 @@ struct SimulatedActiGraphLinkTests {
         let after = await device.inspect()
         let sent = try #require(Int(after["raw_samples_sent"] ?? ""))
         let imuSent = try #require(Int(after["imu_packets_sent"] ?? ""))
-        #expect(await waitUntil { link.values(of: Self.rawStream).count == sent && link.values(of: Self.imuStream).count == imuSent },
-                "every packet counted reaches the central")
+        #expect(link.values(of: Self.rawStream).count == sent && link.values(of: Self.imuStream).count == imuSent,
+                "every packet counted has reached the central")
         let raw = try link.values(of: Self.rawStream).map { try ActiGraphRawPacket(decoding: $0) }
         #expect(raw.map(\.sequence) == (0..<sent).map { UInt16($0) })
         let times = raw.flatMap(\.accelerations).map(\.timestamp)
@@ -602,20 +609,21 @@ struct SimulatedActiGraphLinkTests {
 
         // Cut the link: a new connection starts with the streams off.
         running.cancel()
-        #expect(await waitUntil { await !device.isConnected })
+        await running.value
+        #expect(await !device.isConnected)
         #expect(await device.inspect()["raw_streaming"] == "false")
     }
 
     @Test("a stream nobody subscribed to is not sent: the IMU arrives, the raw stream made alongside it does not")
     func unsubscribedStreamsAreDropped() async throws {
         let device = try device()
-        let link = ActiGraphTestLink(unsubscribed: [Self.rawStream])
-        let running = Task { await device.run(on: link) }
+        let link = RecordingPeripheralLink(unsubscribed: [Self.rawStream])
+        let running = try await run(device, on: link, clock: clock, timers: Self.timers)
         defer { running.cancel() }
-        #expect(await waitUntil { await device.isConnected })
         let settings = ActiGraphStreamSettings(rawStreaming: true, rawRateHz: 100, imu: [.accelerometer])
         #expect(try await send(.setStreams(settings), sequence: 0, to: device, over: link).status == .ok)
-        #expect(await waitUntil { link.values(of: Self.imuStream).count >= 25 })
+        await clock.advance(by: .milliseconds(500), timers: Self.timers)
+        #expect(link.values(of: Self.imuStream).count == 26, "samples 0…25 at 50 Hz")
         #expect(link.values(of: Self.rawStream).isEmpty)
         #expect(await device.inspect()["raw_samples_sent"] == "0")
     }
@@ -623,10 +631,9 @@ struct SimulatedActiGraphLinkTests {
     @Test("drop_after_pages hangs up once, right after that many EPOCH_PAGE answers; lose_responses needs a retransmission")
     func dropAndLoss() async throws {
         let device = try device(["epoch_hours": .int(3), "drop_after_pages": .int(1), "lose_responses": .int(1)])
-        let link = ActiGraphTestLink(mtu: 247)
-        let running = Task { await device.run(on: link) }
+        let link = RecordingPeripheralLink(mtu: 247)
+        let running = try await run(device, on: link, clock: clock, timers: Self.timers)
         defer { running.cancel() }
-        #expect(await waitUntil { await device.isConnected })
 
         // The first answer is lost; the retransmission with the same sequence number is answered from the cache.
         for segment in FrameSegmenter.segments(of: ActiGraphRequest.status.frame(sequence: 0).encoded()) {
@@ -640,14 +647,14 @@ struct SimulatedActiGraphLinkTests {
         let range = ActiGraphEpochRange(start: Self.end - 3 * 3600, stop: Self.end - 1)
         #expect(try await send(.epochOpen(range), sequence: 1, to: device, over: link).status == .ok)
         #expect(try await send(.epochPage(0), sequence: 2, to: device, over: link).status == .ok)
-        #expect(await waitUntil { link.hangUps == 1 })
+        #expect(await link.until { link.hangUps == 1 })
 
         // The host reconnects and reads on: the Link does not hang up again.
         running.cancel()
-        #expect(await waitUntil { await !device.isConnected })
-        let again = Task { await device.run(on: link) }
+        await running.value
+        #expect(await !device.isConnected)
+        let again = try await run(device, on: link, clock: clock, timers: Self.timers)
         defer { again.cancel() }
-        #expect(await waitUntil { await device.isConnected })
         #expect(try await send(.epochPage(0), sequence: 0, to: device, over: link).status == ActiGraphLinkEngine.epochDownloadError,
                 "the download went with the link")
         #expect(try await send(.epochOpen(range), sequence: 1, to: device, over: link).status == .ok)
@@ -667,13 +674,13 @@ struct SimulatedActiGraphLinkTests {
         #expect(before.dateTime.year >= 2025, "the simulation's clock before any write")
         let written = try CurrentTime(year: 2026, month: 11, day: 19, hours: 8, minutes: 30, seconds: 0, dayOfWeek: 4,
                                       adjustReason: [.manualTimeUpdate])
-        let start = ContinuousClock.now
         try await device.write(BluetoothUUID(0x2A2B), value: written.encode(), kind: .request)
+        #expect(try CurrentTime.decode(await device.read(BluetoothUUID(0x2A2B))) == written, "no time has passed")
+        await clock.advance(by: .seconds(75))
         let read = try CurrentTime.decode(await device.read(BluetoothUUID(0x2A2B)))
-        // Advanced by no more than the time that passed, however slow the machine.
+        // Advanced by the time that passed: 8:30:00 and 75 s.
         let advanced = (read.dateTime.hours - 8) * 3600 + (read.dateTime.minutes - 30) * 60 + read.dateTime.seconds
-        let elapsed = Int((ContinuousClock.now - start).components.seconds)
-        #expect(read.dateTime.year == 2026 && read.dateTime.day == 19 && (0...(elapsed + 1)).contains(advanced))
+        #expect(read.dateTime.year == 2026 && read.dateTime.day == 19 && advanced == 75)
         #expect(read.adjustReason == [.manualTimeUpdate])
         await #expect(throws: ATTError.invalidAttributeValueLength) {
             try await device.write(BluetoothUUID(0x2A2B), value: [1, 2, 3], kind: .request)
@@ -682,29 +689,4 @@ struct SimulatedActiGraphLinkTests {
             try await device.write(Self.rawStream, value: [1], kind: .request)
         }
     }
-}
-
-/// Records notifications per characteristic and hang-ups; subscribed to everything except `unsubscribed`, whose
-/// notifications it refuses as the host does.
-final class ActiGraphTestLink: PeripheralLink {
-    let mtu: Int
-    private let unsubscribed: Set<BluetoothUUID>
-    private let state = Mutex<(pushed: [BluetoothUUID: [[UInt8]]], hangUps: Int)>(([:], 0))
-
-    init(mtu: Int = 23, unsubscribed: Set<BluetoothUUID> = []) {
-        self.mtu = mtu
-        self.unsubscribed = unsubscribed
-    }
-
-    func isSubscribed(_ characteristic: BluetoothUUID) async -> Bool { !unsubscribed.contains(characteristic) }
-    func notify(_ characteristic: BluetoothUUID, value: [UInt8]) async -> Bool {
-        guard !unsubscribed.contains(characteristic) else { return false }
-        state.withLock { $0.pushed[characteristic, default: []].append(value) }
-        return true
-    }
-    func indicate(_ characteristic: BluetoothUUID, value: [UInt8]) async -> Bool { await notify(characteristic, value: value) }
-    func disconnect() async { state.withLock { $0.hangUps += 1 } }
-
-    func values(of uuid: BluetoothUUID) -> [[UInt8]] { state.withLock { $0.pushed[uuid] ?? [] } }
-    var hangUps: Int { state.withLock { $0.hangUps } }
 }

@@ -1,11 +1,12 @@
 import Synchronization
 import Testing
+import Wear2MQTTTesting
 
 @testable import Wearables
 @testable import SimulatedWearables
 
-/// The simulated Bose Frames driven directly, with a link that records what the glasses push. Every value is
-/// read back through the Bose codecs the driver uses.
+/// The simulated Bose Frames driven directly, with a link that records what the glasses push, on a manual clock:
+/// a span of time holds an exact number of ticks. Every value is read back through the Bose codecs the driver uses.
 @Suite("Simulated Bose Frames")
 struct SimulatedBoseFramesTests {
     static let deviceInformation = BluetoothUUID(string: BoseUUID.deviceInformation)!
@@ -16,8 +17,29 @@ struct SimulatedBoseFramesTests {
     static let gestureConfiguration = BluetoothUUID(string: BoseUUID.gestureConfiguration)!
     static let gestureData = BluetoothUUID(string: BoseUUID.gestureData)!
 
+    /// The clock the glasses of a test run on.
+    let clock = ManualClock()
+
     func frames(_ options: [String: SimulationOptionValue] = [:], seed: UInt64 = 7) throws -> SimulatedBoseFrames {
-        try SimulatedBoseFrames(SimulatedDeviceConfiguration(seed: seed, options: options))
+        try SimulatedBoseFrames(clocked(seed: seed, options: options, clock: clock))
+    }
+
+    /// Runs the glasses' behaviour on a new link, as the host does when a central connects: the sensor tick's timer,
+    /// and the gesture script's when there is one.
+    func connect(_ frames: SimulatedBoseFrames, mtu: Int = 247, timers: Int = 1) async throws -> (RecordingPeripheralLink, Task<Void, Never>) {
+        let link = RecordingPeripheralLink(mtu: mtu)
+        return (link, try await run(frames, on: link, clock: clock, timers: timers))
+    }
+
+    /// Returns once the confirmations of `writes` configuration writes are under way beside the `timers` running.
+    func confirming(_ writes: Int, besides timers: Int = 1) async {
+        #expect(await clock.sleepers(atLeast: timers + writes), "\(writes) confirmation(s) under way")
+    }
+
+    /// Lets the confirmation of a configuration write go out (`confirmationDelay` after the write was answered).
+    func confirm() async {
+        await confirming(1)
+        await clock.advance(by: SimulatedBoseFrames.confirmationDelay, timers: 1)
     }
 
     // MARK: What a central discovers and reads
@@ -177,14 +199,17 @@ struct SimulatedBoseFramesTests {
         let (link, task) = try await connect(device)
         defer { task.cancel() }
         try await device.write(Self.sensorConfiguration, value: [0x01, 0x00, 0x28, 0x00, 0x00, 0x28], kind: .request)
-        #expect(await waitUntil { link.values(of: Self.sensorConfiguration).count == 1 })
+        #expect(link.values(of: Self.sensorConfiguration).isEmpty, "answered first, notified a moment later")
+        await confirm()
+        #expect(await link.until { link.values(of: Self.sensorConfiguration).count == 1 })
         let notified = try BoseSensorConfiguration.decode(try #require(link.values(of: Self.sensorConfiguration).first))
         #expect(notified.entries.map(\.sensorID) == Array(0...6))
         #expect(notified.entries.map(\.periodMilliseconds) == [40, 40, 0, 0, 0, 0, 0])
         #expect(try BoseSensorConfiguration.decode(await device.read(Self.sensorConfiguration)) == notified)
 
         try await device.write(Self.gestureConfiguration, value: [0x82, 0x01], kind: .request)
-        #expect(await waitUntil { link.values(of: Self.gestureConfiguration).count == 1 })
+        await confirm()
+        #expect(await link.until { link.values(of: Self.gestureConfiguration).count == 1 })
         let gestures = try BoseGestureConfiguration.decode(try #require(link.values(of: Self.gestureConfiguration).first),
                                                            information: device.gestureInformation)
         #expect(gestures.entries == [
@@ -193,7 +218,8 @@ struct SimulatedBoseFramesTests {
 
         // Writing everything off is a configuration too.
         try await device.write(Self.sensorConfiguration, value: [], kind: .request)
-        #expect(await waitUntil { link.values(of: Self.sensorConfiguration).count == 2 })
+        await confirm()
+        #expect(await link.until { link.values(of: Self.sensorConfiguration).count == 2 })
         let allOff = try #require(link.values(of: Self.sensorConfiguration).dropFirst().first)
         #expect(try BoseSensorConfiguration.decode(allOff).enabledSensors.isEmpty)
     }
@@ -204,7 +230,8 @@ struct SimulatedBoseFramesTests {
         let (link, task) = try await connect(device)
         defer { task.cancel() }
         try await device.write(Self.gestureConfiguration, value: [0x81, 0x01], kind: .request)
-        try await Task.sleep(for: .milliseconds(200))
+        await clock.advance(by: .milliseconds(200), timers: 1)
+        #expect(clock.sleeperCount == 1, "no confirmation under way: only the sensor tick")
         #expect(link.values(of: Self.gestureConfiguration).isEmpty)
         #expect(try BoseGestureConfiguration.decode(await device.read(Self.gestureConfiguration), information: device.gestureInformation)
             .enabledGestures == [.doubleTap])
@@ -217,29 +244,32 @@ struct SimulatedBoseFramesTests {
         try await device.write(Self.sensorConfiguration, value: [0x00, 0x00, 0x14], kind: .request)
         try await device.write(Self.gestureConfiguration, value: [0x81, 0x01], kind: .request)
         #expect(try BoseSensorConfiguration.decode(await device.read(Self.sensorConfiguration)).enabledSensors == [.accelerometer])
+        await confirming(2)
         first.cancel()
         await first.value
         #expect(await device.isConnected == false)
+        await clock.advance(by: SimulatedBoseFrames.confirmationDelay)
+        #expect(clock.sleeperCount == 0, "the confirmations went to a link that is gone, and nothing else runs")
         #expect(try BoseSensorConfiguration.decode(await device.read(Self.sensorConfiguration)).enabledSensors.isEmpty)
         #expect(try BoseGestureConfiguration.decode(await device.read(Self.gestureConfiguration), information: device.gestureInformation)
             .enabledGestures.isEmpty)
 
         let (link, second) = try await connect(device)
         defer { second.cancel() }
-        try await Task.sleep(for: .milliseconds(100))
+        await clock.advance(by: .milliseconds(100), timers: 1)
         #expect(link.values(of: Self.sensorData).isEmpty, "nothing streams until the central configures the sensors")
     }
 
     // MARK: Streaming
 
-    @Test("accelerometer and gyroscope at 20 ms: about 50 records/s each, 20 ms apart, gravity ≈ 1 g")
+    @Test("accelerometer and gyroscope at 20 ms: 50 records/s each, 20 ms apart, gravity ≈ 1 g")
     func streamsAtTheConfiguredPeriod() async throws {
         let device = try frames(seed: 11)
         let information = try BoseSensorInformation.decode(await device.read(Self.sensorInformation))
         let (link, task) = try await connect(device)
         try await device.write(Self.sensorConfiguration, value: [0x00, 0x00, 0x14, 0x01, 0x00, 0x14], kind: .request)
-        // Counted, not timed: the device's own clock (ticks 20 ms apart) shows the rate, whatever the load.
-        #expect(await waitUntil { link.values(of: Self.sensorData).count >= 60 })
+        await confirming(1)
+        await clock.advance(by: .milliseconds(1200), timers: 1)
         task.cancel()
         await task.value
 
@@ -247,7 +277,7 @@ struct SimulatedBoseFramesTests {
         let records = try notifications.flatMap { try BoseSensorData.decode($0, information: information) }
         let accelerometer = records.filter { $0.sensor == .accelerometer }
         let gyroscope = records.filter { $0.sensor == .gyroscope }
-        #expect(accelerometer.count >= 60)
+        #expect(accelerometer.count == 60, "1.2 s at 20 ms")
         #expect(gyroscope.count == accelerometer.count)
         #expect(records.allSatisfy { $0.sensor == .accelerometer || $0.sensor == .gyroscope })
         #expect(notifications.allSatisfy { $0.count <= 247 - 3 })
@@ -282,10 +312,13 @@ struct SimulatedBoseFramesTests {
         let (link, task) = try await connect(device, mtu: 23)
         // Accelerometer (10 bytes a record), rotation (13), uncalibrated magnetometer (15) at 40 ms.
         try await device.write(Self.sensorConfiguration, value: [0x00, 0x00, 0x28, 0x02, 0x00, 0x28, 0x06, 0x00, 0x28], kind: .request)
-        #expect(await waitUntil { link.values(of: Self.sensorData).count >= 9 })
+        await confirming(1)
+        // The idle tick at 20 ms takes the new period; records at 60, 100 and 140 ms.
+        await clock.advance(by: .milliseconds(140), timers: 1)
         task.cancel()
         await task.value
         let notifications = link.values(of: Self.sensorData)
+        #expect(notifications.count == 9)
         #expect(notifications.allSatisfy { $0.count <= 20 })
         let perNotification = try notifications.map { try BoseSensorData.decode($0, information: information) }
         #expect(perNotification.allSatisfy { $0.count == 1 }, "10 + 13 and 13 + 15 bytes exceed 20")
@@ -321,10 +354,14 @@ struct SimulatedBoseFramesTests {
         let (link, task) = try await connect(device)
         defer { task.cancel() }
         try await device.write(Self.sensorConfiguration, value: [0x03, 0x00, 0x14], kind: .request)
-        #expect(await waitUntil { link.values(of: Self.sensorData).count >= 5 })
+        await confirming(1)
+        await clock.advance(by: .milliseconds(100), timers: 1)
+        #expect(link.values(of: Self.sensorData).count == 5)
         try await device.write(Self.sensorConfiguration, value: [0x03, 0x00, 0x50], kind: .request)
-        let switched = link.values(of: Self.sensorData).count
-        #expect(await waitUntil { link.values(of: Self.sensorData).count >= switched + 5 })
+        await confirming(1)
+        // The 20 ms tick at 120 ms takes the new period; records at 200, 280, … 520 ms.
+        await clock.advance(by: .milliseconds(420), timers: 1)
+        #expect(link.values(of: Self.sensorData).count == 10)
         let records = try link.values(of: Self.sensorData).flatMap { try BoseSensorData.decode($0, information: information) }
         #expect(records.allSatisfy { $0.sensor == .gameRotation })
         let ticks = records.map(\.timestamp)
@@ -347,13 +384,14 @@ struct SimulatedBoseFramesTests {
     func scriptedGestures() async throws {
         let device = try frames(["gestures": .string("head_shake@0.4, double_tap@0.6,head_nod@1.3")])
         let information = try BoseSensorInformation.decode(await device.read(Self.sensorInformation))
-        let (link, task) = try await connect(device)
+        let (link, task) = try await connect(device, timers: 2)
         defer { task.cancel() }
         try await device.write(Self.gestureConfiguration, value: [0x81, 0x01, 0x82, 0x01, 0x83, 0x00], kind: .request)
         try await device.write(Self.sensorConfiguration, value: [0x04, 0x00, 0x14, 0x01, 0x00, 0x14], kind: .request)
-        #expect(await waitUntil { link.values(of: Self.gestureData).count >= 2 })
-        // The motion follows the device's tick clock: wait until it has run past the nod (1.3 s + 0.5 s).
-        #expect(await waitUntil { link.values(of: Self.sensorData).count >= 95 })
+        await confirming(2, besides: 2)
+        // Past the nod (1.3 s + 0.5 s): the script has ended, the tick goes on.
+        await clock.advance(by: .milliseconds(1900), timers: 1)
+        #expect(link.values(of: Self.sensorData).count == 95)
         let events = try link.values(of: Self.gestureData).flatMap { try BoseGestureEvent.decode($0) }
         #expect(events.map(\.gesture) == [.doubleTap, .headNod], "head_shake was not enabled")
 
@@ -469,14 +507,4 @@ struct SimulatedBoseFramesTests {
         #expect((pitchRateDuringNod.min() ?? 0) < -40 && (pitchRateDuringNod.max() ?? 0) > 40)
         #expect(largestKnock > 9.81, "1.5 g at the peak, sampled every 20 ms: \(largestKnock)")
     }
-}
-
-// MARK: Helpers
-
-/// Runs the glasses' behaviour on a new link, as the host does when a central connects.
-private func connect(_ frames: SimulatedBoseFrames, mtu: Int = 247) async throws -> (RecordingPeripheralLink, Task<Void, Never>) {
-    let link = RecordingPeripheralLink(mtu: mtu)
-    let task = Task { await frames.run(on: link) }
-    try #require(await waitUntil { await frames.isConnected })
-    return (link, task)
 }

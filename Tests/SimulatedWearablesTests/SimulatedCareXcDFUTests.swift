@@ -1,4 +1,5 @@
 import Testing
+import Wear2MQTTTesting
 
 @testable import Wearables
 @testable import SimulatedWearables
@@ -12,8 +13,8 @@ struct SimulatedCareXcDFUTests {
     static let legacyVersion = BluetoothUUID(string: LegacyDFUUUID.version)!
     static let firmwareRevision = BluetoothUUID(GATTUUID.Characteristic.firmwareRevision)
 
-    static func band(_ options: [String: SimulationOptionValue] = [:]) throws -> SimulatedCareXc {
-        try SimulatedCareXc(SimulatedDeviceConfiguration(seed: 3, options: options, address: "C0:F1:70:00:00:01"))
+    static func band(_ options: [String: SimulationOptionValue] = [:], clock: ManualClock = ManualClock()) throws -> SimulatedCareXc {
+        try SimulatedCareXc(clocked(seed: 3, options: options, address: "C0:F1:70:00:00:01", clock: clock))
     }
 
     static func serviceUUIDs(_ peripheral: any SimulatedPeripheral) -> [String] {
@@ -60,10 +61,11 @@ struct SimulatedCareXcDFUTests {
 
     @Test("Enter Bootloader: ATT 0xFD without indications; with them indicated 20 01 01, then the radio switches")
     func enterBootloader() async throws {
-        let band = try Self.band()
+        let clock = ManualClock()
+        let band = try Self.band(clock: clock)
         let companion = try #require(band.companion)
         let link = RecordingPeripheralLink()
-        let running = Task { await band.run(on: link) }
+        let running = try await run(band, on: link, clock: clock)
         defer { running.cancel() }
 
         await #expect(throws: ATTError.cccdImproperlyConfigured) {
@@ -72,9 +74,13 @@ struct SimulatedCareXcDFUTests {
         await band.subscriptionChanged(Self.buttonless, isSubscribed: true)
         try await band.write(Self.buttonless, value: [0x07], kind: .request)
         try await band.write(Self.buttonless, value: [0x01], kind: .request)
-        #expect(await waitUntil { link.values(of: Self.buttonless).count == 2 })
+        #expect(await link.until { link.values(of: Self.buttonless).count == 2 })
         #expect(link.values(of: Self.buttonless) == [[0x20, 0x07, 0x02], [0x20, 0x01, 0x01]])
 
+        // The reset into the bootloader comes `restartDelay` after the answer.
+        #expect(await clock.sleepers(atLeast: 2), "the battery's timer and the restart's")
+        #expect(await band.inspect()["dfu_mode"] == "application")
+        await clock.advance(by: SimulatedNordicDFU.restartDelay)
         var radio = companion.radio.makeAsyncIterator()
         #expect(await radio.next() == .companion)
         let shown = await band.inspect()

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import Wear2MQTTTesting
 
 @testable import Wearables
 @testable import SimulatedWearables
@@ -448,9 +449,12 @@ struct SimulatedCareXcTests {
 
     // MARK: The peripheral
 
+    /// The clock the band of a test runs on: its battery, its restart, its own clock.
+    let clock = ManualClock()
+
     func band(_ options: [String: SimulationOptionValue] = [:], address: String? = address) throws -> SimulatedCareXc {
-        try SimulatedCareXc(SimulatedDeviceConfiguration(seed: 21, options: ["history_end": .int(1_795_320_000)]
-                                                           .merging(options) { $1 }, address: address))
+        try SimulatedCareXc(clocked(seed: 21, options: ["history_end": .int(1_795_320_000)].merging(options) { $1 },
+                                    address: address, clock: clock))
     }
 
     @Test("registered as gofit_care_xc; advertises \"Care-Xc\" and the vendor service; the GATT table of the doc")
@@ -485,10 +489,9 @@ struct SimulatedCareXcTests {
     @Test("writes to Request are answered on Response after the write; the code shows in inspect()")
     func overGATT() async throws {
         let band = try band()
-        let link = HangUpRecordingLink()
-        let running = Task { await band.run(on: link) }
+        let link = RecordingPeripheralLink()
+        let running = try await run(band, on: link, clock: clock)
         defer { running.cancel() }
-        #expect(await waitUntil { await band.isConnected })
         let before = await band.inspect()
         #expect(before["pairing_code"] == "" && before["paired"] == "false" && before["serial"] == "CXC0000001")
         #expect(Int(before["history_records"] ?? "") ?? 0 > 1500, "a week of history")
@@ -496,7 +499,7 @@ struct SimulatedCareXcTests {
         for segment in FrameSegmenter.segments(of: GoFITRequest.pairStart.frame(sequence: 0).encoded()) {
             try await band.write(Self.request, value: segment, kind: .request)
         }
-        #expect(await waitUntil { !link.values(of: Self.response).isEmpty })
+        #expect(await link.until { !link.values(of: Self.response).isEmpty })
         let started = try BandUnderTest.response(from: link.values(of: Self.response))
         #expect(started.opcode == .pairStart && started.status == .ok)
         let time = try GoFITPairingStarted(decoding: started.data).pairingTime
@@ -507,7 +510,7 @@ struct SimulatedCareXcTests {
         for segment in FrameSegmenter.segments(of: GoFITRequest.pairConfirm(code: code, pairingTime: time).frame(sequence: 1).encoded()) {
             try await band.write(Self.request, value: segment, kind: .command)
         }
-        #expect(await waitUntil { link.values(of: Self.response).count == 2 })
+        #expect(await link.until { link.values(of: Self.response).count == 2 })
         #expect(try BandUnderTest.response(from: link.values(of: Self.response)).status == .ok)
         let after = await band.inspect()
         #expect(after["paired"] == "true" && after["authenticated"] == "true" && after["pairing_code"] == "")
@@ -515,16 +518,21 @@ struct SimulatedCareXcTests {
         // Find my phone: the event frame on Response.
         link.clear()
         #expect(await band.handle(.findMyPhone, link: link))
-        #expect(await waitUntil { link.values(of: Self.response) == [[0x80, 0xE0, 0x00, 0x00, 0x00, 0x2A, 0x00]] })
+        #expect(await link.until { link.values(of: Self.response) == [[0x80, 0xE0, 0x00, 0x00, 0x00, 0x2A, 0x00]] })
         #expect(await band.handle(.buttonPress, link: link) == false)
 
-        // INITIALISE: answered, then the band hangs up.
+        // INITIALISE: answered, then the band hangs up as it restarts.
         link.clear()
         for segment in FrameSegmenter.segments(of: GoFITRequest.initialise.frame(sequence: 2).encoded()) {
             try await band.write(Self.request, value: segment, kind: .request)
         }
-        #expect(await waitUntil { link.hangUps == 1 })
+        #expect(await link.until { !link.values(of: Self.response).isEmpty })
         #expect(try BandUnderTest.response(from: link.values(of: Self.response)).status == .ok)
+        #expect(await clock.sleepers(atLeast: 2), "the battery's timer and the restart's")
+        await clock.advance(by: SimulatedCareXc.restartDelay - .milliseconds(1), timers: 2)
+        #expect(link.hangUps == 0, "not before the restart delay")
+        await clock.advance(by: .milliseconds(1))
+        #expect(await link.until { link.hangUps == 1 })
         #expect(await band.inspect()["paired"] == "false")
         #expect(await band.inspect()["initialised_count"] == "1")
     }
@@ -532,10 +540,9 @@ struct SimulatedCareXcTests {
     @Test("drop_after_pages hangs up once, right after that many HISTORY_PAGE answers")
     func dropAfterPages() async throws {
         let band = try band(["paired": .bool(true), "history_days": .int(2), "drop_after_pages": .int(2)])
-        let link = HangUpRecordingLink(mtu: 247)
-        let running = Task { await band.run(on: link) }
+        let link = RecordingPeripheralLink(mtu: 247)
+        let running = try await run(band, on: link, clock: clock)
         defer { running.cancel() }
-        #expect(await waitUntil { await band.isConnected })
         var sequence: UInt8 = 0
         func send(_ request: GoFITRequest) async throws -> GoFITResponse {
             link.clear()
@@ -545,7 +552,7 @@ struct SimulatedCareXcTests {
                 try await band.write(Self.request, value: segment, kind: .request)
             }
             var response: GoFITResponse?
-            _ = await waitUntil {
+            _ = await link.until {
                 var reassembler = FrameReassembler()
                 response = link.values(of: Self.response).compactMap { reassembler.append($0) }.first
                     .flatMap { try? GoFITResponse(frame: VendorFrame(decoding: $0)) }
@@ -565,14 +572,14 @@ struct SimulatedCareXcTests {
                 "a page of 64 pulses in 244-byte segments at an MTU of 247")
         #expect(link.hangUps == 0)
         #expect(try await send(.historyPage(kind: .heartRate, page: 1)).status == .ok)
-        #expect(await waitUntil { link.hangUps == 1 })
+        #expect(await link.until { link.hangUps == 1 })
 
         // The host reconnects and reads on: the band does not drop the link again.
         running.cancel()
-        #expect(await waitUntil { await !band.isConnected })
-        let again = Task { await band.run(on: link) }
+        await running.value
+        #expect(await !band.isConnected)
+        let again = try await run(band, on: link, clock: clock)
         defer { again.cancel() }
-        #expect(await waitUntil { await band.isConnected })
         try await authenticate()
         for page in UInt16(0)..<5 {
             #expect(try await send(.historyPage(kind: .heartRate, page: page)).status == .ok)
@@ -585,15 +592,12 @@ struct SimulatedCareXcTests {
         let band = try band()
         let written = try CurrentTime(year: 2026, month: 11, day: 22, hours: 12, minutes: 0, seconds: 58, dayOfWeek: 7,
                                       adjustReason: [.manualTimeUpdate])
-        let start = ContinuousClock.now
         try await band.write(BluetoothUUID(0x2A2B), value: written.encode(), kind: .request)
-        try await Task.sleep(for: .milliseconds(2100))
+        await clock.advance(by: .milliseconds(2100))
         let read = try CurrentTime.decode(await band.read(BluetoothUUID(0x2A2B)))
-        // Advanced by the time that passed (at least the 2.1 s slept, at most what the clock says, however slow
-        // the machine): seconds after 12:00:58.
+        // Advanced by the time that passed: 12:00:58 and 2.1 s.
         let advanced = (Int(read.dateTime.hours) - 12) * 3600 + Int(read.dateTime.minutes) * 60 + Int(read.dateTime.seconds) - 58
-        let elapsed = Int((ContinuousClock.now - start).components.seconds)
-        #expect((2...(elapsed + 1)).contains(advanced), "advanced \(advanced) s in \(elapsed) s")
+        #expect(advanced == 2 && read.fractions256 == 25, "advanced \(advanced) s and \(read.fractions256)/256")
         #expect(read.adjustReason == [.manualTimeUpdate])
         await #expect(throws: ATTError.invalidAttributeValueLength) {
             try await band.write(BluetoothUUID(0x2A2B), value: [1, 2, 3], kind: .request)
@@ -607,25 +611,4 @@ struct SimulatedCareXcTests {
         let seen = await band.inspect()
         #expect(seen["alerts"] == "1" && seen["alert_level"] == "high")
     }
-}
-
-/// Records notifications and hang-ups; a hang-up ends the link as the host would, by cancelling nothing here:
-/// the test reads `hangUps`.
-final class HangUpRecordingLink: PeripheralLink {
-    let mtu: Int
-    private let state = Mutex<(pushed: [(uuid: BluetoothUUID, value: [UInt8])], hangUps: Int)>(([], 0))
-
-    init(mtu: Int = 23) { self.mtu = mtu }
-
-    func isSubscribed(_ characteristic: BluetoothUUID) async -> Bool { true }
-    func notify(_ characteristic: BluetoothUUID, value: [UInt8]) async -> Bool {
-        state.withLock { $0.pushed.append((characteristic, value)) }
-        return true
-    }
-    func indicate(_ characteristic: BluetoothUUID, value: [UInt8]) async -> Bool { await notify(characteristic, value: value) }
-    func disconnect() async { state.withLock { $0.hangUps += 1 } }
-
-    func values(of uuid: BluetoothUUID) -> [[UInt8]] { state.withLock { $0.pushed.filter { $0.uuid == uuid }.map(\.value) } }
-    func clear() { state.withLock { $0.pushed = [] } }
-    var hangUps: Int { state.withLock { $0.hangUps } }
 }

@@ -1,14 +1,14 @@
 import Logging
 import Synchronization
 import Testing
+import Wear2MQTTTesting
 
 @testable import Wearables
 @testable import SimulatedWearables
 
 /// The simulated Empatica E4 driven directly, with a link that records what the band pushes, and its signal
-/// source stepped on its own. Every value is read back through the E4 codecs the driver uses. Rates are checked
-/// by counts (samples per packet, the EDA counter, the packets' intervals); the only wall-clock assertions are
-/// upper bounds, which a loaded machine cannot break.
+/// source stepped on its own. Every value is read back through the E4 codecs the driver uses. The band runs on a
+/// manual clock, so what it sends in a span of time is counted exactly, however loaded the machine.
 @Suite("Simulated Empatica E4")
 struct SimulatedEmpaticaE4Tests {
     static let bvp = BluetoothUUID(E4UUID.Short.bvp)
@@ -23,9 +23,30 @@ struct SimulatedEmpaticaE4Tests {
     /// 2026-11-21 12:05:04 UTC: any time after 1970 and before 2106 would do.
     static let start: UInt32 = 1_795_298_704
 
+    /// The clock every band of a test runs on.
+    let clock = ManualClock()
+    /// The battery's timer; the four streams' once started.
+    static let idleTimers = 1
+    static let streamingTimers = 5
+
     func band(_ options: [String: SimulationOptionValue] = [:], seed: UInt64 = 7) throws -> SimulatedEmpaticaE4 {
-        try SimulatedEmpaticaE4(SimulatedDeviceConfiguration(seed: seed, options: options))
+        try SimulatedEmpaticaE4(clocked(seed: seed, options: options, clock: clock))
     }
+
+    /// Runs the band's behaviour on a new link, as the host does when a central connects.
+    func connect(_ band: SimulatedEmpaticaE4) async throws -> (RecordingPeripheralLink, Task<Void, Never>) {
+        let link = RecordingPeripheralLink()
+        return (link, try await run(band, on: link, clock: clock, timers: Self.idleTimers))
+    }
+
+    /// Sends the start command and returns once the four streams have armed their schedules.
+    func start(_ band: SimulatedEmpaticaE4, at seconds: UInt32 = SimulatedEmpaticaE4Tests.start) async throws {
+        try await band.write(Self.command, value: Self.startCommand(seconds), kind: .request)
+        try #require(await clock.sleepers(atLeast: Self.streamingTimers))
+    }
+
+    /// How many packets `stream` sends in `span`: one per whole interval.
+    static func packets(_ stream: E4Stream, in span: Duration) -> Int { Int(span / stream.packetInterval) }
 
     static func startCommand(_ seconds: UInt32 = start) -> [UInt8] { E4StartCommand(unixSeconds: seconds).encode() }
 
@@ -85,12 +106,13 @@ struct SimulatedEmpaticaE4Tests {
         let (link, task) = try await connect(device)
         defer { task.cancel() }
         // Three BVP intervals and more: a band that streamed without the command would have sent by now.
-        try await Task.sleep(for: .milliseconds(600))
+        await clock.advance(by: .milliseconds(600), timers: Self.idleTimers)
         #expect(Self.sensors.allSatisfy { link.values(of: $0).isEmpty })
         #expect(await device.isStreaming == false)
 
-        try await device.write(Self.command, value: Self.startCommand(), kind: .request)
-        #expect(await waitUntil { Self.sensors.allSatisfy { !link.values(of: $0).isEmpty } })
+        try await start(device)
+        await clock.advance(by: .milliseconds(1500), timers: Self.streamingTimers)
+        #expect(Self.sensors.map { link.values(of: $0).count } == [8, 8, 1, 1], "BVP, accelerometer, temperature, EDA")
     }
 
     @Test("malformed start commands are refused (0x0D wrong length, 0x80 another opcode) and start nothing",
@@ -111,7 +133,7 @@ struct SimulatedEmpaticaE4Tests {
             try await device.write(Self.command, value: value, kind: .command)
         }
         #expect(await device.isStreaming == false)
-        try await Task.sleep(for: .milliseconds(400))
+        await clock.advance(by: .milliseconds(400), timers: Self.idleTimers)
         #expect(Self.sensors.allSatisfy { link.values(of: $0).isEmpty })
     }
 
@@ -127,28 +149,33 @@ struct SimulatedEmpaticaE4Tests {
         defer { task.cancel() }
         try await device.write(Self.command, value: Self.startCommand(), kind: .command)
         #expect(await device.isStreaming)
-        #expect(await waitUntil { !link.values(of: Self.bvp).isEmpty })
+        #expect(await clock.sleepers(atLeast: Self.streamingTimers))
+        await clock.advance(by: E4Stream.bvp.packetInterval, timers: Self.streamingTimers)
+        #expect(link.values(of: Self.bvp).count == 1)
     }
 
     @Test("the link dropping stops streaming; the next connection streams only after its own start command")
     func disconnectStops() async throws {
         let device = try band()
         let (link, task) = try await connect(device)
-        try await device.write(Self.command, value: Self.startCommand(), kind: .request)
-        #expect(await waitUntil { link.values(of: Self.bvp).count >= 2 })
+        try await start(device)
+        await clock.advance(by: .milliseconds(500), timers: Self.streamingTimers)
+        #expect(link.values(of: Self.bvp).count == 2)
         task.cancel()
         await task.value
         #expect(await device.isConnected == false)
+        #expect(clock.sleeperCount == 0, "no timer outlives the link")
         let sent = link.count
-        try await Task.sleep(for: .milliseconds(500))
+        await clock.advance(by: .milliseconds(500))
         #expect(link.count == sent, "nothing after the link went")
 
         let (second, secondTask) = try await connect(device)
         defer { secondTask.cancel() }
-        try await Task.sleep(for: .milliseconds(500))
+        await clock.advance(by: .milliseconds(500), timers: Self.idleTimers)
         #expect(Self.sensors.allSatisfy { second.values(of: $0).isEmpty }, "a new connection needs a new command")
-        try await device.write(Self.command, value: Self.startCommand(Self.start + 3600), kind: .request)
-        #expect(await waitUntil { second.values(of: Self.eda).count >= 2 })
+        try await start(device, at: Self.start + 3600)
+        await clock.advance(by: .seconds(3), timers: Self.streamingTimers)
+        #expect(second.values(of: Self.eda).count == 2)
         let counters = try second.values(of: Self.eda).map { try E4EDAPacket.decode($0).counter }
         #expect(Array(counters.prefix(2)) == [0, 1], "the counter starts again at 0")
     }
@@ -158,12 +185,13 @@ struct SimulatedEmpaticaE4Tests {
         let device = try band()
         let (link, task) = try await connect(device)
         defer { task.cancel() }
-        try await device.write(Self.command, value: Self.startCommand(), kind: .request)
-        #expect(await waitUntil { link.values(of: Self.eda).count >= 1 })
+        try await start(device)
+        await clock.advance(by: .milliseconds(1500), timers: Self.streamingTimers)
+        #expect(link.values(of: Self.eda).count == 1)
         try await device.write(Self.command, value: Self.startCommand(Self.start + 999), kind: .request)
-        #expect(await waitUntil { link.values(of: Self.eda).count >= 3 })
+        await clock.advance(by: .seconds(3), timers: Self.streamingTimers)
         let counters = try link.values(of: Self.eda).map { try E4EDAPacket.decode($0).counter }
-        #expect(Array(counters.prefix(3)) == [0, 1, 2])
+        #expect(counters == [0, 1, 2], "one schedule, one counter")
     }
 
     // MARK: What streams
@@ -173,11 +201,9 @@ struct SimulatedEmpaticaE4Tests {
         let device = try band()
         let (link, task) = try await connect(device)
         defer { task.cancel() }
-        try await device.write(Self.command, value: Self.startCommand(), kind: .request)
-        #expect(await waitUntil {
-            link.values(of: Self.bvp).count >= 12 && link.values(of: Self.accelerometer).count >= 12
-                && link.values(of: Self.eda).count >= 3 && link.values(of: Self.temperature).count >= 3
-        })
+        try await start(device)
+        await clock.advance(by: .milliseconds(4500), timers: Self.streamingTimers)
+        #expect(Self.sensors.map { link.values(of: $0).count } == [26, 24, 4, 3], "BVP, accelerometer, temperature, EDA")
         task.cancel()
         await task.value
 
@@ -211,7 +237,7 @@ struct SimulatedEmpaticaE4Tests {
         #expect(battery.first == 80, "the level is notified when streaming starts")
     }
 
-    @Test("rates: each packet interval is samples per packet over the SDK rate, and the band never bursts")
+    @Test("rates: each packet interval is samples per packet over the SDK rate; a span holds one packet per interval")
     func rates() async throws {
         #expect(E4Stream.bvp.packetInterval == .nanoseconds(171_875_000))
         #expect(E4Stream.accelerometer.packetInterval == .nanoseconds(187_500_000))
@@ -235,18 +261,16 @@ struct SimulatedEmpaticaE4Tests {
         #expect(source.unixSeconds(ofSample: 64, in: .bvp) == Double(Self.start) + 1)
         #expect(source.unixSeconds(ofSample: 6, in: .eda) == Double(Self.start) + 1.5)
 
-        // On the air: by the time N packets of a stream have arrived, at least N intervals have passed since the
-        // command. (A loaded machine only makes packets later, so this cannot fail for being slow.)
+        // On the air: N intervals after the command, N packets of each stream have arrived, never more.
         let device = try band()
         let (link, task) = try await connect(device)
         defer { task.cancel() }
-        let before = ContinuousClock.now
-        try await device.write(Self.command, value: Self.startCommand(), kind: .request)
-        #expect(await waitUntil { link.values(of: Self.eda).count >= 2 })
-        let counts = Self.sensors.map { link.values(of: $0).count }
-        let elapsed = ContinuousClock.now - before
-        for (stream, count) in zip([E4Stream.bvp, .accelerometer, .temperature, .eda], counts) {
-            #expect(Double(count) <= elapsed / stream.packetInterval + 1, "\(stream): \(count) packets in \(elapsed)")
+        try await start(device)
+        for elapsed in [Duration.milliseconds(1500), .seconds(3), .milliseconds(4700)] {
+            await clock.advance(by: elapsed - clock.elapsed, timers: Self.streamingTimers)
+            let counts = Self.sensors.map { link.values(of: $0).count }
+            #expect(counts == [E4Stream.bvp, .accelerometer, .temperature, .eda].map { Self.packets($0, in: elapsed) },
+                    "after \(elapsed)")
         }
         let edaCounters = try link.values(of: Self.eda).map { try E4EDAPacket.decode($0).counter }
         #expect(edaCounters == (0..<edaCounters.count).map { UInt16($0) })
@@ -403,12 +427,14 @@ struct SimulatedEmpaticaE4Tests {
     func truthIsLogged() async throws {
         let log = CapturedLog()
         let logger = Logger(label: "test") { _ in CapturingLogHandler(log: log) }
-        let device = try SimulatedEmpaticaE4(SimulatedDeviceConfiguration(seed: 7, options: ["serial": .string("A0E4E4")]),
+        let device = try SimulatedEmpaticaE4(clocked(seed: 7, options: ["serial": .string("A0E4E4")], clock: clock),
                                              logger: logger, truthLogSeconds: 0.5)
         let (_, task) = try await connect(device)
         defer { task.cancel() }
-        try await device.write(Self.command, value: Self.startCommand(), kind: .request)
-        #expect(await waitUntil { log.lines.count >= 2 })
+        try await start(device)
+        // BVP through 1.36 s of samples: the truth at 0.5 s and at 1 s.
+        await clock.advance(by: .milliseconds(1500), timers: Self.streamingTimers)
+        #expect(log.lines.count == 2)
         for (message, metadata) in log.lines.prefix(2) {
             let time = try #require(metadata["unix_time"].flatMap { Double($0.description) })
             let truth = try SimulatedEmpaticaE4.trueHeartRate(atUnixSeconds: time, options: [:])
@@ -487,15 +513,13 @@ struct SimulatedEmpaticaE4Tests {
         #expect(link.values(of: Self.tag).isEmpty, "no start command yet: the band has nowhere to send it")
 
         let now = UInt32(1_795_300_000)
-        try await device.write(Self.command, value: Self.startCommand(now), kind: .request)
-        let before = ContinuousClock.now
+        try await start(device, at: now)
+        await clock.advance(by: .milliseconds(250), timers: Self.streamingTimers)
         #expect(await device.handle(.buttonPress, link: link))
-        let elapsed = ContinuousClock.now - before
         let values = link.values(of: Self.tag)
         try #require(values.count == 1)
         let press = try E4TagPress.decode(values[0])
-        #expect(press.unixMilliseconds >= Int64(now) * 1000)
-        #expect(press.unixMilliseconds <= Int64(now) * 1000 + 1000 + Int64(elapsed / .milliseconds(1)))
+        #expect(press.unixMilliseconds == Int64(now) * 1000 + 250, "the press time on the session's clock")
         #expect(await device.handle(.findMyPhone, link: link) == false)
         #expect(await device.handle(.spotCheck, link: link) == false)
         #expect(await device.handle(.buttonPress, link: nil), "the band has a button even without a central")
@@ -552,14 +576,6 @@ struct SimulatedEmpaticaE4Tests {
 }
 
 // MARK: Helpers
-
-/// Runs the band's behaviour on a new link, as the host does when a central connects.
-private func connect(_ band: SimulatedEmpaticaE4) async throws -> (RecordingPeripheralLink, Task<Void, Never>) {
-    let link = RecordingPeripheralLink()
-    let task = Task { await band.run(on: link) }
-    try #require(await waitUntil { await band.isConnected })
-    return (link, task)
-}
 
 
 private func median(_ values: [Double]) -> Double {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import Wear2MQTTTesting
 
 @testable import SimulatedWearables
 @testable import Wearables
@@ -112,7 +113,9 @@ struct SimulatedPolarRecordingTests {
     @Test("the H10 serves PSFTP (0xFEEE) and frames a long answer at the link's MTU; the Verity Sense has no PSFTP")
     func serviceAndFraming() async throws {
         let kind = try #require(SimulatedDeviceCatalog.kind(named: "polar_h10"))
-        let h10 = try kind.make(SimulatedDeviceConfiguration(seed: 1, options: ["recording_speed": .double(3600)]))
+        let clock = ManualClock()
+        let h10 = try kind.make(SimulatedDeviceConfiguration(seed: 1, options: ["recording_speed": .double(3600)],
+                                                             time: clock.timeSource))
         let service = try #require(h10.services.first { $0.uuid == BluetoothUUID(string: PolarUUID.Service.fileTransfer) })
         let mtu = SimulatedPolarSensor.fileTransferMTUUUID
         #expect(service.characteristics.first { $0.uuid == mtu }?.flags == [.write, .writeWithoutResponse, .notify])
@@ -123,25 +126,27 @@ struct SimulatedPolarRecordingTests {
         }
 
         let link = RecordingPeripheralLink(mtu: 23)
-        let run = Task { await h10.run(on: link) }
-        defer { run.cancel() }
-        let sensor = try #require(h10 as? SimulatedPolarSensor)
-        try #require(await waitUntil { await sensor.isConnected })
+        let running = try await run(h10, on: link, clock: clock)
+        defer { running.cancel() }
+        /// Writes `request` and reads the answer the strap notifies `responseDelay` later.
         func exchange(_ request: H10RecordingRequest) async throws -> PSFTPMessageAssembler.Output {
             let before = link.values(of: mtu).count
             for frame in try request.frames(mtu: 20) { try await h10.write(mtu, value: frame, kind: .command) }
+            try #require(await clock.sleepers(atLeast: 2), "the answer is under way beside the frame tick")
+            await clock.advance(by: SimulatedPolarSensor.responseDelay, timers: 1)
             var assembler = PSFTPMessageAssembler()
             var index = before
             while true {
-                try #require(await waitUntil { link.values(of: mtu).count > index })
+                try #require(await link.until { link.values(of: mtu).count > index })
                 let output = try assembler.receive(link.values(of: mtu)[index])
                 index += 1
                 if output != .incomplete { return output }
             }
         }
         #expect(try await exchange(.start(identifier: "fast", sampleType: .heartRate, interval: .oneSecond)) == .message([]))
-        // An hour a second: wait until the strap holds far more than sixteen 20-byte frames can carry.
-        try #require(await waitUntil { Int(await h10.inspect()["recorded_samples"] ?? "0") ?? 0 > 400 })
+        // An hour a second: a fifth of a second holds 720 samples, far more than sixteen 20-byte frames can carry.
+        await clock.advance(by: .milliseconds(200), timers: 1)
+        try #require(Int(await h10.inspect()["recorded_samples"] ?? "0") ?? 0 > 400)
         #expect(try await exchange(.stop) == .message([]))
         let before = link.values(of: mtu).count
         guard case .message(let file) = try await exchange(.fetch(path: "/fast/SAMPLES.BPB")) else {

@@ -1,36 +1,40 @@
 import Foundation
 import Synchronization
 import Testing
+import Wear2MQTTTesting
 
 @testable import SimulatedWearables
 @testable import Wearables
 
-/// The simulated Polar H10 and Verity Sense driven directly, with a link that records what they push; every value
-/// is read back through the Polar codecs the driver uses.
+/// The simulated Polar H10 and Verity Sense driven directly, with a link that records what they push, on a manual
+/// clock; every value is read back through the Polar codecs the driver uses.
 @Suite("Simulated Polar sensors")
 struct SimulatedPolarSensorTests {
     static let controlPoint = SimulatedPolarSensor.controlPointUUID
     static let data = SimulatedPolarSensor.dataUUID
 
+    /// The clock the sensors of a test run on.
+    let clock = ManualClock()
+
     func sensor(_ kind: String, _ options: [String: SimulationOptionValue] = [:]) throws -> any SimulatedPeripheral {
-        try #require(SimulatedDeviceCatalog.kind(named: kind)).make(SimulatedDeviceConfiguration(seed: 0x2034_6EAB, options: options))
+        try #require(SimulatedDeviceCatalog.kind(named: kind)).make(clocked(seed: 0x2034_6EAB, options: options, clock: clock))
     }
 
-    /// Writes `request`, then returns the response the device indicates for it.
+    /// Writes `request`, then returns the response the device indicates for it `responseDelay` later.
     func exchange(_ device: any SimulatedPeripheral, _ link: RecordingPeripheralLink,
                   _ request: PMDControlPointRequest) async throws -> PMDControlPointResponse {
         let before = link.values(of: Self.controlPoint).count
+        let running = clock.sleeperCount
         try await device.write(Self.controlPoint, value: try request.encode(), kind: .request)
-        try #require(await waitUntil { link.values(of: Self.controlPoint).count > before })
+        try #require(await clock.sleepers(atLeast: running + 1), "the response is under way")
+        await clock.advance(by: SimulatedPolarSensor.responseDelay, timers: running)
+        try #require(await link.until { link.values(of: Self.controlPoint).count > before })
         return try PMDControlPointResponse.decode(link.values(of: Self.controlPoint)[before])
     }
 
-    /// Runs the device on `link` until the test ends; returns once it is connected.
+    /// Runs the device on `link` until the test ends; returns once it is connected and its frame tick armed.
     func connect(_ device: any SimulatedPeripheral, _ link: RecordingPeripheralLink) async throws -> Task<Void, Never> {
-        let run = Task { await device.run(on: link) }
-        let sensor = try #require(device as? SimulatedPolarSensor)
-        try #require(await waitUntil { await sensor.isConnected })
-        return run
+        try await run(device, on: link, clock: clock, timers: clock.sleeperCount + 1)
     }
 
     @Test("registered as polar_h10 / polar_verity_sense; advertised as the SDK's name rule wants; the driver claims them")
@@ -64,7 +68,8 @@ struct SimulatedPolarSensorTests {
         #expect(try await exchange(h10, link, .start(.acc, settings: [.sampleRate: 200, .resolution: 16, .range: 8])).isSuccess)
         #expect(try await exchange(h10, link, .start(.ecg, settings: [.sampleRate: 130])).status == .alreadyInState)
 
-        #expect(await waitUntil { link.values(of: Self.data).count > 40 })
+        await clock.advance(by: .seconds(2), timers: 1)
+        #expect(link.values(of: Self.data).count > 40)
         #expect(try await exchange(h10, link, .stop(.ecg)).isSuccess)
         #expect(try await exchange(h10, link, .stop(.ecg)).status == .alreadyInState)
         let frames = try link.values(of: Self.data).map(PMDDataFrame.decode)
@@ -136,7 +141,9 @@ struct SimulatedPolarSensorTests {
                                  (.magnetometer, [.sampleRate: 100]), (.ppi, [:])] {
             #expect(try await exchange(sense, link, .start(type, settings: settings)).isSuccess, "\(type)")
         }
-        #expect(await waitUntil { try! link.values(of: Self.data).map(PMDDataFrame.decode).contains { $0.measurementType == .ppi } })
+        // 90 bpm: a beat every 0.67 s, so three seconds hold PPI frames.
+        await clock.advance(by: .seconds(3), timers: 1)
+        #expect(try link.values(of: Self.data).map(PMDDataFrame.decode).contains { $0.measurementType == .ppi })
         #expect(link.values(of: Self.data).allSatisfy { $0.count <= 20 })
         let frames = try link.values(of: Self.data).map(PMDDataFrame.decode)
         for frame in frames {

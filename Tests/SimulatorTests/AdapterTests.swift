@@ -34,6 +34,7 @@ struct AdapterTests {
             try await harness.call(adapter, "org.bluez.Adapter1", "SetDiscoveryFilter", [.stringVariantDictionary([
                 "UUIDs": .strings(["0000180d-0000-1000-8000-00805f9b34fb"]), "Transport": "le",
             ])])
+            let started = harness.signals.mark
             try await harness.call(adapter, "org.bluez.Adapter1", "StartDiscovery")
             let strapPath = SimulatorHarness.devicePath(SimulatorHarness.strap)
             let added = try await harness.signals.next { $0.isInterfacesAdded(at: strapPath) }
@@ -54,7 +55,11 @@ struct AdapterTests {
             await #expect(throws: BusError.remote(name: "org.bluez.Error.InProgress", message: "Operation already in progress")) {
                 try await harness.call(adapter, "org.bluez.Adapter1", "StartDiscovery")
             }
-            try await Task.sleep(for: .milliseconds(400))
+            // Four more advertisements of the strap (every one signals RSSI under the filter, at least 90 ms apart):
+            // every device, all advertising every 100 ms and first within 100 ms of the start, has advertised since.
+            #expect(await harness.signals.until {
+                harness.signals.all.dropFirst(started).filter { $0.changes(strapPath, "org.bluez.Device1")?["RSSI"] != nil }.count >= 4
+            })
             let devices = try await harness.managedObjects().keys.filter { $0.rawValue.contains("dev_") }
             #expect(devices == [strapPath], "the thermometer, oximeter and tag do not advertise Heart Rate")
             let mark = harness.signals.mark

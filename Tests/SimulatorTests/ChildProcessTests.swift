@@ -24,9 +24,17 @@ struct SimulatorProcess {
         return SimulatorProcess(child: child, scenarioPath: path)
     }
 
-    /// Waits until the simulator owns its control name, which it takes after org.bluez and its objects.
+    /// Waits until the simulator owns its control name, which it takes after org.bluez and its objects: woken by the
+    /// bus's NameOwnerChanged, watched from before the first look.
     static func waitUntilReady(_ client: BusConnection) async -> Bool {
-        await eventually(timeout: .seconds(10)) { (try? await client.nameOwner(SimulatorControl.busName)) != nil }
+        guard let owners = try? await SignalRecorder(client, rule: MatchRule(
+            sender: "org.freedesktop.DBus", interface: "org.freedesktop.DBus", member: "NameOwnerChanged",
+            arg0: SimulatorControl.busName)) else { return false }
+        defer { owners.stop() }
+        if (try? await client.nameOwner(SimulatorControl.busName)) != nil { return true }
+        return await owners.until(timeout: .seconds(10)) {
+            owners.all.contains { $0.body.count == 3 && $0.body[2].stringValue?.isEmpty == false }
+        }
     }
 
     /// Runs `wear2mqtt-sim` with `arguments` to completion.
@@ -181,13 +189,10 @@ struct ClientCalls {
             var argv = arguments.map { strdup($0) } + [nil]
             defer { for pointer in argv { free(pointer) } }
             #expect(posix_spawn(&pid, "/bin/sh", nil, nil, &argv, environ) == 0)
-            // Not reaped: the child stays a zombie until waitpid below.
-            var status: Int32?
-            for _ in 0..<200 where status == nil {
-                status = ChildProcess.zombieExitStatus(pid)
-                if status == nil { usleep(10_000) }
-            }
-            #expect(status == expected, "\(script)")
+            // Waits for the exit without reaping: the child stays a zombie until waitpid below.
+            var info = siginfo_t()
+            #expect(waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) == 0)
+            #expect(ChildProcess.zombieExitStatus(pid) == expected, "\(script)")
             var reaped: Int32 = 0
             _ = waitpid(pid, &reaped, 0)
         }

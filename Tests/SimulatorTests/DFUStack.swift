@@ -17,6 +17,22 @@ struct DFUStack {
     let simulator: BlueZSimulator
     let bluez: BlueZClient
     let control: SimulatorControlClient
+    /// Told of every change of the BlueZ client's model: what the waits below re-check on.
+    let changes: ChangeNotifier
+    private let modelEvents: Task<Void, Never>
+
+    init(daemon: DBusDaemon, simulator: BlueZSimulator, bluez: BlueZClient, control: SimulatorControlClient) {
+        self.daemon = daemon
+        self.simulator = simulator
+        self.bluez = bluez
+        self.control = control
+        let changes = ChangeNotifier()
+        self.changes = changes
+        let events = bluez.events()
+        modelEvents = Task {
+            for await _ in events { changes.changed() }
+        }
+    }
 
     /// The band with fast timers; `options` go into its options mapping.
     static func scenario(options: String) -> String {
@@ -61,6 +77,7 @@ struct DFUStack {
     }
 
     func stop() async {
+        modelEvents.cancel()
         bluez.connection.close()
         control.bus.close()
         await simulator.stop()
@@ -74,9 +91,7 @@ struct DFUStack {
         if let known = bluez.model.device(address: wanted) { return known.path }
         let adapter = try bluez.adapter()
         try await bluez.startDiscovery(adapter: adapter.path, filter: BlueZ.DiscoveryFilter())
-        let seen = await eventually(timeout: .seconds(10), interval: .milliseconds(10)) {
-            bluez.model.device(address: wanted) != nil
-        }
+        let seen = await changes.until(timeout: .seconds(10)) { bluez.model.device(address: wanted) != nil }
         try await bluez.stopDiscovery(adapter: adapter.path)
         try #require(seen, "\(address) was not discovered")
         return try #require(bluez.model.device(address: wanted)).path
@@ -97,7 +112,15 @@ struct DFUStack {
 
     /// Whether the link to `device` went within a few seconds.
     func disconnected(_ device: ObjectPath) async -> Bool {
-        await eventually(timeout: .seconds(5), interval: .milliseconds(10)) { !isConnected(device) }
+        await changes.until(timeout: .seconds(5)) { !isConnected(device) }
+    }
+
+    /// Subscribes to `characteristic` with `method` before anything is written, so no answer is missed; a wait for
+    /// the next answer is woken by the answers and by the model's changes (a link that went).
+    func subscribe(_ characteristic: GattCharacteristicInfo, method: NotifyMethod) async throws -> NotificationInbox {
+        let inbox = try await NotificationInbox.subscribe(characteristic, on: bluez, method: method)
+        changes.forward(to: inbox.changes)
+        return inbox
     }
 
     func inspectBand() async throws -> [String: String] { try await control.inspect(Self.band) }
@@ -154,10 +177,15 @@ struct DFUStack {
 final class NotificationInbox: Sendable {
     private let values = Mutex<[[UInt8]]>([])
     private let pump = Mutex<Task<Void, Never>?>(nil)
+    /// Told of every value that arrives.
+    let changes = ChangeNotifier()
 
     init(_ stream: AsyncStream<[UInt8]>) {
         let task = Task { [self] in
-            for await value in stream { values.withLock { $0.append(value) } }
+            for await value in stream {
+                values.withLock { $0.append(value) }
+                changes.changed()
+            }
         }
         pump.withLock { $0 = task }
     }
@@ -168,16 +196,15 @@ final class NotificationInbox: Sendable {
         NotificationInbox(try await bluez.notifications(characteristic.path, method: method))
     }
 
-    /// The next value; nil when none came within `timeout`, or once `stop` holds with nothing queued.
+    /// The next value; nil when none came within `timeout`, or once `stop` holds with nothing queued (re-checked on
+    /// every change this inbox is told of).
     func next(within timeout: Duration, unless stop: () -> Bool = { false }) async -> [UInt8]? {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            let value = values.withLock { $0.isEmpty ? nil : $0.removeFirst() }
-            if let value { return value }
-            if stop() { return nil }
-            try? await Task.sleep(for: .milliseconds(2))
+        var taken: [UInt8]?
+        _ = await changes.until(timeout: timeout) {
+            taken = values.withLock { $0.isEmpty ? nil : $0.removeFirst() }
+            return taken != nil || stop()
         }
-        return nil
+        return taken
     }
 
     /// Forgets what arrived and not taken (answers to a client that is gone).

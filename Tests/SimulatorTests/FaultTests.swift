@@ -41,16 +41,27 @@ struct FaultTests {
         try await SimulatorHarness.with { harness in
             try await harness.discover(SimulatorHarness.strap)
             try await harness.control.setAdvertising(SimulatorHarness.strap, false)
-            let connect = Task {
-                _ = try await harness.call(Self.strapPath, "org.bluez.Device1", "Connect")
+            // Two Connects at once: one starts the attempt, which waits for the silent strap to advertise; the other
+            // is refused, as BlueZ refuses a second.
+            let (outcomes, outcome) = AsyncStream.makeStream(of: Result<Bool, BusError>.self)
+            for _ in 0..<2 {
+                Task {
+                    do throws(BusError) {
+                        try await harness.call(Self.strapPath, "org.bluez.Device1", "Connect")
+                        outcome.yield(.success(true))
+                    } catch {
+                        outcome.yield(.failure(error))
+                    }
+                }
             }
-            try await Task.sleep(for: .milliseconds(400))
+            var finished = outcomes.makeAsyncIterator()
+            #expect(await finished.next() == .failure(.remote(name: "org.bluez.Error.Failed", message: "Operation already in progress")))
+            // The thermometer's attempt starts after the strap's and waits the same connect delay: once it has
+            // connected, the strap's delay is over too, and the strap is still waiting for an advertisement.
+            try await harness.connect(SimulatorHarness.thermometer)
             #expect(try await harness.property(Self.strapPath, "org.bluez.Device1", "Connected") == false)
-            await #expect(throws: BusError.remote(name: "org.bluez.Error.Failed", message: "Operation already in progress")) {
-                try await harness.call(Self.strapPath, "org.bluez.Device1", "Connect")
-            }
             try await harness.control.setAdvertising(SimulatorHarness.strap, true)
-            try await connect.value
+            #expect(await finished.next() == .success(true), "the strap connected once it advertised")
             try await harness.control.setLatency(SimulatorHarness.strap, milliseconds: 300)
             let started = ContinuousClock.now
             try await harness.call(Self.strapPath, "org.bluez.Device1", "Connect")

@@ -32,7 +32,7 @@ struct NordicDFUSimulationTests {
         } catch {
             #expect(error.attErrorCode == 0xFD, "CCCD improperly configured: \(error)")
         }
-        let indications = try await NotificationInbox.subscribe(buttonless, on: stack.bluez, method: method)
+        let indications = try await stack.subscribe(buttonless, method: method)
         defer { indications.close() }
         try await stack.bluez.write(buttonless.path, SecureDFUButtonless.enterBootloaderRequest)
         #expect(await indications.next(within: .seconds(5)) == [0x20, 0x01, 0x01])
@@ -44,7 +44,7 @@ struct NordicDFUSimulationTests {
     static func enterLegacyBootloader(_ stack: DFUStack) async throws {
         let band = try await stack.connect(DFUStack.band)
         let control = try stack.characteristic(band, service: LegacyDFUUUID.service, LegacyDFUUUID.controlPoint)
-        let notifications = try await NotificationInbox.subscribe(control, on: stack.bluez, method: .acquire)
+        let notifications = try await stack.subscribe(control, method: .acquire)
         defer { notifications.close() }
         try await stack.bluez.write(control.path, LegacyDFURequest.start(.application).encoded())
         #expect(await stack.disconnected(band), "the application jumps to its bootloader")
@@ -60,7 +60,7 @@ struct NordicDFUSimulationTests {
         let bootloader = try await stack.connect(DFUStack.bootloader)
         let controlPoint = try stack.characteristic(bootloader, service: service, control)
         let packetCharacteristic = try stack.characteristic(bootloader, service: service, packet)
-        let answers = try await NotificationInbox.subscribe(controlPoint, on: stack.bluez, method: method)
+        let answers = try await stack.subscribe(controlPoint, method: method)
         defer { answers.close() }
         return try await stack.transfer(&client, device: bootloader, control: controlPoint, packet: packetCharacteristic,
                                         answers: answers)

@@ -19,7 +19,7 @@ struct RSSINoiseTests {
         let mark = harness.signals.mark
         try await harness.call(SimulatorHarness.adapter, "org.bluez.Adapter1", "StartDiscovery")
         var offsets: [Int] = []
-        let heard = await eventually(timeout: .seconds(60)) {
+        let heard = await harness.signals.until(timeout: .seconds(60)) {
             offsets = harness.signals.all.dropFirst(mark).compactMap { signal in
                 signal.changes(path, "org.bluez.Device1")?["RSSI"]?.integerValue.map { Int($0) - level }
             }.filter { abs($0) <= 15 }
@@ -58,7 +58,7 @@ struct RSSINoiseTests {
             let mark = harness.signals.mark
             try await harness.call(SimulatorHarness.adapter, "org.bluez.Adapter1", "StartDiscovery")
             var levels: [Int] = []
-            #expect(await eventually(timeout: .seconds(60)) {
+            #expect(await harness.signals.until(timeout: .seconds(60)) {
                 // Within 10 dB of the level: a late signal of the discovery before (at -55 dB) stays out.
                 levels = harness.signals.all.dropFirst(mark).compactMap { $0.changes(path, "org.bluez.Device1")?["RSSI"]?.integerValue.map(Int.init) }
                     .filter { abs($0 + 70) <= 10 }

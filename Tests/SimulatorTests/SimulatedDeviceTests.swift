@@ -1,5 +1,6 @@
 import Synchronization
 import Testing
+import Wear2MQTTTesting
 import Wearables
 import SimulatedWearables
 
@@ -22,25 +23,34 @@ final class RecordingLink: PeripheralLink {
     func values(of uuid: BluetoothUUID) -> [[UInt8]] { pushed.withLock { $0.filter { $0.uuid == uuid }.map(\.value) } }
 }
 
-/// Runs `peripheral` until it pushed `count` values on `uuid`.
-func collect(_ peripheral: any SimulatedPeripheral, _ uuid: BluetoothUUID, count: Int) async -> [[UInt8]] {
+/// Runs `peripheral`, made on `clock`, for `span` of the clock's time and returns the link with what it pushed.
+/// A tenth of a second at a time, each step's ticks run to the schedule's next sleep before the next step.
+func collect(_ peripheral: any SimulatedPeripheral, over span: Duration, clock: ManualClock) async -> RecordingLink {
     let link = RecordingLink()
     let task = Task { await peripheral.run(on: link) }
-    // Generous: the whole suite runs in parallel on two cores.
-    let deadline = ContinuousClock.now + .seconds(60)
-    while link.values(of: uuid).count < count && ContinuousClock.now < deadline {
-        try? await Task.sleep(for: .milliseconds(5))
+    #expect(await clock.sleepers(atLeast: 1), "the peripheral armed its schedule")
+    var left = span
+    while left > .zero {
+        let step = min(left, .milliseconds(100))
+        await clock.advance(by: step)
+        #expect(await clock.sleepers(atLeast: 1), "the step's ticks ran")
+        left -= step
     }
     task.cancel()
-    return Array(link.values(of: uuid).prefix(count))
+    await task.value
+    return link
 }
 
 struct SimulatedDeviceTests {
     @Test func aStrapGivenTheSameSeedSendsTheSameMeasurementsAndTheyDecode() async throws {
-        let configuration = SimulatedDeviceConfiguration(seed: 99, options: ["rate_hz": .int(200), "bpm": .int(60)])
-        let first = await collect(try SimulatedHeartRateStrap(configuration), BluetoothUUID(0x2A37), count: 300)
-        let second = await collect(try SimulatedHeartRateStrap(configuration), BluetoothUUID(0x2A37), count: 300)
-        #expect(first.count == 300)
+        let clock = ManualClock()
+        let configuration = SimulatedDeviceConfiguration(seed: 99, options: ["rate_hz": .int(200), "bpm": .int(60)],
+                                                         time: clock.timeSource)
+        let first = await collect(try SimulatedHeartRateStrap(configuration), over: .milliseconds(1500), clock: clock)
+            .values(of: BluetoothUUID(0x2A37))
+        let second = await collect(try SimulatedHeartRateStrap(configuration), over: .milliseconds(1500), clock: clock)
+            .values(of: BluetoothUUID(0x2A37))
+        #expect(first.count == 300, "1.5 s at 200 Hz")
         #expect(first == second)
         let measurements = try first.map { try HeartRateMeasurement.decode($0) }
         #expect(measurements.allSatisfy { (35...95).contains($0.bpm) && $0.contact == true })
@@ -60,14 +70,13 @@ struct SimulatedDeviceTests {
     }
 
     @Test func aThermometerIndicatesMeasurementsNearItsConfiguredTemperature() async throws {
+        let clock = ManualClock()
         let thermometer = try SimulatedThermometer(SimulatedDeviceConfiguration(seed: 3, options: [
             "rate_hz": .int(100), "temperature_c": .double(38.5), "temperature_type": .string("ear"),
-        ]))
-        let link = RecordingLink()
-        let task = Task { await thermometer.run(on: link) }
-        while link.values(of: BluetoothUUID(0x2A1C)).count < 5 { try await Task.sleep(for: .milliseconds(5)) }
-        task.cancel()
+        ], time: clock.timeSource))
+        let link = await collect(thermometer, over: .milliseconds(50), clock: clock)
         let sent = link.pushed.withLock { $0 }
+        #expect(sent.count == 5, "50 ms at 100 Hz")
         #expect(sent.allSatisfy { $0.indication })
         let measurement = try TemperatureMeasurement.decode(try #require(sent.first).value)
         #expect(measurement.temperatureType == .ear)
@@ -75,8 +84,11 @@ struct SimulatedDeviceTests {
     }
 
     @Test func anOximeterNotifiesContinuouslyAndIndicatesASpotCheckOnRequest() async throws {
-        let oximeter = try SimulatedPulseOximeter(SimulatedDeviceConfiguration(options: ["rate_hz": .int(100), "spo2": .int(95)]))
-        let values = await collect(oximeter, BluetoothUUID(0x2A5F), count: 3)
+        let clock = ManualClock()
+        let oximeter = try SimulatedPulseOximeter(SimulatedDeviceConfiguration(options: ["rate_hz": .int(100), "spo2": .int(95)],
+                                                                               time: clock.timeSource))
+        let values = await collect(oximeter, over: .milliseconds(30), clock: clock).values(of: BluetoothUUID(0x2A5F))
+        #expect(values.count == 3, "30 ms at 100 Hz")
         let reading = try PLXContinuousMeasurement.decode(try #require(values.first))
         #expect(abs((reading.normal.spo2.value.doubleValue ?? 0) - 95) <= 3)
         let link = RecordingLink()

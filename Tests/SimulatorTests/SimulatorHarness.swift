@@ -137,9 +137,11 @@ struct SimulatorHarness {
 }
 
 /// Records signals from a rule for the lifetime of a test, so a test can wait for one that may already have come.
+/// Waits are woken by each signal recorded.
 final class SignalRecorder: Sendable {
     private final class Log: Sendable {
         let signals = Mutex<[BusSignal]>([])
+        let changes = ChangeNotifier()
     }
 
     private let log = Log()
@@ -149,7 +151,10 @@ final class SignalRecorder: Sendable {
         let stream = try await bus.signals(rule)
         let log = log
         task = Task {
-            for await signal in stream { log.signals.withLock { $0.append(signal) } }
+            for await signal in stream {
+                log.signals.withLock { $0.append(signal) }
+                log.changes.changed()
+            }
         }
     }
 
@@ -157,18 +162,22 @@ final class SignalRecorder: Sendable {
 
     var all: [BusSignal] { log.signals.withLock { $0 } }
 
+    /// Returns true as soon as `condition` holds, re-checked after every signal recorded; false after `timeout`.
+    func until(timeout: Duration = .seconds(30), _ condition: () async throws -> Bool) async rethrows -> Bool {
+        try await log.changes.until(timeout: timeout, condition)
+    }
+
     /// The first recorded signal (from index `from` on) matching `predicate`, waiting up to `within`.
     func first(from start: Int = 0, within timeout: Duration = .seconds(5),
                _ predicate: (BusSignal) -> Bool) async -> (index: Int, signal: BusSignal)? {
-        let deadline = ContinuousClock.now + timeout
-        while true {
+        var found: (index: Int, signal: BusSignal)?
+        _ = await until(timeout: timeout) {
             let snapshot = all
-            if start < snapshot.count, let index = snapshot[start...].firstIndex(where: predicate) {
-                return (index, snapshot[index])
-            }
-            if ContinuousClock.now >= deadline { return nil }
-            try? await Task.sleep(for: .milliseconds(10))
+            guard start < snapshot.count, let index = snapshot[start...].firstIndex(where: predicate) else { return false }
+            found = (index, snapshot[index])
+            return true
         }
+        return found
     }
 
     /// Waits for a signal recorded after this call's start point (`mark`), or fails the test.

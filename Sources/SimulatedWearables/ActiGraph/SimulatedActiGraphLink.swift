@@ -1,3 +1,4 @@
+import EventLoop
 import Foundation
 import Logging
 import Wearables
@@ -53,7 +54,8 @@ public actor SimulatedActiGraphLink: SimulatedPeripheral {
     private var engine: ActiGraphLinkEngine
     private var battery: SimulatedBattery
     private let information: SimulatedDeviceInformation
-    private var clock = SimulatedCurrentTime(timeZone: TimeZone(secondsFromGMT: 0) ?? .current)
+    private let time: TimeSource
+    private var clock: SimulatedCurrentTime
     private let activity: ActiGraphSimulatedActivity
     private let logger: Logger
     private var faults: FramedFaults
@@ -69,8 +71,6 @@ public actor SimulatedActiGraphLink: SimulatedPeripheral {
         let outbox: AsyncStream<FramedOutgoing>.Continuation
         let connectedAt: ContinuousClock.Instant
         var streams: ActiGraphLinkStreams
-
-        var elapsed: Duration { .now - connectedAt }
     }
 
     public init(_ configuration: SimulatedDeviceConfiguration) throws(SimulatedDeviceConfigurationError) {
@@ -79,8 +79,10 @@ public actor SimulatedActiGraphLink: SimulatedPeripheral {
 
     init(_ configuration: SimulatedDeviceConfiguration, logger: Logger) throws(SimulatedDeviceConfigurationError) {
         var options = SimulationOptionReader(configuration.options)
+        time = configuration.time
+        clock = SimulatedCurrentTime(timeZone: TimeZone(secondsFromGMT: 0) ?? .current, time: configuration.time)
         let hours = try options.int("epoch_hours", default: 24, in: 0...168)
-        let now = Int(Self.unixNow())
+        let now = Int(time.unixMilliseconds / 1000)
         let end = try options.int("epoch_end", default: now - now % 60, in: 86_400...Int(UInt32.max))
         let activityName = try options.string("activity", default: ActiGraphSimulatedActivity.alternating.rawValue,
                                               allowed: ActiGraphSimulatedActivity.allCases.map(\.rawValue))
@@ -131,9 +133,11 @@ public actor SimulatedActiGraphLink: SimulatedPeripheral {
         return "TAS1D" + String(repeating: "0", count: 8 - digits.count) + digits
     }
 
-    static func unixNow() -> UInt32 { UInt32(clamping: Int(Date().timeIntervalSince1970)) }
+    /// The device's clock in Unix seconds.
+    private var unixNow: UInt32 { UInt32(clamping: time.unixMilliseconds / 1000) }
 
-    static func unixMilliseconds() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)) }
+    /// How long `connection` has lasted.
+    private func elapsed(_ connection: Connection) -> Duration { time.now - connection.connectedAt }
 
     // MARK: Connection
 
@@ -141,7 +145,7 @@ public actor SimulatedActiGraphLink: SimulatedPeripheral {
         let (outbox, continuation) = AsyncStream.makeStream(of: FramedOutgoing.self)
         let id = connect(mtu: link.mtu, outbox: continuation)
         await withTaskGroup(of: Void.self) { group in
-            group.addTask { await FramedOutgoing.deliver(outbox, response: Self.controlResponseUUID, on: link) }
+            group.addTask { await FramedOutgoing.deliver(outbox, response: Self.controlResponseUUID, on: link, time: self.time) }
             group.addTask { await self.stream(connection: id, on: link) }
             group.addTask { await self.drainBattery(connection: id, on: link) }
         }
@@ -156,7 +160,7 @@ public actor SimulatedActiGraphLink: SimulatedPeripheral {
         connection?.outbox.finish()
         engine.connectionEnded()
         engine.frames.segmentSize = max(FrameSegmenter.defaultSegmentSize, mtu - 3)
-        connection = Connection(id: connectionCount, outbox: outbox, connectedAt: .now,
+        connection = Connection(id: connectionCount, outbox: outbox, connectedAt: time.now,
                                 streams: ActiGraphLinkStreams(mtu: mtu, activity: activity, seed: streamSeeds.next()))
         return connectionCount
     }
@@ -171,7 +175,7 @@ public actor SimulatedActiGraphLink: SimulatedPeripheral {
 
     /// Sends the stream packets due, tick by tick, for as long as the connection lasts.
     private func stream(connection id: Int, on link: any PeripheralLink) async {
-        var schedule = TickSchedule(interval: Self.streamTick)
+        var schedule = TickSchedule(interval: Self.streamTick, time: time)
         while await schedule.waitForNextTick() {
             guard let idle = streamsIdle(connection: id) else { return }
             if idle { continue }
@@ -198,7 +202,7 @@ public actor SimulatedActiGraphLink: SimulatedPeripheral {
         -> (raw: [[UInt8]], imu: [[UInt8]])?
     {
         guard var current = connection, current.id == id else { return nil }
-        let due = current.streams.packets(by: current.elapsed)
+        let due = current.streams.packets(by: elapsed(current))
         connection = current
         let raw = rawSubscribed ? due.raw : []
         let imu = imuSubscribed ? due.imu : []
@@ -208,7 +212,7 @@ public actor SimulatedActiGraphLink: SimulatedPeripheral {
     }
 
     private func drainBattery(connection id: Int, on link: any PeripheralLink) async {
-        var schedule = TickSchedule(interval: .seconds(1))
+        var schedule = TickSchedule(interval: .seconds(1), time: time)
         while await schedule.waitForNextTick() {
             guard connection?.id == id else { return }
             if battery.drain(for: 1) {
@@ -241,9 +245,9 @@ public actor SimulatedActiGraphLink: SimulatedPeripheral {
     /// One segment of a request: the engine's answer goes out through the delivery task, and the streams follow
     /// the settings it leaves in force.
     private func receive(_ segment: [UInt8]) {
-        let segments = engine.receive(segment, now: Self.unixNow())
+        let segments = engine.receive(segment, now: unixNow)
         if var current = connection, current.streams.settings != engine.streams {
-            current.streams.apply(engine.streams, elapsed: current.elapsed, unixMilliseconds: Self.unixMilliseconds())
+            current.streams.apply(engine.streams, elapsed: elapsed(current), unixMilliseconds: time.unixMilliseconds)
             connection = current
         }
         guard !segments.isEmpty else { return }

@@ -1,3 +1,4 @@
+import EventLoop
 import Wearables
 
 /// Bose Frames audio sunglasses as a central sees their Bose Wearable sensor service 0xFDD2 (*documented*
@@ -103,7 +104,8 @@ public actor SimulatedBoseFrames: SimulatedPeripheral {
     private let maxActiveSensors: Int
     private let confirmsConfiguration: Bool
     private let script: [BoseGestureScript.Entry]
-    private let created = ContinuousClock.now
+    private let time: TimeSource
+    private let created: ContinuousClock.Instant
     /// The device's clock when the simulation started: it was switched on a while ago.
     private let bootMilliseconds: Int64
 
@@ -128,6 +130,8 @@ public actor SimulatedBoseFrames: SimulatedPeripheral {
 
     public init(_ configuration: SimulatedDeviceConfiguration) throws(SimulatedDeviceConfigurationError) {
         var options = SimulationOptionReader(configuration.options)
+        time = configuration.time
+        created = configuration.time.now
         let variantName = try options.string("variant", default: "alto", allowed: Self.variants.keys.sorted())
         let variant = Self.variants[variantName] ?? (id: 0x01, model: "Bose Frames Alto")
         let maxActive = try options.int("max_active_sensors", default: 3, in: 1...BoseSensor.allCases.count)
@@ -199,7 +203,7 @@ public actor SimulatedBoseFrames: SimulatedPeripheral {
         connectionCount += 1
         sensorConfiguration = Self.disabledSensors
         gestureConfiguration = Self.disabledGestures
-        let now = ContinuousClock.now
+        let now = time.now
         let current = Connection(id: connectionCount, link: link, start: now,
                                  startDeviceMilliseconds: bootMilliseconds + Self.milliseconds(now - created),
                                  startMotionMilliseconds: motionMilliseconds)
@@ -224,7 +228,7 @@ public actor SimulatedBoseFrames: SimulatedPeripheral {
     /// record per enabled sensor each period.
     private func streamSensorData(connection id: Int, on link: any PeripheralLink) async {
         var interval = currentInterval
-        var schedule = TickSchedule(interval: .milliseconds(interval))
+        var schedule = TickSchedule(interval: .milliseconds(interval), time: time)
         while await schedule.waitForNextTick() {
             guard connection?.id == id else { return }
             motionMilliseconds += Int64(interval)
@@ -234,7 +238,7 @@ public actor SimulatedBoseFrames: SimulatedPeripheral {
             let next = currentInterval
             if next != interval {
                 interval = next
-                schedule = TickSchedule(interval: .milliseconds(next))
+                schedule = TickSchedule(interval: .milliseconds(next), time: time)
             }
         }
     }
@@ -312,7 +316,7 @@ public actor SimulatedBoseFrames: SimulatedPeripheral {
 
     /// The device clock now, for gestures, which the device reports when it detects them.
     private func deviceTimestampNow(_ connection: Connection) -> UInt16 {
-        UInt16(truncatingIfNeeded: connection.startDeviceMilliseconds + Self.milliseconds(.now - connection.start))
+        UInt16(truncatingIfNeeded: connection.startDeviceMilliseconds + Self.milliseconds(time.now - connection.start))
     }
 
     private static func milliseconds(_ duration: Duration) -> Int64 {
@@ -324,8 +328,7 @@ public actor SimulatedBoseFrames: SimulatedPeripheral {
     private func performScript(connection current: Connection, on link: any PeripheralLink) async {
         for entry in script {
             do {
-                try await Task.sleep(until: current.start + .milliseconds(Int64((entry.seconds * 1000).rounded())),
-                                     clock: .continuous)
+                try await time.sleep(until: current.start + .milliseconds(Int64((entry.seconds * 1000).rounded())))
             } catch {
                 return
             }
@@ -421,7 +424,7 @@ public actor SimulatedBoseFrames: SimulatedPeripheral {
         let id = connection.id
         let link = connection.link
         Task {
-            try? await Task.sleep(for: Self.confirmationDelay)
+            try? await time.sleep(for: Self.confirmationDelay)
             await self.sendConfiguration(characteristic, connection: id, on: link)
         }
     }

@@ -1,3 +1,4 @@
+import EventLoop
 import Firmware
 import Logging
 import Wearables
@@ -45,6 +46,7 @@ public actor SimulatedNordicDFU {
 
     private let label: String
     private let logger: Logger
+    private let time: TimeSource
     private let radio: AsyncStream<SimulatedRadio>.Continuation
     public private(set) var firmware: String
     public private(set) var mode = Mode.application
@@ -68,11 +70,12 @@ public actor SimulatedNordicDFU {
 
     /// The DFU of a device whose firmware is `firmware`, and the bootloader its host serves as the companion (nil
     /// for `dfu: none`). `label` names the device in log lines (`gofit_care_xc CXC0000001`); `rssi` is the
-    /// device's, which the bootloader shares (same radio).
+    /// device's, which the bootloader shares (same radio); `time` counts the restart delays.
     public static func make(_ options: SimulatedDFUOptions, firmware: String, rssi: Int, label: String,
-                            logger: Logger) -> (dfu: SimulatedNordicDFU, companion: SimulatedCompanion?) {
+                            logger: Logger, time: TimeSource) -> (dfu: SimulatedNordicDFU, companion: SimulatedCompanion?) {
         let (stream, continuation) = AsyncStream.makeStream(of: SimulatedRadio.self)
-        let dfu = SimulatedNordicDFU(options: options, firmware: firmware, label: label, logger: logger, radio: continuation)
+        let dfu = SimulatedNordicDFU(options: options, firmware: firmware, label: label, logger: logger, time: time,
+                                     radio: continuation)
         guard options.variant != .none else {
             continuation.finish()
             return (dfu, nil)
@@ -82,12 +85,13 @@ public actor SimulatedNordicDFU {
         return (dfu, SimulatedCompanion(peripheral: bootloader, kind: kind, addressOffset: 1, radio: stream))
     }
 
-    private init(options: SimulatedDFUOptions, firmware: String, label: String, logger: Logger,
+    private init(options: SimulatedDFUOptions, firmware: String, label: String, logger: Logger, time: TimeSource,
                  radio: AsyncStream<SimulatedRadio>.Continuation) {
         self.options = options
         self.firmware = firmware
         self.label = label
         self.logger = logger
+        self.time = time
         self.radio = radio
         faults = options.faults
         applicationServices = SimulatedDFUGATT.applicationServices(options.variant)
@@ -219,8 +223,9 @@ public actor SimulatedNordicDFU {
     private func restart(into half: Mode, installing installed: SimulatedDFUInstall? = nil) {
         guard !restarting else { return }
         restarting = true
+        let time = time
         Task { [weak self] in
-            try? await Task.sleep(for: Self.restartDelay)
+            try? await time.sleep(for: Self.restartDelay)
             await self?.restarted(into: half, installing: installed)
         }
     }

@@ -1,3 +1,4 @@
+import EventLoop
 import Logging
 import Wearables
 
@@ -69,6 +70,7 @@ public actor SimulatedEmpaticaE4: SimulatedPeripheral {
     static let commandUUID = BluetoothUUID(E4UUID.Short.command)
 
     let settings: E4SimulationSettings
+    private let time: TimeSource
     let serial: String
     private let information: SimulatedDeviceInformation
     private var battery: SimulatedBattery
@@ -104,6 +106,7 @@ public actor SimulatedEmpaticaE4: SimulatedPeripheral {
         throws(SimulatedDeviceConfigurationError)
     {
         var options = SimulationOptionReader(configuration.options)
+        time = configuration.time
         settings = try E4SimulationSettings(reading: &options)
         battery = try SimulatedBattery(reading: &options, defaultLevel: 80)
         var information = try SimulatedDeviceInformation(reading: &options, defaultModel: "E4", seed: configuration.seed)
@@ -200,7 +203,7 @@ public actor SimulatedEmpaticaE4: SimulatedPeripheral {
     }
 
     private func stream(_ stream: E4Stream, connection id: Int, on link: any PeripheralLink) async {
-        var schedule = TickSchedule(interval: stream.packetInterval)
+        var schedule = TickSchedule(interval: stream.packetInterval, time: time)
         while await schedule.waitForNextTick() {
             guard let value = nextPacket(stream, connection: id) else { return }
             await link.notify(BluetoothUUID(stream.characteristicUUID), value: value)
@@ -228,7 +231,7 @@ public actor SimulatedEmpaticaE4: SimulatedPeripheral {
     }
 
     private func drainBattery(connection id: Int, on link: any PeripheralLink) async {
-        var schedule = TickSchedule(interval: .seconds(1))
+        var schedule = TickSchedule(interval: .seconds(1), time: time)
         while await schedule.waitForNextTick() {
             guard connection?.id == id else { return }
             if battery.drain(for: 1) {
@@ -250,7 +253,7 @@ public actor SimulatedEmpaticaE4: SimulatedPeripheral {
         let command = try Self.startCommand(from: value)
         guard let current = connection, current.session == nil else { return }
         let source = E4SignalSource(settings: settings, startUnixSeconds: command.unixSeconds, seed: sessionSeeds.next())
-        connection?.session = Session(source: source, startedAt: .now,
+        connection?.session = Session(source: source, startedAt: time.now,
                                       nextTruthLog: Double(command.unixSeconds) + truthLogSeconds)
         current.started.yield()
     }
@@ -265,7 +268,7 @@ public actor SimulatedEmpaticaE4: SimulatedPeripheral {
     public func handle(_ event: DeviceEvent, link: (any PeripheralLink)?) async -> Bool {
         guard event == .buttonPress else { return false }
         guard let link, let current = connection, let session = current.session else { return true }
-        let elapsed = ContinuousClock.now - session.startedAt
+        let elapsed = time.now - session.startedAt
         let milliseconds = Int64(session.source.startUnixSeconds) * 1000 + elapsed.components.seconds * 1000
             + elapsed.components.attoseconds / 1_000_000_000_000_000
         if let press = try? E4TagPress(unixMilliseconds: milliseconds) {

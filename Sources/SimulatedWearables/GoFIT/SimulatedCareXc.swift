@@ -1,3 +1,4 @@
+import EventLoop
 import Foundation
 import Logging
 import Wearables
@@ -79,7 +80,8 @@ public actor SimulatedCareXc: SimulatedPeripheral {
     private var faults: FramedFaults
     private var alerts = 0
     private var alertLevel = AlertLevel.none
-    private var clock = SimulatedCurrentTime(timeZone: SimulatedCareXc.wearerTimeZone ?? .current)
+    private let time: TimeSource
+    private var clock: SimulatedCurrentTime
     private var localTime = SimulatedCareXc.localTimeInformation
     private var connection: Connection?
     private var connectionCount = 0
@@ -100,8 +102,10 @@ public actor SimulatedCareXc: SimulatedPeripheral {
 
     init(_ configuration: SimulatedDeviceConfiguration, logger: Logger) throws(SimulatedDeviceConfigurationError) {
         var options = SimulationOptionReader(configuration.options)
+        time = configuration.time
+        clock = SimulatedCurrentTime(timeZone: SimulatedCareXc.wearerTimeZone ?? .current, time: configuration.time)
         let days = try options.int("history_days", default: 7, in: 0...60)
-        let now = Int(Self.unixNow())
+        let now = Int(time.unixMilliseconds / 1000)
         let end = try options.int("history_end", default: now - now % 1200, in: 86_400...Int(UInt32.max))
         let paired = try options.bool("paired", default: false)
         faults = try FramedFaults(reading: &options)
@@ -131,7 +135,8 @@ public actor SimulatedCareXc: SimulatedPeripheral {
                                                appearance: 0x00C1, // Watch: Sports Watch
                                                rssi: -62)
         let made = SimulatedNordicDFU.make(dfuOptions, firmware: information.firmware, rssi: advertisement.rssi,
-                                           label: "gofit_care_xc \(information.serial)", logger: logger)
+                                           label: "gofit_care_xc \(information.serial)", logger: logger,
+                                           time: configuration.time)
         dfu = made.dfu
         companion = made.companion
         services = [
@@ -167,7 +172,8 @@ public actor SimulatedCareXc: SimulatedPeripheral {
         return GoFITIdentity(productID: productID, mac: [mac[0] | 0xC0] + mac.dropFirst())
     }
 
-    static func unixNow() -> UInt32 { UInt32(clamping: Int(Date().timeIntervalSince1970)) }
+    /// The band's clock in Unix seconds.
+    private var unixNow: UInt32 { UInt32(clamping: time.unixMilliseconds / 1000) }
 
     // MARK: Connection
 
@@ -175,7 +181,7 @@ public actor SimulatedCareXc: SimulatedPeripheral {
         let (outbox, continuation) = AsyncStream.makeStream(of: FramedOutgoing.self)
         let id = connect(mtu: link.mtu, outbox: continuation)
         await withTaskGroup(of: Void.self) { group in
-            group.addTask { await FramedOutgoing.deliver(outbox, response: Self.responseUUID, on: link) }
+            group.addTask { await FramedOutgoing.deliver(outbox, response: Self.responseUUID, on: link, time: self.time) }
             group.addTask { await self.drainBattery(connection: id, on: link) }
             group.addTask { await self.dfu.run(.application, on: link) }
         }
@@ -202,7 +208,7 @@ public actor SimulatedCareXc: SimulatedPeripheral {
     }
 
     private func drainBattery(connection id: Int, on link: any PeripheralLink) async {
-        var schedule = TickSchedule(interval: .seconds(1))
+        var schedule = TickSchedule(interval: .seconds(1), time: time)
         while await schedule.waitForNextTick() {
             guard connection?.id == id else { return }
             if battery.drain(for: 1) { await link.notify(SimulatedBattery.levelUUID, value: battery.encoded) }
@@ -249,7 +255,7 @@ public actor SimulatedCareXc: SimulatedPeripheral {
 
     /// One segment of a request: the engine's answer goes out through the delivery task.
     private func receive(_ segment: [UInt8]) {
-        let now = Self.unixNow()
+        let now = unixNow
         let codeBefore = engine.pairingCode(at: now)
         let segments = engine.receive(segment, now: now)
         if let code = engine.pairingCode(at: now), code != codeBefore {
@@ -289,7 +295,7 @@ public actor SimulatedCareXc: SimulatedPeripheral {
     public func inspect() async -> [String: String] {
         let counters = engine.counters
         let band = [
-            "pairing_code": engine.pairingCode(at: Self.unixNow()) ?? "",
+            "pairing_code": engine.pairingCode(at: unixNow) ?? "",
             "paired": engine.pairingKey == nil ? "false" : "true",
             "authenticated": engine.isAuthenticated ? "true" : "false",
             "serial": information.serial,

@@ -1,3 +1,4 @@
+import EventLoop
 import Foundation
 import Wearables
 
@@ -38,7 +39,8 @@ public actor SimulatedPineTime: SimulatedPeripheral {
     private var battery: SimulatedBattery
     private var heart: HeartRateSignal
     private var walk: PineTimeWalk
-    private var clock = SimulatedCurrentTime(timeZone: TimeZone(identifier: "UTC") ?? .current)
+    private let time: TimeSource
+    private var clock: SimulatedCurrentTime
     private var localTime: LocalTimeInformation?
     private var dfu: PineTimeApplicationDFU
     private var outbox: AsyncStream<SimulatedDFUOutgoing>.Continuation?
@@ -57,6 +59,8 @@ public actor SimulatedPineTime: SimulatedPeripheral {
 
     public init(_ configuration: SimulatedDeviceConfiguration) throws(SimulatedDeviceConfigurationError) {
         var reader = SimulationOptionReader(configuration.options)
+        time = configuration.time
+        clock = SimulatedCurrentTime(timeZone: TimeZone(identifier: "UTC") ?? .current, time: configuration.time)
         options = try SimulatedPineTimeOptions(reading: &reader)
         battery = try SimulatedBattery(reading: &reader, defaultLevel: 80)
         try reader.rejectUnknownKeys()
@@ -94,7 +98,7 @@ public actor SimulatedPineTime: SimulatedPeripheral {
     }
 
     private func heartAndBattery(on link: any PeripheralLink) async {
-        var schedule = TickSchedule(interval: .seconds(1))
+        var schedule = TickSchedule(interval: .seconds(1), time: time)
         while await schedule.waitForNextTick() {
             if let measurement = try? heart.next(after: 1) { await link.notify(Self.heartRateUUID, value: measurement.encode()) }
             if battery.drain(for: 1) { await link.notify(SimulatedBattery.levelUUID, value: battery.encoded) }
@@ -103,7 +107,7 @@ public actor SimulatedPineTime: SimulatedPeripheral {
 
     private func motion(on link: any PeripheralLink) async {
         let seconds = 1 / options.motionHertz
-        var schedule = TickSchedule(interval: .nanoseconds(Int64(seconds * 1e9)))
+        var schedule = TickSchedule(interval: .nanoseconds(Int64(seconds * 1e9)), time: time)
         while await schedule.waitForNextTick() {
             if walk.advance(by: seconds) {
                 await link.notify(Self.custom(UUID.stepCount), value: InfiniTimeStepCount(steps: walk.steps).encode())

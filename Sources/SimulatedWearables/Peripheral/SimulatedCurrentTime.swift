@@ -1,9 +1,10 @@
+import EventLoop
 import Foundation
 import Wearables
 
 /// The Current Time characteristic (0x2A2B, Current Time Service 1.1) of a simulated device whose clock a host
 /// sets: a read answers the time last written, advanced by the time since, so a host that checks the clock after
-/// setting it sees it run; before any write, the simulation's clock in `timeZone`. Shared by the simulated devices
+/// setting it sees it run; before any write, the simulation's clock (`time`) in `timeZone`. Shared by the simulated devices
 /// that carry a settable clock (the Care-Xc, the ActiGraph Link).
 ///
 /// A write of another length than 10 bytes is ATT 0x0D; 10 bytes that do not decode are CTS's 0x80 "Data field
@@ -19,9 +20,13 @@ struct SimulatedCurrentTime: Sendable {
 
     /// Where the device's clock reads before a host set it.
     let timeZone: TimeZone
+    private let time: TimeSource
     private var written: (value: CurrentTime, at: ContinuousClock.Instant)?
 
-    init(timeZone: TimeZone) { self.timeZone = timeZone }
+    init(timeZone: TimeZone, time: TimeSource) {
+        self.timeZone = timeZone
+        self.time = time
+    }
 
     /// The characteristic's value now; ATT 0x0E ("unlikely error") only for a clock outside the years Current Time
     /// can carry.
@@ -33,12 +38,15 @@ struct SimulatedCurrentTime: Sendable {
     mutating func write(_ value: [UInt8]) throws(ATTError) {
         guard value.count == 10 else { throw .invalidAttributeValueLength }
         guard let time = try? CurrentTime.decode(value) else { throw Self.dataFieldIgnored }
-        written = (time, .now)
+        written = (time, self.time.now)
     }
 
     private func currentTime() -> CurrentTime? {
-        guard let written else { return try? CurrentTime(date: Date(), timeZone: timeZone) }
-        let elapsed = ContinuousClock.now - written.at
+        guard let written else {
+            let now = Date(timeIntervalSince1970: Double(time.unixMilliseconds) / 1000)
+            return try? CurrentTime(date: now, timeZone: timeZone)
+        }
+        let elapsed = time.now - written.at
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         return Self.advanced(written.value, by: seconds) ?? written.value
     }

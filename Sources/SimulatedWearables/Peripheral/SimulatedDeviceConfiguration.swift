@@ -1,3 +1,4 @@
+import EventLoop
 import Wearables
 
 /// One value of a device's kind-specific options, as a scenario file gives it.
@@ -29,13 +30,17 @@ public struct SimulatedDeviceConfiguration: Sendable {
     /// own address or derive a serial number from it; nil in peripheral mode, where the adapter's address is the
     /// device's.
     public var address: String?
+    /// The clock the device's schedules run on (its samples, its delays, its own clock): the system's in the
+    /// simulator, a test's `ManualClock` where the test moves time.
+    public var time: TimeSource
 
     public init(name: String? = nil, seed: UInt64 = 1, options: [String: SimulationOptionValue] = [:],
-                address: String? = nil) {
+                address: String? = nil, time: TimeSource = .system) {
         self.name = name
         self.seed = seed
         self.options = options
         self.address = address
+        self.time = time
     }
 }
 

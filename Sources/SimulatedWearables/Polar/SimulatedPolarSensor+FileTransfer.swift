@@ -26,7 +26,7 @@ extension SimulatedPolarSensor {
 
     /// Seconds on the device's recording clock.
     var recordingTime: Double {
-        let duration = ContinuousClock.now - recordingClockStart
+        let duration = time.now - recordingClockStart
         let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
         return seconds * recordingSpeed
     }
@@ -45,7 +45,7 @@ extension SimulatedPolarSensor {
         }
         let drop = fileTransferFaults.dropAfterFrames
         Task {
-            try? await Task.sleep(for: Self.responseDelay)
+            try? await time.sleep(for: Self.responseDelay)
             guard self.isCurrent(current.id) else { return }
             if drop > 0, frames.count > drop {
                 _ = await current.link.notify(Self.fileTransferMTUUUID, values: frames.prefix(drop).map { $0.encode() })

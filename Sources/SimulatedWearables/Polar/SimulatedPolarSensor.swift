@@ -1,3 +1,4 @@
+import EventLoop
 import Foundation
 import Wearables
 
@@ -31,6 +32,7 @@ public actor SimulatedPolarSensor: SimulatedPeripheral {
     static let frameInterval = Duration.milliseconds(50)
 
     let model: PolarSimulatedModel
+    let time: TimeSource
     private let faults: PolarPMDEngine.Faults
     private let meanBPM: Double
     private let variation: Double
@@ -43,7 +45,7 @@ public actor SimulatedPolarSensor: SimulatedPeripheral {
     var fileTransfer: PolarPSFTPEngine?
     let fileTransferFaults: FileTransferFaults
     /// When the device's recording clock started, and how much faster than real time it runs.
-    let recordingClockStart = ContinuousClock.now
+    let recordingClockStart: ContinuousClock.Instant
     let recordingSpeed: Double
 
     private struct Connection {
@@ -58,6 +60,8 @@ public actor SimulatedPolarSensor: SimulatedPeripheral {
 
     init(_ configuration: SimulatedDeviceConfiguration, model: PolarSimulatedModel) throws(SimulatedDeviceConfigurationError) {
         self.model = model
+        time = configuration.time
+        recordingClockStart = configuration.time.now
         var options = SimulationOptionReader(configuration.options)
         meanBPM = try options.double("bpm", default: 60, in: 30...200)
         variation = try options.double("rr_variation", default: 0.03, in: 0...0.2)
@@ -116,7 +120,7 @@ public actor SimulatedPolarSensor: SimulatedPeripheral {
 
     public func run(on link: any PeripheralLink) async {
         let id = connect(link)
-        var schedule = TickSchedule(interval: Self.frameInterval)
+        var schedule = TickSchedule(interval: Self.frameInterval, time: time)
         while await schedule.waitForNextTick() {
             guard await tick(connection: id) else { break }
         }
@@ -125,9 +129,9 @@ public actor SimulatedPolarSensor: SimulatedPeripheral {
 
     private func connect(_ link: any PeripheralLink) -> Int {
         connectionCount += 1
-        let origin = PMDSampleTiming.polarNanoseconds(fromUnixMilliseconds: Int64(Date().timeIntervalSince1970 * 1000)) ?? 0
+        let origin = PMDSampleTiming.polarNanoseconds(fromUnixMilliseconds: time.unixMilliseconds) ?? 0
         fileTransfer?.connected()
-        connection = Connection(id: connectionCount, link: link, start: .now,
+        connection = Connection(id: connectionCount, link: link, start: time.now,
                                 engine: PolarPMDEngine(model: model, faults: faults, clockOrigin: origin),
                                 heart: PolarHeartSignal(meanBPM: meanBPM, variation: variation, seed: seeds.next()))
         return connectionCount
@@ -139,7 +143,7 @@ public actor SimulatedPolarSensor: SimulatedPeripheral {
     }
 
     private func elapsed(_ connection: Connection) -> Double {
-        let duration = ContinuousClock.now - connection.start
+        let duration = time.now - connection.start
         return Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 
@@ -191,7 +195,7 @@ public actor SimulatedPolarSensor: SimulatedPeripheral {
         let id = current.id
         let link = current.link
         Task {
-            try? await Task.sleep(for: Self.responseDelay)
+            try? await time.sleep(for: Self.responseDelay)
             for part in PolarPMDEngine.parts(of: response, mtu: link.mtu) {
                 guard self.isCurrent(id) else { return }
                 await link.indicate(Self.controlPointUUID, value: part)

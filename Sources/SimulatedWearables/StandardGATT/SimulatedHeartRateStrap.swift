@@ -1,3 +1,4 @@
+import EventLoop
 import Wearables
 
 /// A chest heart-rate strap: Heart Rate Service 0x180D (Measurement 0x2A37 notify with bpm, sensor contact and
@@ -14,6 +15,7 @@ public actor SimulatedHeartRateStrap: SimulatedPeripheral {
     public nonisolated let deviceName: String
 
     private let rate: SimulatedRate
+    private let time: TimeSource
     private let wideHeartRate: Bool
     private let location: BodySensorLocation
     private let information: SimulatedDeviceInformation
@@ -34,6 +36,7 @@ public actor SimulatedHeartRateStrap: SimulatedPeripheral {
     public init(_ configuration: SimulatedDeviceConfiguration) throws(SimulatedDeviceConfigurationError) {
         var options = SimulationOptionReader(configuration.options)
         rate = try SimulatedRate(reading: &options, default: 1)
+        time = configuration.time
         let settings = HeartRateSignal.Settings(
             restingBPM: try options.double("bpm", default: 72, in: 30...220),
             contact: try options.bool("contact", default: true),
@@ -67,7 +70,7 @@ public actor SimulatedHeartRateStrap: SimulatedPeripheral {
     }
 
     public func run(on link: any PeripheralLink) async {
-        var schedule = TickSchedule(interval: rate.interval)
+        var schedule = TickSchedule(interval: rate.interval, time: time)
         while await schedule.waitForNextTick() {
             if let measurement = try? signal.next(after: rate.seconds) {
                 await link.notify(Self.measurementUUID, value: measurement.encode(alwaysUInt16: wideHeartRate))

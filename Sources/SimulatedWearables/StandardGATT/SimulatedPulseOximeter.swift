@@ -1,3 +1,4 @@
+import EventLoop
 import Wearables
 
 /// A fingertip pulse oximeter: Pulse Oximeter Service 0x1822 (PLX Continuous Measurement 0x2A5F notified at
@@ -12,6 +13,7 @@ public actor SimulatedPulseOximeter: SimulatedPeripheral {
     public nonisolated let deviceName: String
 
     private let rate: SimulatedRate
+    private let time: TimeSource
     private let information: SimulatedDeviceInformation
     private var spo2: SlowlyVaryingValue
     private var pulse: SlowlyVaryingValue
@@ -26,6 +28,7 @@ public actor SimulatedPulseOximeter: SimulatedPeripheral {
     public init(_ configuration: SimulatedDeviceConfiguration) throws(SimulatedDeviceConfigurationError) {
         var options = SimulationOptionReader(configuration.options)
         rate = try SimulatedRate(reading: &options, default: 1)
+        time = configuration.time
         let saturation = try options.double("spo2", default: 97, in: 70...100)
         let pulseRate = try options.double("pulse_rate", default: 68, in: 30...220)
         information = try SimulatedDeviceInformation(reading: &options, defaultModel: "PLX-1", seed: configuration.seed)
@@ -62,7 +65,7 @@ public actor SimulatedPulseOximeter: SimulatedPeripheral {
     }
 
     public func run(on link: any PeripheralLink) async {
-        var schedule = TickSchedule(interval: rate.interval)
+        var schedule = TickSchedule(interval: rate.interval, time: time)
         while await schedule.waitForNextTick() {
             if let reading = nextReading(), let measurement = try? PLXContinuousMeasurement(normal: reading) {
                 await link.notify(Self.continuousUUID, value: measurement.encode())

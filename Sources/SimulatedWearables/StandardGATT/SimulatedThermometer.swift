@@ -1,3 +1,4 @@
+import EventLoop
 import Wearables
 
 /// A health thermometer: Health Thermometer Service 0x1809 (Temperature Measurement 0x2A1C *indicated*, with the
@@ -11,6 +12,7 @@ public actor SimulatedThermometer: SimulatedPeripheral {
     public nonisolated let deviceName: String
 
     private let rate: SimulatedRate
+    private let time: TimeSource
     private let unit: TemperatureMeasurement.Unit
     private let type: TemperatureType
     private let information: SimulatedDeviceInformation
@@ -30,6 +32,7 @@ public actor SimulatedThermometer: SimulatedPeripheral {
     public init(_ configuration: SimulatedDeviceConfiguration) throws(SimulatedDeviceConfigurationError) {
         var options = SimulationOptionReader(configuration.options)
         rate = try SimulatedRate(reading: &options, default: 0.2)
+        time = configuration.time
         let celsius = try options.double("temperature_c", default: 36.8, in: 30...43)
         unit = try options.string("unit", default: "celsius", allowed: ["celsius", "fahrenheit"]) == "fahrenheit"
             ? .fahrenheit : .celsius
@@ -65,7 +68,7 @@ public actor SimulatedThermometer: SimulatedPeripheral {
     }
 
     public func run(on link: any PeripheralLink) async {
-        var schedule = TickSchedule(interval: rate.interval)
+        var schedule = TickSchedule(interval: rate.interval, time: time)
         while await schedule.waitForNextTick() {
             if let measurement = nextMeasurement() {
                 await link.indicate(Self.measurementUUID, value: measurement.encode())

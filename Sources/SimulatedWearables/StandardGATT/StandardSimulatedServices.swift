@@ -1,3 +1,4 @@
+import EventLoop
 import Wearables
 
 /// The Device Information strings a simulated device answers (Device Information Service 1.1), read from the
@@ -95,33 +96,36 @@ struct SimulatedRate: Sendable, Equatable {
     var seconds: Double { 1 / hertz }
 }
 
-/// Sleeps from one tick to the next on a fixed schedule, so a 200 Hz stream averages 200 Hz even when a tick
-/// runs late. A stream whose task was not scheduled in time (a loaded host: a whole test suite on two cores) gets
-/// the ticks it missed back to back, without sleeping, up to `maximumCatchUp` of them: a device whose clock kept
-/// running sends them late rather than never. Behind by more than that, the schedule starts again from now.
+/// Sleeps from one tick to the next on a fixed schedule of `time`, so a 200 Hz stream averages 200 Hz even when a
+/// tick runs late. A stream whose task was not scheduled in time (a loaded host: a whole test suite on two cores)
+/// gets the ticks it missed back to back, without sleeping, up to `maximumCatchUp` of them: a device whose clock
+/// kept running sends them late rather than never. Behind by more than that, the schedule starts again from now.
+/// On a test's manual clock every tick the advanced span holds comes, however loaded the machine is.
 struct TickSchedule {
     private let interval: Duration
+    private let time: TimeSource
     private var next: ContinuousClock.Instant
     /// One second of ticks, at least one: a burst the notification paths take without loss.
     private let maximumCatchUp: Duration
 
-    init(interval: Duration) {
+    init(interval: Duration, time: TimeSource) {
         self.interval = interval
-        next = .now + interval
+        self.time = time
+        next = time.now + interval
         maximumCatchUp = max(interval, .seconds(1))
     }
 
     /// Waits for the next tick (at once when it is already due); false once the task is cancelled.
     mutating func waitForNextTick() async -> Bool {
-        if next > .now {
+        if next > time.now {
             do {
-                try await Task.sleep(until: next, clock: .continuous)
+                try await time.sleep(until: next)
             } catch {
                 return false
             }
         }
         next += interval
-        let now = ContinuousClock.now
+        let now = time.now
         if now - next > maximumCatchUp { next = now }
         return !Task.isCancelled
     }

@@ -1,3 +1,4 @@
+import EventLoop
 import Wearables
 
 /// The simulated side of a framed vendor service (the GoFIT band, the ActiGraph Link): what their engines and
@@ -35,15 +36,17 @@ enum FramedOutgoing: Sendable {
     /// Drops the link after `delay` (zero: at once, right after what was queued before it).
     case hangUp(after: Duration)
 
-    /// Notifies what `outbox` holds on `response`, in order; a hang-up ends the link and so this task.
-    static func deliver(_ outbox: AsyncStream<FramedOutgoing>, response: BluetoothUUID, on link: any PeripheralLink) async {
+    /// Notifies what `outbox` holds on `response`, in order; a hang-up ends the link and so this task, its delay
+    /// counted on `time`.
+    static func deliver(_ outbox: AsyncStream<FramedOutgoing>, response: BluetoothUUID, on link: any PeripheralLink,
+                        time: TimeSource) async {
         for await item in outbox {
             switch item {
             case .segments(let segments):
                 for segment in segments { await link.notify(response, value: segment) }
             case .hangUp(let delay):
                 if delay > .zero {
-                    do { try await Task.sleep(for: delay) } catch { return }
+                    do { try await time.sleep(for: delay) } catch { return }
                 }
                 await link.disconnect()
                 return

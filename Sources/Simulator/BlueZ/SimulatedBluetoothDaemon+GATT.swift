@@ -1,5 +1,6 @@
 import BlueZ
 import DBus
+import EventLoop
 import Wearables
 import SimulatedWearables
 
@@ -276,10 +277,13 @@ extension SimulatedBluetoothDaemon {
         guard sockets.canWatch, let (ours, theirs) = AcquiredSocket.makePair() else { throw .failed("Too many open files") }
         device.writeSockets[relative] = ours
         let address = device.address
+        // One line for the socket: its writes reach the device in the order the client sent them, and its hang-up
+        // comes after them (a task each would start in no particular order).
+        let inOrder = OrderedWorkQueue()
         sockets.watch(ours, handlers: .init(datagram: { [weak self] datagram in
-            Task { await self?.acquiredWriteReceived(address, link: link, relative: relative, value: datagram) }
+            inOrder.enqueue { [weak self] in await self?.acquiredWriteReceived(address, link: link, relative: relative, value: datagram) }
         }, closed: { [weak self] in
-            Task { await self?.acquiredWriteClosed(address, relative: relative, socket: ours.id) }
+            inOrder.enqueue { [weak self] in await self?.acquiredWriteClosed(address, relative: relative, socket: ours.id) }
         }))
         setCharacteristicProperty(device, relative, "WriteAcquired", true)
         return [.unixFD(theirs), .uint16(UInt16(device.mtu))]

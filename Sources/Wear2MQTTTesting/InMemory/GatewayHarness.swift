@@ -66,7 +66,7 @@ public final class GatewayHarness: Sendable, Stoppable {
         guard let maker = SimulatedDeviceCatalog.kind(named: kind), let address = BluetoothAddress(address) else {
             throw HarnessError.unknown("\(kind) at \(address)")
         }
-        let peripheral = try maker.make(SimulatedDeviceConfiguration(seed: seed, options: options))
+        let peripheral = try maker.make(SimulatedDeviceConfiguration(seed: seed, options: options, time: central.time))
         central.add(peripheral, address: address, known: known)
         return peripheral
     }

@@ -1,0 +1,61 @@
+import EventLoop
+import MQTT
+import Synchronization
+import Testing
+import Wear2MQTTTesting
+
+/// The event loop a test's MQTT clients run on, as the daemon's client runs on its data path. What the client knows
+/// (`statistics`) changes on this loop, so `until` re-checks a condition after every iteration of it (the one that
+/// handled the broker going, a CONNACK, a PUBACK), and `barrier` returns once everything submitted to the loop
+/// before it has run (the step that took in a publish has counted it).
+final class ClientLoop: Sendable {
+    let loop: EventLoop
+    private let changes = ChangeNotifier()
+
+    init(name: String = "test-mqtt") throws {
+        loop = try EventLoop.started(name: name)
+        let loop = loop
+        let changes = changes
+        loop.execute { _ = loop.whenIterationEnds { changes.changed() } }
+    }
+
+    /// A client on this loop.
+    func client(_ configuration: MQTTClientConfiguration) throws -> MQTTClient {
+        try MQTTClient(configuration: configuration, loop: loop)
+    }
+
+    /// True as soon as `condition` holds, re-checked after every iteration of the loop; false after `timeout`, a
+    /// failure guard in real time.
+    func until(timeout: Duration = .seconds(20), _ condition: () -> Bool) async -> Bool {
+        await changes.until(timeout: timeout, condition)
+    }
+
+    /// Returns once what was submitted to the loop before this call has run.
+    func barrier() async {
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in loop.execute { done.resume() } }
+    }
+
+    /// The loop ends with the test that made it (its clients closed by then).
+    deinit { loop.stop() }
+}
+
+/// A client's connections, counted by its `onConnect` hook.
+final class Connections: Sendable {
+    private let count = Mutex(0)
+    private let changes = ChangeNotifier()
+
+    /// Registers the hook: before `run`, to count the first connection too.
+    init(_ client: MQTTClient) {
+        client.onConnect { [self] in
+            count.withLock { $0 += 1 }
+            changes.changed()
+        }
+    }
+
+    var made: Int { count.withLock { $0 } }
+
+    /// True once `count` connections were made, woken by each; false after `timeout`.
+    func until(_ count: Int, timeout: Duration = .seconds(20)) async -> Bool {
+        await changes.until(timeout: timeout) { made >= count }
+    }
+}
