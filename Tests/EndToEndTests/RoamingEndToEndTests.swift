@@ -17,7 +17,11 @@ struct RoamingEndToEndTests {
                     "presence: \(site.payloads("strap/presence")); kitchen's log: \(site.rooms["kitchen"]!.gateway.child.errorOutput.suffix(3000))")
             #expect(await site.until(timeout: .seconds(30)) { site.payloads("strap/sensor/heart_rate").count >= 3 })
 
-            // The wearer walks into the living room.
+            // The wearer walks into the living room. (Before, the owners' history may begin with a gateway that heard
+            // the strap first while the kitchen's discovery was still starting: the site corrects that as it would
+            // for a walk. From here on every change of owner is counted.)
+            let ownersBefore = site.owners.count
+            #expect(site.owners.last == "kitchen")
             let walked = ContinuousClock.now
             try await site.walk(["kitchen": -85, "living": -55])
             // Requests all through the handover, to the strap and to the bridge: each answered once by the site.
@@ -39,7 +43,7 @@ struct RoamingEndToEndTests {
             let flowing = ContinuousClock.now - walked
             print("figure: handover \(RoamingSite.seconds(handover)) s after the strap became 30 dB stronger in the next room, "
                   + "samples again after \(RoamingSite.seconds(flowing)) s (target ≤ 10 s)")
-            #expect(site.owners == ["kitchen", "living"])
+            #expect(site.owners.dropFirst(ownersBefore) == ["living"], "one handover: \(site.owners)")
             #expect(await site.until(timeout: .seconds(30)) {
                 site.transactions("strap/response/refresh").count >= sent && site.transactions("bridge/response/health_check").count >= sent
             })
@@ -62,7 +66,7 @@ struct RoamingEndToEndTests {
                     site.heardLevels(of: room, after: reportsBefore[room]!).filter { abs($0 - level) < 1 }.count >= 2
                 }
             }, "bedroom: \(site.heardLevels(of: "bedroom", after: reportsBefore["bedroom"]!)), kitchen: \(site.heardLevels(of: "kitchen", after: reportsBefore["kitchen"]!))")
-            #expect(site.owners == ["kitchen", "living"])
+            #expect(site.owners.dropFirst(ownersBefore) == ["living"], "no handover while the levels settle: \(site.owners)")
             let killed = ContinuousClock.now
             site.rooms["living"]!.gateway.child.signal(SIGKILL)
             #expect(await site.until(timeout: .seconds(60)) { site.presence == "bedroom" },
@@ -75,7 +79,7 @@ struct RoamingEndToEndTests {
             let restored = ContinuousClock.now - killed
             print("figure: takeover \(RoamingSite.seconds(takeover)) s after the owner was killed, samples again after "
                   + "\(RoamingSite.seconds(restored)) s (target ≤ 15 s)")
-            #expect(site.owners == ["kitchen", "living", "bedroom"])
+            #expect(site.owners.dropFirst(ownersBefore) == ["living", "bedroom"], "\(site.owners)")
         }
     }
 }

@@ -49,6 +49,8 @@ public final class ActiGraphDriver: WearableDriver {
     }
 
     private let connection = Mutex(Connection())
+    /// Set once the session has opened the channel; commands wait for it.
+    private let channelReady = ConnectionReadiness()
     private let storage: DriverStorage
     private let address: BluetoothAddress
     /// The last stream configuration accepted, applied again on every connection.
@@ -81,7 +83,10 @@ public final class ActiGraphDriver: WearableDriver {
             notifications.append(NotificationHandler(imu) { [self] in imuPacket($0, link) })
         }
         if let battery = link.batteryNotifications() { notifications.append(battery) }
-        defer { connection.withLock { $0.channel = nil } }
+        defer {
+            channelReady.reset()
+            connection.withLock { $0.channel = nil }
+        }
         try await link.runSession(notifications) { [self] in await start(link, channel) }
     }
 
@@ -102,6 +107,7 @@ public final class ActiGraphDriver: WearableDriver {
             link.logger.warning("could not read the Link's status", metadata: ["error": "\(error)"])
         }
         connection.withLock { $0.channel = channel }
+        channelReady.markReady()
         let kept = configured.withLock { $0 }.filter { Self.streamKeys.contains($0.key) }
         if !kept.isEmpty {
             do throws(CommandError) { _ = try await configureStreams(kept, link, channel) } catch {
@@ -198,8 +204,8 @@ public final class ActiGraphDriver: WearableDriver {
     static let wirelessTransferError = 6
 
     public func execute(_ command: DeviceCommand, link: DeviceLink) async throws(CommandError) -> DeviceValue {
-        let channel = try await VendorSession.ready({ connection.withLock { $0.channel } }, peerName: ActiGraphChannel.peerName,
-                                                  time: link.time)
+        let channel = try await VendorSession.ready({ connection.withLock { $0.channel } }, when: channelReady,
+                                                  peerName: ActiGraphChannel.peerName, link: link)
         switch command {
         case .configure(let request):
             return try await configure(request, link, channel)

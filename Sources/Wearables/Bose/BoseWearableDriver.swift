@@ -24,14 +24,14 @@ public final class BoseWearableDriver: WearableDriver {
         /// The configurations the device last reported (read or notified).
         var sensors: BoseSensorConfiguration?
         var gestures: BoseGestureConfiguration?
-        /// Subscribed and the held configuration written: commands may configure now.
-        var isReady = false
     }
 
     private let desired = Mutex(BoseDesiredConfiguration.none)
     /// `devices[].configure` from the configuration file, checked against the device on the first connection.
     private let initialRequest: Mutex<[String: DeviceValue]?>
     private let connection = Mutex(Connection())
+    /// Subscribed and the held configuration written: commands may configure now.
+    private let ready = ConnectionReadiness()
     private let sensorConfirmations = NotificationWaiters<BoseSensorConfiguration>()
     private let gestureConfirmations = NotificationWaiters<BoseGestureConfiguration>()
     /// Configuration writes, one at a time in the order asked for: a command's and the re-application after a
@@ -49,6 +49,7 @@ public final class BoseWearableDriver: WearableDriver {
 
     public func session(_ link: DeviceLink) async throws {
         connection.withLock { $0 = Connection() }
+        ready.reset()
         let capabilities = try await readCapabilities(link)
         var state = capabilities.stateFields
         state.merge(await link.readDeviceInformationStrings()) { $1 }
@@ -130,7 +131,7 @@ public final class BoseWearableDriver: WearableDriver {
         } catch {
             failure = error
         }
-        if reason == "connected" { connection.withLock { $0.isReady = true } }
+        if reason == "connected" { ready.markReady() }
         if let failure {
             link.logger.warning("could not re-apply the sensor and gesture configuration",
                                 metadata: ["reason": "\(reason)", "error": "\(failure)"])
@@ -262,11 +263,8 @@ public final class BoseWearableDriver: WearableDriver {
     /// The capabilities once the session has subscribed and written the held configuration; a command that
     /// arrives in the second after a connection waits for that rather than racing it.
     private func readyCapabilities(_ time: TimeSource) async throws(CommandError) -> BoseCapabilities {
-        let deadline = time.now + .seconds(10)
-        while time.now < deadline {
-            let (ready, capabilities) = connection.withLock { ($0.isReady, $0.capabilities) }
-            if ready, let capabilities { return capabilities }
-            try? await time.sleep(for: .milliseconds(50))
+        if await ready.wait(upTo: .seconds(10), on: time), let capabilities = connection.withLock({ $0.capabilities }) {
+            return capabilities
         }
         throw CommandError(.busy, "the device's session is still starting; try again in a moment")
     }

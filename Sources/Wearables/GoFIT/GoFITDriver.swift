@@ -35,6 +35,8 @@ public final class GoFITDriver: WearableDriver {
     }
 
     private let connection = Mutex(Connection())
+    /// Set once the session has opened the channel; commands wait for it.
+    private let channelReady = ConnectionReadiness()
     private let storage: DriverStorage
     private let address: BluetoothAddress
     /// Set once `pairing_required` was reported, so a band that stays unpaired is not reported at every reconnect.
@@ -61,7 +63,10 @@ public final class GoFITDriver: WearableDriver {
         }
         // Subscribed before the first request, or its response could be missed.
         let notifications = [NotificationHandler(response) { channel.receive($0) }] + [link.batteryNotifications()].compactMap { $0 }
-        defer { connection.withLock { $0.channel = nil } }
+        defer {
+            channelReady.reset()
+            connection.withLock { $0.channel = nil }
+        }
         try await link.runSession(notifications) { [self] in
             var state = await link.readDeviceInformationStrings()
             if let battery = await link.readBatteryPercent() { state["battery"] = .integer(Int64(battery)) }
@@ -69,6 +74,7 @@ public final class GoFITDriver: WearableDriver {
                 $0.serial = state["serial"]?.text
                 $0.channel = channel
             }
+            channelReady.markReady()
             link.emit(.state(state))
             await authenticate(link, channel)
         }
@@ -289,7 +295,7 @@ public final class GoFITDriver: WearableDriver {
     // MARK: Helpers
 
     private func readyChannel(_ link: DeviceLink) async throws(CommandError) -> GoFITChannel {
-        try await VendorSession.ready({ connection.withLock { $0.channel } }, peerName: "the band", time: link.time)
+        try await VendorSession.ready({ connection.withLock { $0.channel } }, when: channelReady, peerName: "the band", link: link)
     }
 
     /// Throws `PAIRING_REQUIRED` unless this connection authenticated; `BUSY` while it is still proving its key.

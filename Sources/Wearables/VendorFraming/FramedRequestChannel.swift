@@ -148,12 +148,10 @@ final class FramedRequestChannel: Sendable {
 /// Helpers the framed vendor drivers (GoFIT, ActiGraph) share around their channels.
 enum VendorSession {
     /// The channel of the current connection, once the session has set it up: a command sent in the first
-    /// moments of a connection waits up to 5 s for it.
-    static func ready<Channel>(_ probe: () -> Channel?, peerName: String, time: TimeSource) async throws(CommandError) -> Channel {
-        for _ in 0..<100 {
-            if let channel = probe() { return channel }
-            try? await time.sleep(for: .milliseconds(50))
-        }
+    /// moments of a connection waits up to 5 s (on the link's clock) for it, woken when the session sets it up.
+    static func ready<Channel>(_ probe: () -> Channel?, when readiness: ConnectionReadiness, peerName: String,
+                               link: DeviceLink) async throws(CommandError) -> Channel {
+        if await readiness.wait(upTo: .seconds(5), on: link.time), let channel = probe() { return channel }
         throw CommandError(.deviceDisconnected, "\(peerName)'s connection is not ready yet")
     }
 
