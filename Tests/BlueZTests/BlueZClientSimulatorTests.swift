@@ -40,18 +40,22 @@ struct BlueZClientSimulatorTests {
         let simulator: BlueZSimulator
         let client: BlueZClient
         let control: SimulatorControlClient
+        /// The client's model changes: what the waits below wake on.
+        let model: ModelChanges
 
         static func start() async throws -> Setup {
             let daemon = try await DBusDaemon()
             let simulator = try await BlueZSimulator.start(try ScenarioLoader.load(yaml: BlueZClientSimulatorTests.scenario),
                                                            on: .address(daemon.address))
             let client = BlueZClient(connection: try BusConnection(.address(daemon.address)))
+            let model = ModelChanges(client)
             try await client.start()
             let control = SimulatorControlClient(bus: try BusConnection(.address(daemon.address)))
-            return Setup(daemon: daemon, simulator: simulator, client: client, control: control)
+            return Setup(daemon: daemon, simulator: simulator, client: client, control: control, model: model)
         }
 
         func stop() async {
+            model.stop()
             client.connection.close()
             control.bus.close()
             await simulator.stop()
@@ -65,7 +69,7 @@ struct BlueZClientSimulatorTests {
             let adapter = try adapter()
             try await client.startDiscovery(adapter: adapter.path, filter: BlueZ.DiscoveryFilter())
             let wanted = BluetoothAddress(address)!
-            let seen = await eventually { client.model.device(address: wanted) != nil }
+            let seen = await model.until { client.model.device(address: wanted) != nil }
             try await client.stopDiscovery(adapter: adapter.path)
             try #require(seen, "\(address) was not discovered")
             return try #require(client.model.device(address: wanted)).path
@@ -78,7 +82,7 @@ struct BlueZClientSimulatorTests {
         #expect(adapter.id == "hci0" && adapter.powered)
         try await setup.client.startDiscovery(adapter: adapter.path, filter: BlueZ.DiscoveryFilter(serviceUUIDs: [Self.heartRateService]))
         let strap = BluetoothAddress(Self.strap)!
-        #expect(await eventually { setup.client.model.device(address: strap)?.rssi != nil })
+        #expect(await setup.model.until { setup.client.model.device(address: strap)?.rssi != nil })
         let device = try #require(setup.client.model.device(address: strap))
         #expect(device.name == "HRM-Sim")
         #expect(device.serviceUUIDs.contains(Self.heartRateService))
@@ -102,11 +106,13 @@ struct BlueZClientSimulatorTests {
         try await setup.client.connect(tag)
         let alert = try #require(setup.client.model.characteristic(device: tag, uuid: GATTUUID.string(for: GATTUUID.Characteristic.alertLevel)))
         try await setup.client.write(alert.path, AlertLevel.high.encode(), withResponse: false)
+        // eventually: a write without response crosses the dbus-daemon process to the simulator, and nothing tells the
+        // client it has arrived; the simulator's record of it is read over a second connection
         #expect(await eventually {
             (try? await setup.control.received(Self.tag, characteristic: "2a06")) == [[2]]
         })
         try await setup.client.disconnect(strap)
-        #expect(await eventually { setup.client.model.devices[strap]?.connected == false })
+        #expect(await setup.model.until { setup.client.model.devices[strap]?.connected == false })
         await setup.stop()
     }
 
@@ -133,24 +139,33 @@ struct BlueZClientSimulatorTests {
         let strap = try await setup.discover(Self.strap)
         try await setup.client.connect(strap)
         let events = Mutex<[String]>([])
+        // Told of every entry the reader adds, and (forwarded) of every model change.
+        let seen = ChangeNotifier()
+        setup.model.changes.forward(to: seen)
         let subscription = setup.client.subscription(device: strap, Self.heartRateMeasurement)
         let reader = Task {
             var values = 0
+            func note(_ entry: String) {
+                events.withLock { $0.append(entry) }
+                seen.changed()
+            }
             for await event in subscription {
                 switch event {
-                case .subscribed: events.withLock { $0.append("subscribed") }
-                case .value: values += 1; if values == 3 { events.withLock { $0.append("values") } }
-                case .interrupted: values = 0; events.withLock { $0.append("interrupted") }
-                case .failed(let error): events.withLock { $0.append("failed \(error)") }
+                case .subscribed: note("subscribed")
+                case .value: values += 1; if values == 3 { note("values") }
+                case .interrupted: values = 0; note("interrupted")
+                case .failed(let error): note("failed \(error)")
                 }
             }
         }
-        #expect(await eventually { events.withLock { $0 } == ["subscribed", "values"] })
+        #expect(await seen.until(timeout: .seconds(20)) { events.withLock { $0 } == ["subscribed", "values"] })
         try await setup.control.dropLink(Self.strap)
-        #expect(await eventually { events.withLock { $0.contains("interrupted") } })
-        #expect(await eventually { setup.client.model.devices[strap]?.connected == false })
+        #expect(await seen.until(timeout: .seconds(20)) { events.withLock { $0.contains("interrupted") } })
+        #expect(await seen.until(timeout: .seconds(20)) { setup.client.model.devices[strap]?.connected == false })
         try await setup.client.connect(strap)
-        #expect(await eventually { events.withLock { $0 } == ["subscribed", "values", "interrupted", "subscribed", "values"] })
+        #expect(await seen.until(timeout: .seconds(20)) {
+            events.withLock { $0 } == ["subscribed", "values", "interrupted", "subscribed", "values"]
+        })
         reader.cancel()
         await setup.stop()
     }
@@ -191,7 +206,7 @@ struct BlueZClientSimulatorTests {
         #expect(setup.client.model.devices[strap]?.paired == false)
         answer.withLock { $0 = 123_456 }
         try await setup.client.pair(strap)
-        #expect(await eventually { setup.client.model.devices[strap]?.paired == true })
+        #expect(await setup.model.until { setup.client.model.devices[strap]?.paired == true })
         #expect(asked.withLock { $0 } == 2)
         await setup.stop()
     }
@@ -216,34 +231,39 @@ struct BlueZRestartTests {
         let scenario = try daemon.directory.write("scenario.yaml", BlueZClientSimulatorTests.scenario)
         var simulator = try startSimulator(daemon, scenario: scenario, name: "first")
         let client = BlueZClient(connection: try BusConnection(.address(daemon.address)))
+        let model = ModelChanges(client)
         try await client.start()
-        #expect(await eventually { client.isServiceAvailable && !client.model.adapters.isEmpty })
+        #expect(await model.until { client.isServiceAvailable && !client.model.adapters.isEmpty })
         let resets = Mutex(0)
         let events = client.events()
         let watcher = Task {
-            for await event in events where event == .reset { resets.withLock { $0 += 1 } }
+            for await event in events where event == .reset {
+                resets.withLock { $0 += 1 }
+                model.changes.changed()
+            }
         }
         let adapter = try client.adapter()
         try await client.startDiscovery(adapter: adapter.path)
         let strap = BluetoothAddress(BlueZClientSimulatorTests.strap)!
-        #expect(await eventually { client.model.device(address: strap) != nil })
+        #expect(await model.until { client.model.device(address: strap) != nil })
         let path = try #require(client.model.device(address: strap)).path
         try await client.connect(path)
 
         simulator.signal(SIGKILL)
         await simulator.waitForExit()
-        #expect(await eventually { !client.isServiceAvailable })
+        #expect(await model.until { !client.isServiceAvailable })
         #expect(client.model.devices.isEmpty)
 
         simulator = try startSimulator(daemon, scenario: scenario, name: "second")
-        #expect(await eventually(timeout: .seconds(30)) { client.isServiceAvailable && !client.model.adapters.isEmpty })
-        #expect(await eventually { resets.withLock { $0 } >= 2 })
+        #expect(await model.until(timeout: .seconds(30)) { client.isServiceAvailable && !client.model.adapters.isEmpty })
+        #expect(await model.until { resets.withLock { $0 } >= 2 })
         try await client.startDiscovery(adapter: try client.adapter().path)
-        #expect(await eventually(timeout: .seconds(30)) { client.model.device(address: strap) != nil })
+        #expect(await model.until(timeout: .seconds(30)) { client.model.device(address: strap) != nil })
         try await client.connect(path)
         #expect(client.model.devices[path]?.servicesResolved == true)
 
         watcher.cancel()
+        model.stop()
         client.connection.close()
         await simulator.stop()
         await daemon.stop()

@@ -13,8 +13,10 @@ public final class DriverHarness: Sendable {
     public let driver: any WearableDriver
     public let recorder = EventRecorder()
     public let link: DeviceLink
+    /// Told of every event the link emits and every change of the central (a connection, a write): what `until`
+    /// waits on.
+    public let changes = ChangeNotifier()
     private let running = SessionTask()
-
 
     /// `driver` is made with `configuration` (its address is replaced by `address`).
     public init(_ driver: any WearableDriver.Type, peripheral: any SimulatedPeripheral,
@@ -34,6 +36,14 @@ public final class DriverHarness: Sendable {
         link = DeviceLink(central: central, device: central.path(of: address), address: address, notifyMethod: notifyMethod,
                           logger: logger, emit: { recorder.record($0) }, time: central.time,
                           durable: durable, commits: commits)
+        recorder.changes.forward(to: changes)
+        central.changes.forward(to: changes)
+    }
+
+    /// Returns true as soon as `condition` holds, re-checked whenever the link emits an event or the central changes;
+    /// false if it still does not after `timeout`, a failure guard in real time.
+    public func until(timeout: Duration = .seconds(30), _ condition: () async throws -> Bool) async rethrows -> Bool {
+        try await changes.until(timeout: timeout, condition)
     }
 
     /// Connects and starts the driver's session; returns at once (the session runs until the link drops).

@@ -4,10 +4,15 @@ import Wearables
 /// Every event a device link emitted, in order, for assertions.
 public final class EventRecorder: Sendable {
     private let recorded = Mutex<[WearableEvent]>([])
+    /// Told of every event recorded, after it is recorded: what a test's wait for an event wakes on.
+    public let changes = ChangeNotifier()
 
     public init() {}
 
-    public func record(_ event: WearableEvent) { recorded.withLock { $0.append(event) } }
+    public func record(_ event: WearableEvent) {
+        recorded.withLock { $0.append(event) }
+        changes.changed()
+    }
 
     public var events: [WearableEvent] { recorded.withLock { $0 } }
 

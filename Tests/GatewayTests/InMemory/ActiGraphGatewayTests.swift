@@ -33,7 +33,7 @@ struct ActiGraphGatewayTests {
     }
 
     static func connected(_ gateway: GatewayHarness, id: String = "link") async -> Bool {
-        await eventually(timeout: .seconds(60)) {
+        await gateway.until(timeout: .seconds(60)) {
             gateway.last(id)?["connection"]?.text == "connected" && gateway.last(id)?["sensors"] != nil
         }
     }
@@ -80,7 +80,7 @@ struct ActiGraphGatewayTests {
             let raw = await gateway.request("link/request/configure", #"{"raw" : {"stream": true}}"#)
             #expect(raw?["status"]?.text == "ok")
             #expect(raw?["data"]?["raw"]?["stream"]?.flag == true)
-            #expect(await eventually(timeout: .seconds(60)) { gateway.all("link/sensor/accelerometer").count >= 60 })
+            #expect(await gateway.until(timeout: .seconds(60)) { gateway.all("link/sensor/accelerometer").count >= 60 })
             let sample = try #require(gateway.all("link/sensor/accelerometer").last)
             let magnitude = ["x", "y", "z"].map { sample[$0]?.number ?? 0 }.reduce(0) { $0 + $1 * $1 }.squareRoot()
             #expect(magnitude > 0.3 && magnitude < 3, "acceleration is in g: gravity plus motion, got \(magnitude)")
@@ -89,12 +89,12 @@ struct ActiGraphGatewayTests {
             let imu = await gateway.request("link/request/configure",
                                             #"{"imu" : {"accelerometer": false, "gyroscope": true, "magnetometer": false, "temperature": true}}"#)
             #expect(imu?["status"]?.text == "ok")
-            #expect(await eventually(timeout: .seconds(60)) {
+            #expect(await gateway.until(timeout: .seconds(60)) {
                 gateway.all("link/sensor/gyroscope").count >= 20 && gateway.all("link/sensor/temperature").count >= 2
             })
             #expect(gateway.all("link/sensor/magnetometer").isEmpty)
             #expect(gateway.all("link/sensor/temperature").last?["celsius"]?.number.map { (20...40).contains($0) } == true)
-            #expect(await eventually {
+            #expect(await gateway.until {
                 let sensors = gateway.last("link")?["sensors"]
                 return sensors?["gyroscope"]?["enabled"]?.flag == true && sensors?["magnetometer"]?["enabled"]?.flag == false
             })
@@ -137,10 +137,10 @@ struct ActiGraphGatewayTests {
             let first = await gateway.request("link/request/sync", #"{"startDateTime":"11-18-2026 21:00:00","stopDateTime":"11-18-2026 22:59:59"}"#)
             #expect(Self.error(first).code == "DEVICE_DISCONNECTED")
             func syncStates() -> [String] { gateway.all("link").compactMap { $0["sync"]?["state"]?.text } }
-            #expect(await eventually(timeout: .seconds(60)) { syncStates().last == "completed" })
+            #expect(await gateway.until(timeout: .seconds(60)) { syncStates().last == "completed" })
             #expect(syncStates().contains("started"))
             #expect(syncStates().contains("downloading"))
-            #expect(await eventually(timeout: .seconds(60)) { gateway.sink.durableMessages.count >= 120 })
+            #expect(await gateway.until(timeout: .seconds(60)) { gateway.sink.durableMessages.count >= 120 })
             let epochs = gateway.all("link/fitness/epoch")
             let ids = epochs.compactMap { $0["id"]?.text }
             #expect(ids.count == 120)
@@ -156,7 +156,7 @@ struct ActiGraphGatewayTests {
             // Another sync without a range fetches only what is newer: the last hour.
             let second = try #require(await gateway.request("link/request/sync"))
             #expect(second["data"]?["epochs"]?.integer == 60)
-            #expect(await eventually(timeout: .seconds(60)) { gateway.all("link/fitness/epoch").count == 180 })
+            #expect(await gateway.until(timeout: .seconds(60)) { gateway.all("link/fitness/epoch").count == 180 })
         }
     }
 }

@@ -42,7 +42,7 @@ struct BoseGatewayTests {
         try gateway.addDevice("bose_frames", address: Self.silentFrames, options: ["confirm_configuration": .bool(false)])
         await gateway.start()
         await withStopping(gateway) { gateway in
-            #expect(await eventually(timeout: .seconds(60)) {
+            #expect(await gateway.until(timeout: .seconds(60)) {
                 gateway.last("frames")?["capabilities"] != nil && gateway.last("silent")?["capabilities"] != nil
             })
             let good = await gateway.request("frames/request/configure", #"{"sensors":{"accelerometer":{"period_ms":40}}}"#)
@@ -72,7 +72,7 @@ struct BoseGatewayTests {
             #expect(configurationWrites(gateway).count == written)
             #expect(sensor(gateway.last("frames"), "accelerometer") == (true, 40))
             let count = gateway.all("frames/sensor/accelerometer").count
-            #expect(await eventually { gateway.all("frames/sensor/accelerometer").count > count + 20 })
+            #expect(await gateway.until { gateway.all("frames/sensor/accelerometer").count > count + 20 })
 
             // The device refuses a write (the SDK's didFailToWriteSensorConfiguration): an error with its ATT code.
             gateway.central.failNextWrite(Self.address, with: .failed(name: "org.bluez.Error.Failed",
@@ -96,7 +96,7 @@ struct BoseGatewayTests {
             let answer = try #require(await gateway.request("bridge/request/device/add", #"{"address":"\#(Self.frames)"}"#))
             #expect(answer["data"]?["driver"]?.text == "bose", "\(answer)")
             #expect(answer["data"]?["id"]?.text == "bose_b05e00000001")
-            #expect(await eventually(timeout: .seconds(60)) { gateway.last("bose_b05e00000001")?["capabilities"] != nil })
+            #expect(await gateway.until(timeout: .seconds(60)) { gateway.last("bose_b05e00000001")?["capabilities"] != nil })
         }
     }
 
@@ -113,10 +113,10 @@ struct BoseGatewayTests {
         try gateway.addDevice("bose_frames", address: Self.frames)
         await gateway.start()
         // The configuration file's sensors stream with no request at all.
-        #expect(await eventually(timeout: .seconds(60)) { gateway.all("frames/sensor/accelerometer").count >= 20 })
-        #expect(await eventually { sensor(gateway.last("frames"), "accelerometer") == (true, 40) })
+        #expect(await gateway.until(timeout: .seconds(60)) { gateway.all("frames/sensor/accelerometer").count >= 20 })
+        #expect(await gateway.until { sensor(gateway.last("frames"), "accelerometer") == (true, 40) })
         // The gestures are written after the sensors, and the state follows each write.
-        #expect(await eventually { gateway.last("frames")?["gestures"]?["double_tap"]?.flag == true })
+        #expect(await gateway.until { gateway.last("frames")?["gestures"]?["double_tap"]?.flag == true })
 
         // A request replaces it...
         let swap = await gateway.request("frames/request/configure",
@@ -127,12 +127,12 @@ struct BoseGatewayTests {
         // ...and outlives a restart: the device is let go on shutdown, forgets everything, and the new gateway
         // writes the requested configuration again (from state_dir/devices.json).
         try await withStopping(gateway.restarted()) { restarted in
-            #expect(await eventually(timeout: .seconds(60)) { configurationWrites(restarted).count > writesBefore })
+            #expect(await restarted.until(timeout: .seconds(60)) { configurationWrites(restarted).count > writesBefore })
             let last = configurationWrites(restarted).last ?? []
             let entries = stride(from: 0, to: last.count - 2, by: 3).map { (last[$0], Int(last[$0 + 1]) << 8 | Int(last[$0 + 2])) }
             let periods = Dictionary(entries, uniquingKeysWith: { $1 })
             #expect(periods[0] == 0 && periods[1] == 80, "accelerometer off, gyroscope at 80 ms: \(last)")
-            #expect(await eventually(timeout: .seconds(60)) { restarted.all("frames/sensor/gyroscope").count >= 20 })
+            #expect(await restarted.until(timeout: .seconds(60)) { restarted.all("frames/sensor/gyroscope").count >= 20 })
         }
     }
 }

@@ -33,7 +33,7 @@ struct FirmwareFileAccessTests {
         """)
         try gateway.addDevice("heart_rate_strap", address: strap, options: ["rate_hz": .int(5)])
         await gateway.start()
-        #expect(await eventually(timeout: .seconds(60)) { gateway.last("strap/sensor/heart_rate")?["bpm"]?.integer != nil })
+        #expect(await gateway.until(timeout: .seconds(60)) { gateway.last("strap/sensor/heart_rate")?["bpm"]?.integer != nil })
         return (gateway, folder)
     }
 
@@ -71,7 +71,7 @@ struct FirmwareFileAccessTests {
             #expect(pipe?["error"]?.text?.contains("not a regular file") == true, "\(String(describing: list))")
 
             // Samples go on: more arrive after the refusals, and the strap never left.
-            #expect(await eventually(timeout: .seconds(60)) { gateway.all("strap/sensor/heart_rate").count >= samplesBefore + 5 })
+            #expect(await gateway.until(timeout: .seconds(60)) { gateway.all("strap/sensor/heart_rate").count >= samplesBefore + 5 })
             #expect(gateway.last("strap")?["connection"]?.text == "connected")
         }
     }

@@ -40,7 +40,7 @@ struct FirmwareGatewayTests {
         """)
         try gateway.addDevice("gofit_care_xc", address: band, options: options.merging(["history_days": .int(0)]) { $1 })
         await gateway.start()
-        #expect(await eventually(timeout: .seconds(60)) { gateway.last("band")?["connection"]?.text == "connected" })
+        #expect(await gateway.until(timeout: .seconds(60)) { gateway.last("band")?["connection"]?.text == "connected" })
         return (gateway, folder)
     }
 
@@ -128,7 +128,7 @@ struct FirmwareGatewayTests {
             let progress = Self.progressSeen(gateway)
             #expect(progress.contains { $0 >= 35 && $0 < 100 }, "progress seen: \(progress)")
             #expect(progress == progress.sorted(), "progress never goes back across the drop: \(progress)")
-            #expect(await eventually(timeout: .seconds(60)) { gateway.last("band")?["firmware"]?.text == "2.2.0" })
+            #expect(await gateway.until(timeout: .seconds(60)) { gateway.last("band")?["firmware"]?.text == "2.2.0" })
         }
     }
 
@@ -139,13 +139,13 @@ struct FirmwareGatewayTests {
         try await withStopping(gateway, { await $0.stop(); folder.remove() }) { gateway in
             let failure = Self.error(await Self.dfu(gateway))
             #expect(failure.code == "DFU_FAILED" && failure.vendor == 0x0B0C)
-            #expect(await eventually { Self.update(gateway)?["state"]?.text == "idle" && Self.update(gateway)?["error"]?["vendor_code"]?.integer == 0x0B0C })
+            #expect(await gateway.until { Self.update(gateway)?["state"]?.text == "idle" && Self.update(gateway)?["error"]?["vendor_code"]?.integer == 0x0B0C })
             let shown = await gateway.central.inspect(Self.address)
             #expect(shown["dfu_updates"] == "0" && shown["firmware"] == "2.1.0" && shown["dfu_mode"] == "bootloader")
 
             let retried = try #require(await Self.dfu(gateway))
             #expect(retried["data"]?["firmware"]?.text == "2.2.0", "\(retried)")
-            #expect(await eventually(timeout: .seconds(60)) {
+            #expect(await gateway.until(timeout: .seconds(60)) {
                 gateway.last("band")?["firmware"]?.text == "2.2.0" && Self.update(gateway)?["error"] == nil
             })
         }
@@ -156,17 +156,17 @@ struct FirmwareGatewayTests {
         let (gateway, folder) = try await Self.started()
         defer { folder.remove() }
         await gateway.central.setInRange(Self.address, false)
-        #expect(await eventually { gateway.last("band")?["connection"]?.text != "connected" })
+        #expect(await gateway.until { gateway.last("band")?["connection"]?.text != "connected" })
         let answer = try #require(await Self.dfu(gateway))
         #expect(answer["data"]?["update"]?.text == "scheduled", "\(answer)")
-        #expect(await eventually { Self.update(gateway)?["state"]?.text == "scheduled" })
+        #expect(await gateway.until { Self.update(gateway)?["state"]?.text == "scheduled" })
         #expect(Self.error(await Self.dfu(gateway)).code == "BUSY", "a second request while one waits")
 
         // The schedule is kept in the state directory: a restarted gateway still has it.
         try await withStopping(gateway.restarted()) { restarted in
             #expect(await gateway.central.inspect(Self.address)["dfu_bytes_received"] == "0", "nothing ran while the band was away")
             await gateway.central.setInRange(Self.address, true)
-            #expect(await eventually(timeout: .seconds(60)) {
+            #expect(await restarted.until(timeout: .seconds(60)) {
                 Self.update(restarted)?["state"]?.text == "idle" && restarted.last("band")?["firmware"]?.text == "2.2.0"
             })
             #expect(await gateway.central.inspect(Self.address)["dfu_updates"] == "1")
@@ -180,7 +180,7 @@ struct FirmwareGatewayTests {
             // Slow the bootloader's answers so the update is still running when the cancel arrives.
             gateway.central.setLatency(Self.bootloader, .milliseconds(15))
             let running = Task { await Self.dfu(gateway) }
-            #expect(await eventually(timeout: .seconds(60)) { (Self.update(gateway)?["progress"]?.number ?? 0) >= 10 })
+            #expect(await gateway.until(timeout: .seconds(60)) { (Self.update(gateway)?["progress"]?.number ?? 0) >= 10 })
             let cancelled = await gateway.request("band/request/dfu/cancel")
             #expect(cancelled?["data"]?["was"]?.text == "updating", "\(String(describing: cancelled))")
             #expect(Self.error(await running.value).code == "DFU_FAILED")
@@ -200,7 +200,7 @@ struct FirmwareGatewayTests {
         let (gateway, folder) = try await Self.started(options: ["dfu": .string("none")])
         await withStopping(gateway, { await $0.stop(); folder.remove() }) { gateway in
             #expect(Self.error(await Self.dfu(gateway)).code == "NOT_SUPPORTED")
-            #expect(await eventually { gateway.last("band")?["connection"]?.text == "connected" })
+            #expect(await gateway.until { gateway.last("band")?["connection"]?.text == "connected" })
         }
     }
 
@@ -231,12 +231,12 @@ struct FirmwareGatewayTests {
         try await withStopping(gateway, { await $0.stop(); folder.remove() }) { gateway in
             let topic = "homeassistant/device/wear2mqtt_wear2mqtt_c0f170000001/config"
             func update() -> DeviceValue? { gateway.sink.retained(topic).flatMap { GatewayHarness.object($0.payload) }?["cmps"]?["firmware"] }
-            #expect(await eventually(timeout: .seconds(60)) { update()?["payload_install"] != nil })
+            #expect(await gateway.until(timeout: .seconds(60)) { update()?["payload_install"] != nil })
             let install = try #require(update()?["payload_install"]?.text)
             #expect(install.contains(Self.sha256(Self.package)))
             #expect(await gateway.request("band/request/dfu", install)?["data"]?["firmware"]?.text == "2.2.0")
             // Nothing newer is left to offer: the latest version is what the band runs.
-            #expect(await eventually(timeout: .seconds(60)) { update()?["payload_install"] == nil })
+            #expect(await gateway.until(timeout: .seconds(60)) { update()?["payload_install"] == nil })
         }
     }
 }

@@ -128,7 +128,7 @@ struct FirmwarePackageCorpusTests {
             try gateway.addDevice("gofit_care_xc", address: Self.band,
                                   options: corpus.options.merging(["history_days": .int(0)]) { $1 })
             await gateway.start()
-            #expect(await eventually(timeout: .seconds(60)) { gateway.last("band")?["connection"]?.text == "connected" })
+            #expect(await gateway.until(timeout: .seconds(60)) { gateway.last("band")?["connection"]?.text == "connected" })
 
             let answer = try #require(await gateway.request(
                 "band/request/dfu", #"{"file":"package.zip","sha256":"\#(DFUPackageFile.sha256(of: package))"}"#))
@@ -140,7 +140,7 @@ struct FirmwarePackageCorpusTests {
             if corpus == .nrfutilSignedApplicationWithFaults {
                 #expect(shown["dfu_injected_busy_executes"] == "1" && shown["dfu_injected_corruptions"] == "2", "\(shown)")
             }
-            #expect(await eventually(timeout: .seconds(60)) { gateway.last("band")?["firmware"]?.text == corpus.firmware })
+            #expect(await gateway.until(timeout: .seconds(60)) { gateway.last("band")?["firmware"]?.text == corpus.firmware })
         }
     }
 }

@@ -21,8 +21,9 @@ struct GatewayContractTests {
         name: finder
     """
 
-    func started() async throws -> GatewayHarness {
-        let gateway = try GatewayHarness(configuration: Self.devices)
+    /// `central`: one on a `ManualClock` where a test holds a device's answers back (`setLatency`).
+    func started(central: InMemoryCentral = InMemoryCentral()) async throws -> GatewayHarness {
+        let gateway = try GatewayHarness(configuration: Self.devices, central: central)
         try gateway.addDevice("heart_rate_strap", address: Self.strap, options: ["rate_hz": .int(5)])
         try gateway.addDevice("key_finder", address: Self.finder)
         await gateway.start()
@@ -34,20 +35,20 @@ struct GatewayContractTests {
     @Test("a configured strap comes online: retained state with its battery, availability online, heart-rate samples")
     func configuredStrapComesOnline() async throws {
         try await withStopping(started()) { gateway in
-            #expect(await eventually(timeout: .seconds(60)) { gateway.last("strap/availability")?["state"]?.text == "online" })
-            #expect(await eventually(timeout: .seconds(60)) { gateway.last("strap")?["battery"]?.integer != nil })
+            #expect(await gateway.until(timeout: .seconds(60)) { gateway.last("strap/availability")?["state"]?.text == "online" })
+            #expect(await gateway.until(timeout: .seconds(60)) { gateway.last("strap")?["battery"]?.integer != nil })
             #expect(gateway.last("strap")?["connection"]?.text == "connected")
             #expect(gateway.last("strap")?["last_seen"]?.integer == 1_750_000_000_000, "the injected clock")
-            #expect(await eventually(timeout: .seconds(60)) { gateway.last("strap/sensor/heart_rate")?["bpm"]?.integer != nil })
+            #expect(await gateway.until(timeout: .seconds(60)) { gateway.last("strap/sensor/heart_rate")?["bpm"]?.integer != nil })
             #expect(gateway.sink.retained("test/bridge/state") != nil)
-            #expect(await eventually { !gateway.sink.messages(on: "test/bridge/devices").isEmpty })
+            #expect(await gateway.until { !gateway.sink.messages(on: "test/bridge/devices").isEmpty })
         }
     }
 
     @Test("publishing {\"vibrations\":3} to finder/request/find rings the key finder and answers ok")
     func findRingsTheKeyFinder() async throws {
         try await withStopping(started()) { gateway in
-            #expect(await eventually(timeout: .seconds(60)) { gateway.last("finder")?["connection"]?.text == "connected" })
+            #expect(await gateway.until(timeout: .seconds(60)) { gateway.last("finder")?["connection"]?.text == "connected" })
             let answer = await gateway.request("finder/request/find", #"{"vibrations":3}"#)
             #expect(answer?["status"]?.text == "ok", "\(String(describing: answer))")
             let address = try #require(BluetoothAddress(Self.finder))
@@ -59,7 +60,7 @@ struct GatewayContractTests {
     @Test("bad requests get a clear error and reach no device: unknown device, bad JSON, unknown command, out of range")
     func badRequestsChangeNothing() async throws {
         try await withStopping(started()) { gateway in
-            #expect(await eventually(timeout: .seconds(60)) { gateway.last("finder")?["connection"]?.text == "connected" })
+            #expect(await gateway.until(timeout: .seconds(60)) { gateway.last("finder")?["connection"]?.text == "connected" })
             let address = try #require(BluetoothAddress(Self.finder))
             let writesBefore = gateway.central.writes(to: address).count
             #expect(Self.code(await gateway.request("nobody/request/find")) == "DEVICE_NOT_FOUND")
@@ -76,9 +77,9 @@ struct GatewayContractTests {
     @Test("a command to a device that went away answers DEVICE_DISCONNECTED")
     func commandToAnAbsentDevice() async throws {
         try await withStopping(started()) { gateway in
-            #expect(await eventually(timeout: .seconds(60)) { gateway.last("finder")?["connection"]?.text == "connected" })
+            #expect(await gateway.until(timeout: .seconds(60)) { gateway.last("finder")?["connection"]?.text == "connected" })
             await gateway.central.setInRange(try #require(BluetoothAddress(Self.finder)), false)
-            #expect(await eventually(timeout: .seconds(60)) { gateway.last("finder/availability")?["state"]?.text == "offline" })
+            #expect(await gateway.until(timeout: .seconds(60)) { gateway.last("finder/availability")?["state"]?.text == "offline" })
             #expect(Self.code(await gateway.request("finder/request/find")) == "DEVICE_DISCONNECTED")
         }
     }
@@ -86,7 +87,7 @@ struct GatewayContractTests {
     @Test("device/remove clears the device's retained state and availability")
     func removeClearsRetainedTopics() async throws {
         try await withStopping(started()) { gateway in
-            #expect(await eventually(timeout: .seconds(60)) { gateway.last("strap/availability")?["state"]?.text == "online" })
+            #expect(await gateway.until(timeout: .seconds(60)) { gateway.last("strap/availability")?["state"]?.text == "online" })
             let answer = await gateway.request("bridge/request/device/remove", #"{"id":"strap"}"#)
             #expect(answer?["status"]?.text == "ok", "\(String(describing: answer))")
             #expect(gateway.sink.wasCleared("test/strap"))
@@ -102,15 +103,15 @@ struct GatewayContractTests {
         gateway.central.refuseNotifications("2a19")
         await gateway.start()
         await withStopping(gateway) { gateway in
-            #expect(await eventually(timeout: .seconds(60)) { gateway.last("strap/sensor/heart_rate") != nil })
-            #expect(await eventually(timeout: .seconds(60)) { gateway.last("strap/event")?["event"]?.text == "subscription_failed" })
+            #expect(await gateway.until(timeout: .seconds(60)) { gateway.last("strap/sensor/heart_rate") != nil })
+            #expect(await gateway.until(timeout: .seconds(60)) { gateway.last("strap/event")?["event"]?.text == "subscription_failed" })
         }
     }
 
     @Test("a flood of bad requests, a 1 MiB payload among them, is answered error by error while samples keep flowing")
     func badRequestFloodWhileSamplesFlow() async throws {
         try await withStopping(started()) { gateway in
-            #expect(await eventually(timeout: .seconds(60)) { gateway.all("strap/sensor/heart_rate").count >= 2 })
+            #expect(await gateway.until(timeout: .seconds(60)) { gateway.all("strap/sensor/heart_rate").count >= 2 })
             let cases: [(topic: String, payload: String, code: String)] = [
                 ("strap/request/find", "not json", "INVALID_PAYLOAD"),
                 ("strap/request/find", "[1,2]", "INVALID_PAYLOAD"),
@@ -127,22 +128,27 @@ struct GatewayContractTests {
                 }
             }
             let before = gateway.all("strap/sensor/heart_rate").count
-            #expect(await eventually(timeout: .seconds(60)) { gateway.all("strap/sensor/heart_rate").count >= before + 3 })
+            #expect(await gateway.until(timeout: .seconds(60)) { gateway.all("strap/sensor/heart_rate").count >= before + 3 })
         }
     }
 
     @Test("a slow device delays neither another device's samples nor its commands")
     func slowDeviceDelaysNoOther() async throws {
-        try await withStopping(started()) { gateway in
-            #expect(await eventually(timeout: .seconds(60)) { gateway.last("finder/availability")?["state"]?.text == "online" })
-            #expect(await eventually(timeout: .seconds(60)) { gateway.last("strap/availability")?["state"]?.text == "online" })
+        // The finder's answers wait on this clock: it is slow for as long as the test does not move it.
+        let clock = ManualClock()
+        try await withStopping(started(central: InMemoryCentral(time: clock.timeSource))) { gateway in
+            #expect(await gateway.until(timeout: .seconds(60)) { gateway.last("finder/availability")?["state"]?.text == "online" })
+            #expect(await gateway.until(timeout: .seconds(60)) { gateway.last("strap/availability")?["state"]?.text == "online" })
             gateway.central.setLatency(try #require(BluetoothAddress(Self.finder)), .seconds(15))
+            let waiting = clock.sleeperCount
             let slow = Task { await gateway.request("finder/request/refresh") }
-            try await Task.sleep(for: .milliseconds(100))
+            // The refresh has reached the finder and waits for its answer.
+            #expect(await clock.sleepers(atLeast: waiting + 1))
             let samplesBefore = gateway.all("strap/sensor/heart_rate").count
             #expect(await gateway.request("strap/request/refresh")?["status"]?.text == "ok")
-            #expect(await eventually(timeout: .seconds(60)) { gateway.all("strap/sensor/heart_rate").count >= samplesBefore + 2 })
+            #expect(await gateway.until(timeout: .seconds(60)) { gateway.all("strap/sensor/heart_rate").count >= samplesBefore + 2 })
             #expect(gateway.sink.messages(on: "test/finder/response/refresh").isEmpty, "the slow device's answer cannot be here yet")
+            await clock.advance(by: .seconds(15))
             #expect(await slow.value?["status"]?.text == "ok")
         }
     }

@@ -29,18 +29,18 @@ struct GoFITGatewayTests {
 
     /// `device/pair`, then `device/pair/confirm` with the code the band shows.
     static func pair(_ gateway: GatewayHarness) async throws {
-        #expect(await eventually(timeout: .seconds(60)) { gateway.last("band")?["pairing"]?.text == "required" })
+        #expect(await gateway.until(timeout: .seconds(60)) { gateway.last("band")?["pairing"]?.text == "required" })
         #expect(await gateway.request("bridge/request/device/pair", #"{"id":"band"}"#)?["status"]?.text == "ok")
         let code = try #require(await gateway.central.inspect(address)["pairing_code"])
         let confirmed = await gateway.request("bridge/request/device/pair/confirm", #"{"id":"band","code":"\#(code)"}"#)
         #expect(confirmed?["status"]?.text == "ok", "\(String(describing: confirmed))")
-        #expect(await eventually(timeout: .seconds(60)) { gateway.last("band")?["settings"] != nil })
+        #expect(await gateway.until(timeout: .seconds(60)) { gateway.last("band")?["settings"] != nil })
     }
 
     @Test("a lost response is asked for again with the same sequence number and not executed twice")
     func lostResponseIsAskedForAgain() async throws {
         try await withStopping(Self.started(options: ["lose_responses": .int(1)])) { gateway in
-            #expect(await eventually(timeout: .seconds(60)) { gateway.last("band")?["pairing"]?.text == "required" })
+            #expect(await gateway.until(timeout: .seconds(60)) { gateway.last("band")?["pairing"]?.text == "required" })
             // The band swallows its answer to PAIR_START; after 3 s of silence the gateway asks again and the band
             // answers from its cache: one code, shown once.
             #expect(await gateway.request("bridge/request/device/pair", #"{"id":"band"}"#)?["status"]?.text == "ok")
@@ -61,13 +61,13 @@ struct GoFITGatewayTests {
 
             // The band drops the link after the third page: the request fails, the sync resumes on reconnect.
             #expect(Self.code(await gateway.request("band/request/sync")) == "DEVICE_DISCONNECTED")
-            #expect(await eventually(timeout: .seconds(60)) { gateway.last("band")?["sync"]?["state"]?.text == "idle" })
+            #expect(await gateway.until(timeout: .seconds(60)) { gateway.last("band")?["sync"]?["state"]?.text == "idle" })
             let kinds = ["steps", "sleep", "heart_rate", "spo2", "activity"]
             func records() -> [[String: DeviceValue]] {
                 gateway.sink.durableMessages.filter { message in kinds.contains { message.topic == "test/band/fitness/\($0)" } }
                     .compactMap { GatewayHarness.object($0.payload) }
             }
-            #expect(await eventually(timeout: .seconds(60)) { records().count >= held })
+            #expect(await gateway.until(timeout: .seconds(60)) { records().count >= held })
             let ids = records().compactMap { $0["id"]?.text }
             #expect(ids.count == held)
             #expect(Set(ids).count == ids.count, "no record twice")
@@ -90,7 +90,7 @@ struct GoFITGatewayTests {
             let applied = await gateway.request("band/request/settings",
                                                 #"{"step_goal":8000,"time_format":"24","idle_alert":{"start":"09:30","days":["mon","fri"]}}"#)
             #expect(applied?["status"]?.text == "ok", "\(String(describing: applied))")
-            #expect(await eventually {
+            #expect(await gateway.until {
                 let settings = gateway.last("band")?["settings"]
                 return settings?["step_goal"]?.integer == 8000 && settings?["idle_alert"]?["start"]?.text == "09:30"
                     && settings?["idle_alert"]?["days"]?.list?.compactMap(\.text) == ["mon", "fri"]
@@ -125,7 +125,7 @@ struct GoFITGatewayTests {
         try await withStopping(Self.started()) { gateway in
             try await Self.pair(gateway)
             #expect(await gateway.central.trigger(.findMyPhone, on: Self.address))
-            #expect(await eventually { gateway.all("band/event").contains { $0["event"]?.text == "find_phone" } })
+            #expect(await gateway.until { gateway.all("band/event").contains { $0["event"]?.text == "find_phone" } })
             #expect(Self.code(await gateway.request("band/request/find", #"{"vibrations":11}"#)) == "INVALID_VALUE")
             for command in ["clear_data", "factory_reset"] {
                 #expect(Self.code(await gateway.request("band/request/\(command)")) == "FORBIDDEN")
@@ -141,7 +141,7 @@ struct GoFITGatewayTests {
             #expect(await gateway.request("band/request/clear_data")?["status"]?.text == "ok")
             #expect(await gateway.central.inspect(Self.address)["history_records"] == "0")
             #expect(await gateway.request("band/request/factory_reset")?["status"]?.text == "ok")
-            #expect(await eventually(timeout: .seconds(60)) { gateway.last("band")?["pairing"]?.text == "required" })
+            #expect(await gateway.until(timeout: .seconds(60)) { gateway.last("band")?["pairing"]?.text == "required" })
             #expect(await gateway.central.inspect(Self.address)["paired"] == "false")
         }
     }

@@ -31,9 +31,11 @@ struct HeartRateVariabilityGatewayTests {
     func knownSeriesThroughTheGateway() async throws {
         // The simulated strap reports its heart rate but no RR intervals; the test reports a series whose answer is known
         // under the strap's id, as its session would, ending at the harness's wall clock.
-        try await withStopping(Self.started("homeassistant:\n  state_interval_s: 1", strapOptions: ["rr_intervals": .bool(false)])) { gateway in
-            #expect(await eventually(timeout: .seconds(60)) { gateway.last("strap/availability")?["state"]?.text == "online" })
-            let now: Int64 = 1_750_000_000_000
+        let clock = ManualClock()
+        try await withStopping(Self.started("homeassistant:\n  state_interval_s: 1", strapOptions: ["rr_intervals": .bool(false)],
+                                            time: clock.timeSource)) { gateway in
+            #expect(await gateway.until(timeout: .seconds(60)) { gateway.last("strap/availability")?["state"]?.text == "online" })
+            let now = clock.unixMilliseconds
             var time = now - 49_500
             for index in 0..<60 {
                 let interval: Double = index % 2 == 0 ? 800 : 850
@@ -43,21 +45,26 @@ struct HeartRateVariabilityGatewayTests {
                     reading: .heartRate(bpm: 73, contact: true, energyExpendedKJ: nil, rrIntervalsMilliseconds: [interval]))))))
             }
             #expect(time == now)
-            // The tick, as the periodic work reaches it 10 s on.
-            _ = gateway.core.flushDueSamples(at: .now + .seconds(10))
-            #expect(await eventually { gateway.last("strap/sensor/hrv") != nil })
+            #expect(gateway.last("strap/sensor/hrv") == nil, "not before the tick")
+            // The tick: the periodic work reaches it 10 s on.
+            await clock.advance(by: .seconds(10))
+            #expect(await gateway.until { gateway.last("strap/sensor/hrv") != nil })
             let hrv = try #require(gateway.last("strap/sensor/hrv"))
-            #expect(hrv["ts"]?.integer == now)
+            #expect(hrv["ts"]?.integer == now + 10_000, "stamped at the tick")
             #expect(hrv["rmssd_ms"]?.number == 50 && hrv["pnn50_pct"]?.number == 0)
             #expect(abs((hrv["sdnn_ms"]?.number ?? 0) - 25 * (60.0 / 59).squareRoot()) < 1e-9)
             #expect(hrv["intervals"]?.integer == 60 && hrv["rejected"]?.integer == 0 && hrv["window_s"]?.integer == 60)
             #expect(gateway.sink.messages(on: "test/strap/sensor/hrv").allSatisfy { $0.qos == .atMostOnce && !$0.retain })
             #expect(gateway.sink.messages(on: "test/strap/ha/hrv_rmssd").last.map { String(decoding: $0.payload, as: UTF8.self) } == "50")
-            #expect(await eventually(timeout: .seconds(60)) {
+            // The new entities go out with the device list, which settles 300 ms (its timer beside the harness's
+            // periodic one) after it changed.
+            #expect(await clock.sleepers(atLeast: 2))
+            await clock.advance(by: .milliseconds(300))
+            #expect(await gateway.until(timeout: .seconds(60)) {
                 gateway.sink.retained(Self.strapConfig).flatMap { GatewayHarness.object($0.payload) }?["cmps"]?["hrv_rmssd"]?["state_topic"]?.text
                     == "test/strap/ha/hrv_rmssd"
             })
-            #expect(await eventually(timeout: .seconds(60)) {
+            #expect(await gateway.until(timeout: .seconds(60)) {
                 gateway.sink.retained("test/bridge/devices").map { String(decoding: $0.payload, as: UTF8.self).contains(#""hrv""#) } == true
             })
         }
@@ -70,7 +77,7 @@ struct HeartRateVariabilityGatewayTests {
         let gateway = try await Self.started("hrv:\n  window_s: 30\n  interval_s: 2", strapOptions: ["bpm": .double(150)],
                                              time: .system)
         try await withStopping(gateway) { gateway in
-            #expect(await eventually(timeout: .seconds(60)) { gateway.last("strap/sensor/hrv")?["rmssd_ms"] != nil })
+            #expect(await gateway.until(timeout: .seconds(60)) { gateway.last("strap/sensor/hrv")?["rmssd_ms"] != nil })
             let hrv = try #require(gateway.last("strap/sensor/hrv"))
             let intervals = try #require(hrv["intervals"]?.integer)
             #expect(intervals >= 30 && intervals <= 100 && hrv["window_s"]?.integer == 30, "at most 30 s of beats: \(hrv)")

@@ -36,7 +36,7 @@ struct HomeAssistantControlsGatewayTests {
                                                          extra: "homeassistant:\n  state_interval_s: 1")
         try await withStopping(gateway) { gateway in
             let summaries = ["steps_today", "last_heart_rate", "last_spo2", "sleep_score", "last_sync"]
-            #expect(await eventually(timeout: .seconds(60)) {
+            #expect(await gateway.until(timeout: .seconds(60)) {
                 let components = discovery(gateway, GoFITGatewayTests.band)?["cmps"]
                 return summaries.allSatisfy { components?[$0]?["state_topic"]?.text == "test/band/ha/\($0)" }
             })
@@ -51,7 +51,7 @@ struct HomeAssistantControlsGatewayTests {
             let newest = { (kind: String, field: String) in
                 records(kind).max { ($0["ts"]?.integer ?? 0) < ($1["ts"]?.integer ?? 0) }?[field]?.number
             }
-            #expect(await eventually(timeout: .seconds(60)) { value(gateway, "test/band/ha/last_sync") != nil })
+            #expect(await gateway.until(timeout: .seconds(60)) { value(gateway, "test/band/ha/last_sync") != nil })
             #expect(value(gateway, "test/band/ha/steps_today") == Double(steps))
             #expect(value(gateway, "test/band/ha/last_heart_rate") == newest("heart_rate", "bpm"))
             #expect(value(gateway, "test/band/ha/last_spo2") == newest("spo2", "percent"))
@@ -60,8 +60,9 @@ struct HomeAssistantControlsGatewayTests {
             // Restarted on the same state directory: Home Assistant coming online gets the same steps, without a sync.
             try await withStopping(gateway.restarted()) { restarted in
                 await restarted.receive("homeassistant/status", "online")
-                #expect(await eventually(timeout: .seconds(60)) { value(restarted, "test/band/ha/steps_today") == Double(steps) })
-                #expect(value(restarted, "test/band/ha/last_sync") != nil)
+                #expect(await restarted.until(timeout: .seconds(60)) {
+                    value(restarted, "test/band/ha/steps_today") == Double(steps) && value(restarted, "test/band/ha/last_sync") != nil
+                })
             }
         }
     }
@@ -70,7 +71,7 @@ struct HomeAssistantControlsGatewayTests {
     func boseControls() async throws {
         let frames = "C0:FF:EE:00:00:05"
         try await withStopping(started("bose_frames", at: frames, name: "frames")) { gateway in
-            #expect(await eventually(timeout: .seconds(60)) { discovery(gateway, frames)?["cmps"]?["setting_sensor_period"] != nil })
+            #expect(await gateway.until(timeout: .seconds(60)) { discovery(gateway, frames)?["cmps"]?["setting_sensor_period"] != nil })
             let components = try #require(discovery(gateway, frames)?["cmps"])
             let period = try #require(components["setting_sensor_period"])
             #expect(period["p"]?.text == "select" && period["command_topic"]?.text == "test/frames/request/configure")
@@ -82,12 +83,12 @@ struct HomeAssistantControlsGatewayTests {
             // What the controls send, as Home Assistant renders their command templates.
             let chosen = try #require(options.last)
             #expect(await gateway.request("frames/request/configure", #"{"period_ms":\#(chosen)}"#)?["status"]?.text == "ok")
-            #expect(await eventually(timeout: .seconds(60)) { gateway.last("frames")?["sensor_period_ms"]?.integer == Int64(chosen) })
+            #expect(await gateway.until(timeout: .seconds(60)) { gateway.last("frames")?["sensor_period_ms"]?.integer == Int64(chosen) })
             #expect(await gateway.request("frames/request/configure", #"{"sensors":{"accelerometer":{"enabled":true}}}"#)?["status"]?.text == "ok")
-            #expect(await eventually(timeout: .seconds(60)) {
+            #expect(await gateway.until(timeout: .seconds(60)) {
                 gateway.last("frames")?["sensors"]?["accelerometer"] == ["enabled": true, "period_ms": .integer(Int64(chosen)!)]
             })
-            #expect(await eventually(timeout: .seconds(60)) { !gateway.sink.messages(on: "test/frames/sensor/accelerometer").isEmpty })
+            #expect(await gateway.until(timeout: .seconds(60)) { !gateway.sink.messages(on: "test/frames/sensor/accelerometer").isEmpty })
         }
     }
 
@@ -96,12 +97,12 @@ struct HomeAssistantControlsGatewayTests {
         let strap = "C0:FF:EE:00:00:01"
         try await withStopping(started("heart_rate_strap", at: strap, name: "strap")) { gateway in
             let address = try #require(BluetoothAddress(strap))
-            #expect(await eventually(timeout: .seconds(60)) { gateway.last("strap")?["connection"]?.text == "connected" })
+            #expect(await gateway.until(timeout: .seconds(60)) { gateway.last("strap")?["connection"]?.text == "connected" })
             gateway.central.setRSSI(address, -70)
-            #expect(await eventually(timeout: .seconds(60)) { gateway.last("strap")?["rssi"]?.integer == -70 })
+            #expect(await gateway.until(timeout: .seconds(60)) { gateway.last("strap")?["rssi"]?.integer == -70 })
             gateway.central.setRSSI(address, -72)
             gateway.central.setRSSI(address, -58)
-            #expect(await eventually(timeout: .seconds(60)) { gateway.last("strap")?["rssi"]?.integer == -58 })
+            #expect(await gateway.until(timeout: .seconds(60)) { gateway.last("strap")?["rssi"]?.integer == -58 })
             #expect(!gateway.all("strap").contains { $0["rssi"]?.integer == -72 }, "a 2 dB wobble is not news")
         }
     }

@@ -1,3 +1,4 @@
+import EventLoop
 import BlueZ
 import Gateway
 import SimulatedWearables
@@ -12,13 +13,14 @@ struct HomeAssistantGatewayTests {
     static let bridgeConfig = "homeassistant/device/wear2mqtt_wear2mqtt_bridge/config"
     static let strapConfig = "homeassistant/device/wear2mqtt_wear2mqtt_c0ffee000001/config"
 
-    static func started(_ extra: String = "") async throws -> GatewayHarness {
+    /// `time`: the gateway's clock (a `ManualClock`'s where a test moves through Home Assistant's debounce).
+    static func started(_ extra: String = "", time: TimeSource? = nil) async throws -> GatewayHarness {
         let gateway = try GatewayHarness(configuration: """
         devices:
           - address: "\(strap)"
             name: strap
         \(extra)
-        """)
+        """, time: time)
         try gateway.addDevice("heart_rate_strap", address: strap, options: ["rate_hz": .int(5)])
         await gateway.start()
         return gateway
@@ -33,16 +35,16 @@ struct HomeAssistantGatewayTests {
         let begun = ContinuousClock.now
         try await withStopping(Self.started("homeassistant:\n  state_interval_s: 1")) { gateway in
             #expect(discovery(gateway, Self.bridgeConfig)?["cmps"]?["scan"] != nil)
-            #expect(await eventually(timeout: .seconds(60)) { discovery(gateway, Self.strapConfig)?["cmps"]?["heart_rate"] != nil })
+            #expect(await gateway.until(timeout: .seconds(60)) { discovery(gateway, Self.strapConfig)?["cmps"]?["heart_rate"] != nil })
             let strap = try #require(discovery(gateway, Self.strapConfig))
             #expect(strap["dev"]?["via_device"]?.text == "wear2mqtt_wear2mqtt_bridge")
             #expect(strap["cmps"]?["battery"] != nil)
             #expect(strap["cmps"]?["heart_rate"]?["state_topic"]?.text == "test/strap/ha/heart_rate")
             // Its RR intervals, once they come, are the inter-beat interval entity.
-            #expect(await eventually(timeout: .seconds(60)) { discovery(gateway, Self.strapConfig)?["cmps"]?["ibi"]?["unit_of_measurement"]?.text == "ms" })
+            #expect(await gateway.until(timeout: .seconds(60)) { discovery(gateway, Self.strapConfig)?["cmps"]?["ibi"]?["unit_of_measurement"]?.text == "ms" })
             // Five samples a second on sensor/heart_rate; at most about one a second on ha/heart_rate. Waits for the
             // samples rather than a fixed time: on a loaded machine the strap's 3 s can take far longer.
-            #expect(await eventually(timeout: .seconds(60)) {
+            #expect(await gateway.until(timeout: .seconds(60)) {
                 gateway.sink.messages(on: "test/strap/sensor/heart_rate").count >= 10
                     && gateway.sink.messages(on: "test/strap/ha/heart_rate").count >= 2
             })
@@ -60,12 +62,16 @@ struct HomeAssistantGatewayTests {
 
     @Test("Home Assistant coming online gets discovery, states and entity values again")
     func homeAssistantRestart() async throws {
-        try await withStopping(Self.started()) { gateway in
-            #expect(await eventually(timeout: .seconds(60)) { !gateway.sink.messages(on: "test/strap/ha/heart_rate").isEmpty })
+        let clock = ManualClock()
+        try await withStopping(Self.started(time: clock.timeSource)) { gateway in
+            #expect(await gateway.until(timeout: .seconds(60)) { !gateway.sink.messages(on: "test/strap/ha/heart_rate").isEmpty })
             let before = gateway.sink.messages.count
             await gateway.receive("homeassistant/status", "online")
-            // After a short random wait (0.5–2.5 s), so a fleet of gateways does not answer at once.
-            #expect(await eventually(timeout: .seconds(10)) {
+            // After a short random wait (0.5–2.5 s), so a fleet of gateways does not answer at once: nothing before.
+            await clock.advance(by: .milliseconds(499))
+            #expect(!gateway.sink.messages.dropFirst(before).contains { $0.topic == Self.bridgeConfig }, "not within 0.5 s")
+            await clock.advance(by: .milliseconds(2_001))
+            #expect(await gateway.until {
                 let after = gateway.sink.messages.dropFirst(before).map(\.topic)
                 return after.contains(Self.bridgeConfig) && after.contains(Self.strapConfig) && after.contains("test/strap")
                     && after.contains("test/strap/ha/heart_rate")
@@ -78,19 +84,25 @@ struct HomeAssistantGatewayTests {
 
     @Test("a storm of 2,000 online messages gives what one gives, and no request waits for it")
     func onlineStormIsCoalesced() async throws {
-        try await withStopping(Self.started()) { gateway in
-            #expect(await eventually(timeout: .seconds(60)) { !gateway.sink.messages(on: "test/strap/ha/heart_rate").isEmpty })
+        let clock = ManualClock()
+        try await withStopping(Self.started(time: clock.timeSource)) { gateway in
+            #expect(await gateway.until(timeout: .seconds(60)) { !gateway.sink.messages(on: "test/strap/ha/heart_rate").isEmpty })
             /// The bridge's discovery documents published after `storm` onlines (only a republish publishes it; the
             /// strap's also follows its new sensors), once the republish is past (the debounce ends at most 5 s after the
             /// first).
             func documents(after storm: Int) async -> Int {
                 let before = gateway.sink.messages.count
+                func published() -> Int { gateway.sink.messages.dropFirst(before).filter { $0.topic == Self.bridgeConfig }.count }
                 for _ in 0..<storm { await gateway.receive("homeassistant/status", "online") }
                 // Each was handled at once: a request right after the storm is answered before the republish.
                 #expect(await gateway.request("bridge/request/health_check")?["status"]?.text == "ok")
-                let settled = ContinuousClock.now + .seconds(6)
-                _ = await eventually(timeout: .seconds(7)) { ContinuousClock.now >= settled }
-                return gateway.sink.messages.dropFirst(before).filter { $0.topic == Self.bridgeConfig }.count
+                #expect(published() == 0)
+                await clock.advance(by: .seconds(5))
+                #expect(await gateway.until { published() >= 1 })
+                // Anything a second republish would wait for is past too; the request is answered after what came before.
+                await clock.advance(by: .seconds(6))
+                #expect(await gateway.request("bridge/request/health_check")?["status"]?.text == "ok")
+                return published()
             }
             #expect(await documents(after: 1) == 1)
             #expect(await documents(after: 2_000) == 1)
@@ -100,21 +112,21 @@ struct HomeAssistantGatewayTests {
     @Test("device/remove deletes the device from Home Assistant; a rename keeps it")
     func removeAndRename() async throws {
         try await withStopping(Self.started()) { gateway in
-            #expect(await eventually(timeout: .seconds(60)) { discovery(gateway, Self.strapConfig) != nil })
+            #expect(await gateway.until(timeout: .seconds(60)) { discovery(gateway, Self.strapConfig) != nil })
             #expect(await gateway.request("bridge/request/device/rename", #"{"id":"strap","name":"chest"}"#)?["status"]?.text == "ok")
-            #expect(await eventually(timeout: .seconds(60)) {
+            #expect(await gateway.until(timeout: .seconds(60)) {
                 discovery(gateway, Self.strapConfig)?["availability"]?.list?.contains { $0["topic"]?.text == "test/chest/availability" } == true
             })
             #expect(!gateway.sink.wasCleared(Self.strapConfig), "a rename updates the device in place")
             #expect(await gateway.request("bridge/request/device/remove", #"{"id":"chest"}"#)?["status"]?.text == "ok")
-            #expect(await eventually(timeout: .seconds(60)) { gateway.sink.wasCleared(Self.strapConfig) })
+            #expect(await gateway.until(timeout: .seconds(60)) { gateway.sink.wasCleared(Self.strapConfig) })
         }
     }
 
     @Test("with homeassistant.enabled false nothing goes to the discovery prefix")
     func disabled() async throws {
         try await withStopping(Self.started("homeassistant:\n  enabled: false")) { gateway in
-            #expect(await eventually(timeout: .seconds(60)) { !gateway.sink.messages(on: "test/strap/sensor/heart_rate").isEmpty })
+            #expect(await gateway.until(timeout: .seconds(60)) { !gateway.sink.messages(on: "test/strap/sensor/heart_rate").isEmpty })
             #expect(!gateway.sink.messages.contains { $0.topic.hasPrefix("homeassistant/") || $0.topic.contains("/ha/") })
         }
     }
@@ -131,15 +143,16 @@ struct HomeAssistantGatewayTests {
         await gateway.start()
         try await withStopping(gateway) { gateway in
             let config = "homeassistant/device/wear2mqtt_wear2mqtt_c0ffee000003/config"
-            #expect(await eventually(timeout: .seconds(60)) {
+            #expect(await gateway.until(timeout: .seconds(60)) {
                 discovery(gateway, config)?["cmps"]?["event_spot_check"]?["p"]?.text == "device_automation"
             })
             #expect(discovery(gateway, config)?["cmps"]?["spo2"] != nil, "known from the service, before any sample")
             // The oximeter indicates a spot check once; wait until the driver listens (PLX Spot-Check Measurement).
             let oximeter = try #require(BluetoothAddress(address))
+            // eventually: InMemoryCentral.subscribe tells its `changes` nothing, and nothing else marks the new subscription
             #expect(await eventually(timeout: .seconds(60)) { await gateway.central.isSubscribed("2a5e", on: oximeter) })
             #expect(await gateway.central.trigger(.spotCheck, on: oximeter))
-            #expect(await eventually(timeout: .seconds(60)) {
+            #expect(await gateway.until(timeout: .seconds(60)) {
                 gateway.all("ox/event").contains { $0["event"]?.text == "spot_check" && $0["spo2"]?.number != nil }
             })
         }

@@ -28,20 +28,20 @@ struct HomeAssistantInfiniTimeGatewayTests {
             func components() -> [String: DeviceValue] {
                 gateway.sink.retained(Self.config).flatMap { GatewayHarness.object($0.payload) }?["cmps"]?.object ?? [:]
             }
-            #expect(await eventually(timeout: .seconds(60)) { components()["steps"] != nil && components()["heart_rate"] != nil })
+            #expect(await gateway.until(timeout: .seconds(60)) { components()["steps"] != nil && components()["heart_rate"] != nil })
             let entities = components()
             #expect(entities["battery"]?["device_class"]?.text == "battery")
             #expect(entities["steps"]?["state_class"]?.text == "total_increasing")
             #expect(entities["steps"]?["state_topic"]?.text == "test/watch/ha/steps")
             #expect(entities["heart_rate"]?["state_class"]?.text == "measurement")
-            #expect(await eventually { gateway.sink.messages(on: "test/watch/ha/steps").last.map { Double(String(decoding: $0.payload, as: UTF8.self)) ?? 0 } ?? 0 >= 1200 })
+            #expect(await gateway.until { gateway.sink.messages(on: "test/watch/ha/steps").last.map { Double(String(decoding: $0.payload, as: UTF8.self)) ?? 0 } ?? 0 >= 1200 })
 
             // The find button publishes to the watch's request/find, and the watch alerts.
             let find = try #require(entities["find"])
             #expect(find["p"]?.text == "button")
             #expect(find["command_topic"]?.text == "test/watch/request/find")
             await gateway.receive("test/watch/request/find", find["payload_press"]?.text ?? "")
-            #expect(await eventually { await gateway.central.inspect(Self.address)["alerts"] == "1" })
+            #expect(await gateway.until { await gateway.central.inspect(Self.address)["alerts"] == "1" })
 
             // A trigger per button: the event and its action together, as the event entity's types.
             for (key, subtype) in [("event_music_play", "music_play"), ("event_music_volume_up", "music_volume_up"),

@@ -25,7 +25,7 @@ struct HomeAssistantPolarGatewayTests {
         try gateway.addDevice("polar_h10", address: Self.h10)
         await gateway.start()
         try await withStopping(gateway) { gateway in
-            #expect(await eventually(timeout: .seconds(60)) { discovery(gateway, Self.h10)?["cmps"]?["setting_accelerometer_rate_hz"] != nil })
+            #expect(await gateway.until(timeout: .seconds(60)) { discovery(gateway, Self.h10)?["cmps"]?["setting_accelerometer_rate_hz"] != nil })
             let components = try #require(discovery(gateway, Self.h10)?["cmps"]?.object)
             #expect(components["heart_rate"]?["state_topic"]?.text == "test/h10/ha/heart_rate")
             #expect(components["battery"] != nil)
@@ -40,7 +40,7 @@ struct HomeAssistantPolarGatewayTests {
             // What the switch sends is a request the driver takes.
             let payload = try #require(components["setting_sensor_ecg"]?["payload_on"]?.text)
             #expect(await gateway.request("h10/request/configure", payload)?["status"]?.text == "ok", "\(payload)")
-            #expect(await eventually { !gateway.all("h10/sensor/ecg").isEmpty })
+            #expect(await gateway.until { !gateway.all("h10/sensor/ecg").isEmpty })
             #expect(gateway.sink.messages(on: "test/h10/ha/ecg").isEmpty, "no entity for a raw waveform")
         }
     }
@@ -52,7 +52,7 @@ struct HomeAssistantPolarGatewayTests {
         try gateway.addDevice("polar_verity_sense", address: Self.sense, options: ["bpm": .int(120)])
         await gateway.start()
         try await withStopping(gateway) { gateway in
-            #expect(await eventually(timeout: .seconds(60)) { discovery(gateway, Self.sense)?["cmps"]?["setting_sensor_ppi"] != nil })
+            #expect(await gateway.until(timeout: .seconds(60)) { discovery(gateway, Self.sense)?["cmps"]?["setting_sensor_ppi"] != nil })
             let components = try #require(discovery(gateway, Self.sense)?["cmps"]?.object)
             #expect(Set(components.keys.filter { $0.hasPrefix("setting_sensor_") })
                 == ["setting_sensor_ppg", "setting_sensor_accelerometer", "setting_sensor_ppi", "setting_sensor_gyroscope", "setting_sensor_magnetometer"])
@@ -61,10 +61,10 @@ struct HomeAssistantPolarGatewayTests {
             #expect(components["ibi"] == nil)
 
             #expect(await gateway.request("sense/request/configure", #"{"sensors":{"ppi":{}}}"#)?["status"]?.text == "ok")
-            #expect(await eventually(timeout: .seconds(60)) {
+            #expect(await gateway.until(timeout: .seconds(60)) {
                 discovery(gateway, Self.sense)?["cmps"]?["ibi"] != nil && discovery(gateway, Self.sense)?["cmps"]?["hrv_rmssd"] != nil
             })
-            #expect(await eventually { gateway.sink.messages(on: "test/sense/ha/ibi").last.flatMap { Double(String(decoding: $0.payload, as: UTF8.self)) }
+            #expect(await gateway.until { gateway.sink.messages(on: "test/sense/ha/ibi").last.flatMap { Double(String(decoding: $0.payload, as: UTF8.self)) }
                 .map { abs($0 - 500) < 25 } == true })
         }
     }

@@ -32,7 +32,7 @@ struct InfiniTimeFirmwareUpdateGatewayTests {
         """)
         try gateway.addDevice("pinetime_infinitime", address: watch)
         await gateway.start()
-        #expect(await eventually(timeout: .seconds(60)) { gateway.last("watch")?["firmware"]?.text == "1.16.0" })
+        #expect(await gateway.until(timeout: .seconds(60)) { gateway.last("watch")?["firmware"]?.text == "1.16.0" })
         return (gateway, folder)
     }
 
@@ -54,7 +54,7 @@ struct InfiniTimeFirmwareUpdateGatewayTests {
             #expect(watch["dfu_bytes_received"] == String(Self.image.count))
             // genpkg's default version (0xFFFFFFFF) says nothing, so the simulated watch marks the build it runs.
             #expect(answer?["data"]?["firmware"]?.text == "1.16.0+dfu.1")
-            #expect(await eventually { gateway.last("watch")?["firmware"]?.text == "1.16.0+dfu.1" })
+            #expect(await gateway.until { gateway.last("watch")?["firmware"]?.text == "1.16.0+dfu.1" })
         }
     }
 

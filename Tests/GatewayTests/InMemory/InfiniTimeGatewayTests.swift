@@ -22,7 +22,7 @@ struct InfiniTimeGatewayTests {
         """)
         try gateway.addDevice("pinetime_infinitime", address: watch, options: options)
         await gateway.start()
-        #expect(await eventually(timeout: .seconds(60)) { gateway.last("watch/availability")?["state"]?.text == "online" })
+        #expect(await gateway.until(timeout: .seconds(60)) { gateway.last("watch/availability")?["state"]?.text == "online" })
         return gateway
     }
 
@@ -34,31 +34,31 @@ struct InfiniTimeGatewayTests {
     @Test("connecting picks the infinitime driver, sets the clock and zone, and streams steps, motion and heart rate")
     func connectSetsTimeAndStreams() async throws {
         try await withStopping(Self.started()) { gateway in
-            #expect(await eventually { gateway.last("watch")?["firmware"]?.text == "1.16.0" })
+            #expect(await gateway.until { gateway.last("watch")?["firmware"]?.text == "1.16.0" })
             #expect(gateway.last("watch")?["battery"]?.integer == 80)
-            #expect(await eventually {
+            #expect(await gateway.until {
                 gateway.sink.retained("test/bridge/devices").map { String(decoding: $0.payload, as: UTF8.self) }?
                     .contains(#""driver":"infinitime""#) == true
             })
             // Current Time first, then Local Time Information.
-            #expect(await eventually { await shown(gateway)["time_zone_quarters"] != nil }, "Local Time Information written on connect")
+            #expect(await gateway.until { await shown(gateway)["time_zone_quarters"] != nil }, "Local Time Information written on connect")
             let watch = await shown(gateway)
             #expect(watch["time_writes"] == "1")
             #expect(watch["dst"] != "255", "never DST unknown")
 
             // Steps: the count read on connect, then counting up as the wearer walks.
-            #expect(await eventually { gateway.all("watch/sensor/steps").count >= 2 })
+            #expect(await gateway.until { gateway.all("watch/sensor/steps").count >= 2 })
             let steps = gateway.all("watch/sensor/steps").compactMap { $0["steps"]?.integer }
             #expect((1200...1210).contains(steps.first ?? 0), "read on connect: \(steps)")
             #expect(steps.last ?? 0 > steps.first ?? 0)
             // Motion in m/s²: a wrist's gravity, about 9.8 in magnitude, never raw counts.
-            #expect(await eventually { gateway.all("watch/sensor/accelerometer").count >= 10 })
+            #expect(await gateway.until { gateway.all("watch/sensor/accelerometer").count >= 10 })
             for sample in gateway.all("watch/sensor/accelerometer").prefix(10) {
                 let (x, y, z) = (sample["x"]?.number ?? 0, sample["y"]?.number ?? 0, sample["z"]?.number ?? 0)
                 let magnitude = (x * x + y * y + z * z).squareRoot()
                 #expect((5...16).contains(magnitude), "\(sample)")
             }
-            #expect(await eventually { gateway.last("watch/sensor/heart_rate")?["bpm"]?.integer != nil })
+            #expect(await gateway.until { gateway.last("watch/sensor/heart_rate")?["bpm"]?.integer != nil })
             #expect(gateway.last("watch/sensor/heart_rate")?["rr_ms"] == nil, "InfiniTime sends no RR intervals")
         }
     }
@@ -108,6 +108,7 @@ struct InfiniTimeGatewayTests {
         try await withStopping(Self.started()) { gateway in
             // The driver follows both buttons' characteristics once its connect work is done.
             for uuid in [InfiniTimeUUID.Characteristic.notificationEvent, InfiniTimeUUID.Characteristic.musicEvent] {
+                // eventually: InMemoryCentral.subscribe tells its `changes` nothing, and nothing else marks the new subscription
                 #expect(await eventually { await gateway.central.isSubscribed(uuid, on: Self.address) })
             }
             // No call on the screen: the call buttons are not there to press.
@@ -115,12 +116,12 @@ struct InfiniTimeGatewayTests {
             #expect(await gateway.request("watch/request/notify", #"{"body":"Mary","category":"call"}"#)?["status"]?.text == "ok")
             #expect(await shown(gateway)["call_showing"] == "true")
             #expect(await gateway.central.trigger(.callReject, on: Self.address))
-            #expect(await eventually { gateway.last("watch/event")?["event"]?.text == "call" })
+            #expect(await gateway.until { gateway.last("watch/event")?["event"]?.text == "call" })
             #expect(gateway.all("watch/event").filter { $0["event"]?.text == "call" }.map { $0["action"]?.text } == ["reject"])
 
             for (button, action) in [(DeviceEvent.musicPlay, "play"), (.musicNext, "next"), (.musicVolumeDown, "volume_down")] {
                 #expect(await gateway.central.trigger(button, on: Self.address))
-                #expect(await eventually { gateway.last("watch/event")?["action"]?.text == action }, "\(button)")
+                #expect(await gateway.until { gateway.last("watch/event")?["action"]?.text == action }, "\(button)")
                 #expect(gateway.last("watch/event")?["event"]?.text == "music")
             }
         }
@@ -218,13 +219,13 @@ struct InfiniTimeGatewayTests {
             }
 
             #expect(await gateway.request("watch/request/find")?["data"]?["level"]?.text == "high")
-            #expect(await eventually { await shown(gateway)["alerts"] == "1" })
+            #expect(await gateway.until { await shown(gateway)["alerts"] == "1" })
             #expect(Self.code(await gateway.request("watch/request/find", #"{"level":"loud"}"#)) == "INVALID_VALUE")
 
             let sync = await gateway.request("watch/request/time_sync")
             #expect(sync?["data"]?["time_zone"]?.flag == true, "\(String(describing: sync))")
             watch = await shown(gateway)
-            #expect(await eventually { await shown(gateway)["time_writes"] == "2" }, "on connect and on request")
+            #expect(await gateway.until { await shown(gateway)["time_writes"] == "2" }, "on connect and on request")
             #expect(Self.code(await gateway.request("watch/request/time_sync", #"{"zone":"UTC"}"#)) == "INVALID_VALUE")
 
             try await withStopping(Self.started(["firmware": .string("1.11.0")])) { old in
@@ -232,7 +233,7 @@ struct InfiniTimeGatewayTests {
                 #expect(oldSync?["data"]?["time_zone"]?.flag == false, "\(String(describing: oldSync))")
                 let oldWatch = await old.central.inspect(Self.address)
                 #expect(oldWatch["time_zone_quarters"] == nil)
-                #expect(await eventually { await old.central.inspect(Self.address)["time_writes"] == "2" })
+                #expect(await old.until { await old.central.inspect(Self.address)["time_writes"] == "2" })
             }
         }
     }

@@ -29,7 +29,7 @@ struct PolarGatewayTests {
         try gateway.addDevice("polar_h10", address: Self.h10, options: h10Options)
         try gateway.addDevice("polar_verity_sense", address: Self.sense, options: ["bpm": .int(90)])
         await gateway.start()
-        #expect(await eventually(timeout: .seconds(60)) {
+        #expect(await gateway.until(timeout: .seconds(60)) {
             gateway.last("h10")?["capabilities"] != nil && gateway.last("sense")?["capabilities"] != nil
         })
         return gateway
@@ -38,7 +38,7 @@ struct PolarGatewayTests {
     @Test("the driver is chosen by advertisement and the state shows what each device offers, nothing running")
     func capabilitiesInTheState() async throws {
         try await withStopping(started()) { gateway in
-            #expect(await eventually {
+            #expect(await gateway.until {
                 gateway.sink.retained("test/bridge/devices").map { String(decoding: $0.payload, as: UTF8.self) }?
                     .contains(#""driver":"polar""#) == true
             })
@@ -48,13 +48,13 @@ struct PolarGatewayTests {
                 "accelerometer": ["rate_hz": [25, 50, 100, 200], "resolution": [16], "range": [2, 4, 8]],
             ])
             #expect(h10["model"]?.text == "H10" && h10["manufacturer"]?.text == "Polar Electro Oy" && h10["battery"]?.integer == 90)
-            #expect(await eventually { gateway.last("h10")?["sensors"] == ["ecg": ["enabled": false], "accelerometer": ["enabled": false]] })
+            #expect(await gateway.until { gateway.last("h10")?["sensors"] == ["ecg": ["enabled": false], "accelerometer": ["enabled": false]] })
             let sense = try #require(gateway.last("sense"))
             #expect(sense["capabilities"]?["sensors"]?.object.map { Set($0.keys) }
                 == ["ppg", "accelerometer", "ppi", "gyroscope", "magnetometer"])
             #expect(sense["capabilities"]?["sensors"]?["ppi"] == [:])
             // Heart rate flows without any request.
-            #expect(await eventually { gateway.all("h10/sensor/heart_rate").contains { $0["rr_ms"] != nil } })
+            #expect(await gateway.until { gateway.all("h10/sensor/heart_rate").contains { $0["rr_ms"] != nil } })
         }
     }
 
@@ -69,7 +69,7 @@ struct PolarGatewayTests {
                 "accelerometer": ["enabled": true, "rate_hz": 100, "resolution": 16, "range": 4],
             ])
             #expect(gateway.last("h10")?["sensors"]?["accelerometer"]?["range"]?.integer == 4)
-            #expect(await eventually { gateway.all("h10/sensor/ecg").count > 130 && gateway.all("h10/sensor/accelerometer").count > 100 })
+            #expect(await gateway.until { gateway.all("h10/sensor/ecg").count > 130 && gateway.all("h10/sensor/accelerometer").count > 100 })
             let ecg = gateway.all("h10/sensor/ecg")
             #expect(ecg.allSatisfy { $0["uv"]?.integer != nil && $0["ts"]?.integer != nil })
             #expect((ecg.compactMap { $0["uv"]?.integer }.max() ?? 0) > 900, "R peaks")
@@ -78,10 +78,10 @@ struct PolarGatewayTests {
 
             let stop = await gateway.request("h10/request/configure", #"{"sensors":{"ecg":{"enabled":false}}}"#)
             #expect(stop?["data"]?["sensors"]?["ecg"] == ["enabled": false])
-            #expect(await eventually { await gateway.central.inspect(BluetoothAddress(Self.h10)!)["running"] == "acc" })
+            #expect(await gateway.until { await gateway.central.inspect(BluetoothAddress(Self.h10)!)["running"] == "acc" })
             let count = gateway.all("h10/sensor/ecg").count
             let accCount = gateway.all("h10/sensor/accelerometer").count
-            #expect(await eventually { gateway.all("h10/sensor/accelerometer").count > accCount + 50 })
+            #expect(await gateway.until { gateway.all("h10/sensor/accelerometer").count > accCount + 50 })
             #expect(gateway.all("h10/sensor/ecg").count <= count + 30, "at most the frames in flight")
         }
     }
@@ -122,16 +122,16 @@ struct PolarGatewayTests {
             #expect(charging?["error"]?["vendor_code"]?.integer == 13)
             #expect(charging?["error"]?["message"]?.text == "the device refused starting accelerometer: device in charger")
             // ECG (type 0) started before the accelerometer was refused: it keeps running, and the state says so.
-            #expect(await eventually { gateway.last("h10")?["sensors"]?["accelerometer"]?["enabled"] == false })
+            #expect(await gateway.until { gateway.last("h10")?["sensors"]?["accelerometer"]?["enabled"] == false })
             #expect(gateway.last("h10")?["sensors"]?["ecg"]?["enabled"] == true)
-            #expect(await eventually { gateway.all("h10/sensor/ecg").count > 20 })
+            #expect(await gateway.until { gateway.all("h10/sensor/ecg").count > 20 })
 
             // A sensor that needs a larger MTU than the link has (the in-memory link's is 247).
             let small = try GatewayHarness(configuration: "devices:\n  - address: \"\(Self.sense)\"\n    name: sense")
             try small.addDevice("polar_verity_sense", address: Self.sense, options: ["minimum_mtu": .int(300)])
             await small.start()
             await withStopping(small) { small in
-                #expect(await eventually(timeout: .seconds(60)) { small.last("sense")?["capabilities"] != nil })
+                #expect(await small.until(timeout: .seconds(60)) { small.last("sense")?["capabilities"] != nil })
                 let mtu = await small.request("sense/request/configure", #"{"sensors":{"ppg":{}}}"#)
                 #expect(Self.code(mtu) == "NOT_SUPPORTED" && mtu?["error"]?["vendor_code"]?.integer == 10, "\(String(describing: mtu))")
             }
@@ -153,7 +153,7 @@ struct PolarGatewayTests {
             gateway.central.setLatency(address, nil)
             // The accelerometer asked for before comes back by itself on the next connection.
             let count = gateway.all("h10/sensor/accelerometer").count
-            #expect(await eventually(timeout: .seconds(60)) { gateway.all("h10/sensor/accelerometer").count > count + 50 })
+            #expect(await gateway.until(timeout: .seconds(60)) { gateway.all("h10/sensor/accelerometer").count > count + 50 })
         }
     }
 
@@ -168,14 +168,14 @@ struct PolarGatewayTests {
         """)
         try gateway.addDevice("polar_h10", address: Self.h10)
         await gateway.start()
-        #expect(await eventually(timeout: .seconds(60)) { gateway.all("h10/sensor/ecg").count > 50 })
+        #expect(await gateway.until(timeout: .seconds(60)) { gateway.all("h10/sensor/ecg").count > 50 })
         let swap = await gateway.request("h10/request/configure",
                                          #"{"sensors":{"ecg":{"enabled":false},"accelerometer":{"rate_hz":25,"range":2}}}"#)
         #expect(swap?["status"]?.text == "ok")
         // The device forgets its streams when the gateway lets it go; the new gateway starts what the request left.
         try await withStopping(gateway.restarted()) { restarted in
-            #expect(await eventually(timeout: .seconds(60)) { restarted.all("h10/sensor/accelerometer").count > 25 })
-            #expect(await eventually { restarted.last("h10")?["sensors"]?["accelerometer"]?["rate_hz"] == 25 })
+            #expect(await restarted.until(timeout: .seconds(60)) { restarted.all("h10/sensor/accelerometer").count > 25 })
+            #expect(await restarted.until { restarted.last("h10")?["sensors"]?["accelerometer"]?["rate_hz"] == 25 })
             #expect(restarted.last("h10")?["sensors"]?["ecg"]?["enabled"] == false)
             #expect(restarted.all("h10/sensor/ecg").isEmpty)
         }
@@ -188,12 +188,12 @@ struct PolarGatewayTests {
         try gateway.addDevice("polar_verity_sense", address: Self.sense)
         await gateway.start()
         await withStopping(gateway) { gateway in
-            #expect(await eventually(timeout: .seconds(60)) { gateway.last("sense")?["capabilities"] != nil })
+            #expect(await gateway.until(timeout: .seconds(60)) { gateway.last("sense")?["capabilities"] != nil })
             #expect(gateway.last("sense")?["capabilities"]?["sensors"]?["gyroscope"]?["range"] == [250, 500, 1000, 2000])
             let ppg = await gateway.request("sense/request/configure", #"{"sensors":{"ppg":{}}}"#)
             #expect(Self.code(ppg) == "NOT_SUPPORTED" && ppg?["error"]?["vendor_code"]?.integer == 10, "\(String(describing: ppg))")
             #expect(await gateway.request("sense/request/configure", #"{"sensors":{"gyroscope":{"range":250}}}"#)?["status"]?.text == "ok")
-            #expect(await eventually { gateway.all("sense/sensor/gyroscope").count > 20 })
+            #expect(await gateway.until { gateway.all("sense/sensor/gyroscope").count > 20 })
         }
     }
 
@@ -203,7 +203,7 @@ struct PolarGatewayTests {
             let answer = await gateway.request("sense/request/configure",
                                                #"{"sensors":{"ppg":{},"ppi":{},"gyroscope":{"range":2000},"magnetometer":{"rate_hz":50},"accelerometer":{}}}"#)
             #expect(answer?["status"]?.text == "ok", "\(String(describing: answer))")
-            #expect(await eventually {
+            #expect(await gateway.until {
                 !gateway.all("sense/sensor/ppi").isEmpty && gateway.all("sense/sensor/ppg").count > 55
                     && gateway.all("sense/sensor/gyroscope").count > 50 && gateway.all("sense/sensor/magnetometer").count > 50
             })
@@ -214,10 +214,10 @@ struct PolarGatewayTests {
             #expect(abs((gateway.last("sense/sensor/magnetometer")?["z"]?.number ?? 0) + 45) < 1, "µT")
 
             #expect(await gateway.central.trigger(.buttonPress, on: BluetoothAddress(Self.sense)!))
-            #expect(await eventually { gateway.last("sense/event")?["event"]?.text == "measurement_stopped" })
+            #expect(await gateway.until { gateway.last("sense/event")?["event"]?.text == "measurement_stopped" })
             #expect(gateway.last("sense/event")?["sensors"]?.list?.count == 5)
             // The state keeps the settings a stream last ran with; `enabled` says it stopped.
-            #expect(await eventually { gateway.last("sense")?["sensors"]?["ppg"]?["enabled"] == false })
+            #expect(await gateway.until { gateway.last("sense")?["sensors"]?["ppg"]?["enabled"] == false })
             #expect(gateway.last("sense")?["sensors"]?["ppg"]?["rate_hz"] == 55)
         }
     }
@@ -226,7 +226,7 @@ struct PolarGatewayTests {
     func heartRateVariability() async throws {
         try await withStopping(started("hrv:\n  window_s: 30\n  interval_s: 2", h10Options: ["bpm": .int(150)], time: .system)) { gateway in
             #expect(await gateway.request("sense/request/configure", #"{"sensors":{"ppi":{}}}"#)?["status"]?.text == "ok")
-            #expect(await eventually(timeout: .seconds(60)) {
+            #expect(await gateway.until(timeout: .seconds(60)) {
                 gateway.last("h10/sensor/hrv")?["rmssd_ms"] != nil && gateway.last("sense/sensor/hrv")?["rmssd_ms"] != nil
             })
             for (device, bpm) in [("h10", 150.0), ("sense", 90.0)] {

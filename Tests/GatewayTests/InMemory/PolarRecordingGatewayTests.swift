@@ -24,15 +24,23 @@ struct PolarRecordingGatewayTests {
         await gateway.start()
         // The state's recording comes from the status the driver asks at every connection (a silent strap has none).
         let silent = h10Options["psftp_silent"] != nil
-        #expect(await eventually(timeout: .seconds(60)) {
+        #expect(await gateway.until(timeout: .seconds(60)) {
             (silent ? gateway.last("h10")?["capabilities"] : gateway.last("h10")?["recording"]) != nil
                 && gateway.last("sense")?["capabilities"] != nil
         })
         return gateway
     }
 
+    /// Requests written to the strap's file transfer so far: on every connection the driver asks the recording status
+    /// once it can take recording requests.
+    func fileTransferWrites(_ gateway: GatewayHarness) -> Int {
+        gateway.central.writes(to: BluetoothAddress(Self.h10)!).filter { $0.characteristic == PolarUUID.Characteristic.fileTransferMTU }.count
+    }
+
     /// Waits until the strap holds at least `count` samples of its running recording.
     func recorded(_ gateway: GatewayHarness, atLeast count: Int) async -> Bool {
+        // eventually: the simulated strap's recording clock is the machine's (`recording_speed` times real time), read
+        // only when inspected; nothing notifies a sample recorded
         await eventually(timeout: .seconds(60)) {
             Int(await gateway.central.inspect(BluetoothAddress(Self.h10)!)["recorded_samples"] ?? "") ?? 0 >= count
         }
@@ -129,7 +137,7 @@ struct PolarRecordingGatewayTests {
             // Checked even while the strap is away.
             await gateway.central.setInRange(address, false)
             await gateway.central.dropLink(address)
-            #expect(await eventually { gateway.last("h10/availability")?["state"] == "offline" })
+            #expect(await gateway.until { gateway.last("h10/availability")?["state"] == "offline" })
             #expect(Self.code(await gateway.request("h10/request/recording", #"{"action":"start","identifier":"a/b"}"#)) == "INVALID_VALUE")
             #expect(Self.code(await gateway.request("h10/request/recording", #"{"action":"status"}"#)) == "DEVICE_DISCONNECTED")
         }
@@ -166,9 +174,11 @@ struct PolarRecordingGatewayTests {
             let fetch = await gateway.request("h10/request/recording", #"{"action":"fetch","identifier":"walk"}"#)
             #expect(Self.code(fetch) == "DEVICE_DISCONNECTED", "\(String(describing: fetch))")
             #expect(gateway.all("h10/fitness/recording").isEmpty)
-            // Back again, the strap still holds it (a one-frame answer is not cut).
-            #expect(await eventually(timeout: .seconds(60)) {
+            let asked = fileTransferWrites(gateway)
+            // Back again, the strap still holds it (a one-frame answer is not cut), once the driver has asked its status.
+            #expect(await gateway.until(timeout: .seconds(60)) {
                 gateway.central.connectionCount(BluetoothAddress(Self.h10)!) > connections && gateway.last("h10/availability")?["state"] == "online"
+                    && fileTransferWrites(gateway) > asked
             })
             let list = await gateway.request("h10/request/recording", #"{"action":"list"}"#)
             #expect(list?["data"]?["exercises"]?.list?.first?["identifier"] == "walk", "\(String(describing: list))")
@@ -183,9 +193,13 @@ struct PolarRecordingGatewayTests {
         #expect(await gateway.request("h10/request/recording", #"{"action":"stop"}"#)?["status"] == "ok")
         let before = try #require(await gateway.request("h10/request/recording", #"{"action":"fetch","identifier":"day"}"#)?["data"])
         #expect(before["start_known"] == true)
+        let asked = fileTransferWrites(gateway)
         try await withStopping(gateway.restarted()) { restarted in
-            // The kept state already holds `recording` (issue 38): the strap is back once it is connected again.
-            #expect(await eventually(timeout: .seconds(60)) { restarted.last("h10")?["connection"] == "connected" })
+            // The kept state already holds `recording` (issue 38): the strap is back once it is connected again and the
+            // driver has asked its status.
+            #expect(await restarted.until(timeout: .seconds(60)) {
+                restarted.last("h10")?["connection"] == "connected" && fileTransferWrites(restarted) > asked
+            })
             let after = await restarted.request("h10/request/recording", #"{"action":"fetch","identifier":"day"}"#)
             #expect(after?["data"]?["record_id"] == before["record_id"] && after?["data"]?["ts"] == before["ts"], "\(String(describing: after))")
             #expect(after?["data"]?["rr_ms"] == before["rr_ms"])
@@ -211,11 +225,11 @@ struct PolarRecordingGatewayTests {
                 let object = "wear2mqtt_wear2mqtt_" + address.replacingOccurrences(of: ":", with: "").lowercased()
                 return gateway.sink.retained("homeassistant/device/\(object)/config").flatMap { GatewayHarness.object($0.payload) }?["cmps"]?.object
             }
-            #expect(await eventually(timeout: .seconds(60)) { components(Self.h10)?["recording"] != nil })
+            #expect(await gateway.until(timeout: .seconds(60)) { components(Self.h10)?["recording"] != nil })
             let sensor = try #require(components(Self.h10)?["recording"])
             #expect(sensor["p"] == "binary_sensor" && sensor["state_topic"] == "test/h10")
             #expect(sensor["value_template"]?.text?.contains("value_json.recording.active") == true)
-            #expect(await eventually { components(Self.sense)?["setting_sensor_ppg"] != nil })
+            #expect(await gateway.until { components(Self.sense)?["setting_sensor_ppg"] != nil })
             #expect(components(Self.sense)?["recording"] == nil, "the Verity Sense does not record on itself")
         }
     }

@@ -13,8 +13,8 @@ struct RequestConfinementGatewayTests {
     static let strap = GatewayContractTests.strap
     static let finder = GatewayContractTests.finder
 
-    func started(_ yaml: String = GatewayContractTests.devices) async throws -> GatewayHarness {
-        let gateway = try GatewayHarness(configuration: yaml)
+    func started(_ yaml: String = GatewayContractTests.devices, central: InMemoryCentral = InMemoryCentral()) async throws -> GatewayHarness {
+        let gateway = try GatewayHarness(configuration: yaml, central: central)
         try gateway.addDevice("heart_rate_strap", address: Self.strap, options: ["rate_hz": .int(5)])
         try gateway.addDevice("key_finder", address: Self.finder)
         await gateway.start()
@@ -33,7 +33,7 @@ struct RequestConfinementGatewayTests {
     @Test("find with its Response Topic set to bridge/state, the finder's availability, its own request topic or Home Assistant's status is answered INVALID_VALUE on finder/response/find, and the finder does not ring")
     func refusedResponseTopic() async throws {
         try await withStopping(started()) { gateway in
-            #expect(await eventually(timeout: .seconds(60)) { gateway.last("finder")?["connection"]?.text == "connected" })
+            #expect(await gateway.until(timeout: .seconds(60)) { gateway.last("finder")?["connection"]?.text == "connected" })
             let address = try #require(BluetoothAddress(Self.finder))
             let writesBefore = gateway.central.writes(to: address).count
             for responseTopic in ["test/bridge/state", "test/finder/availability", "test/finder/request/find", "test/finder",
@@ -53,7 +53,7 @@ struct RequestConfinementGatewayTests {
     @Test("find with a Response Topic outside the base rings the finder and answers there")
     func acceptedResponseTopic() async throws {
         try await withStopping(started()) { gateway in
-            #expect(await eventually(timeout: .seconds(60)) { gateway.last("finder")?["connection"]?.text == "connected" })
+            #expect(await gateway.until(timeout: .seconds(60)) { gateway.last("finder")?["connection"]?.text == "connected" })
             let published = await send(gateway, "test/finder/request/find", #"{"level":"high"}"#, responseTopic: "client/7/inbox")
             let answer = try #require(published.last { $0.topic == "client/7/inbox" })
             #expect(GatewayHarness.object(answer.payload)?["status"]?.text == "ok")
@@ -94,7 +94,7 @@ struct RequestConfinementGatewayTests {
     @Test("renaming a device to its own name answers ok and keeps it connected: no offline, no retired topics")
     func renameToItsOwnName() async throws {
         try await withStopping(started()) { gateway in
-            #expect(await eventually(timeout: .seconds(60)) { gateway.last("finder/availability")?["state"]?.text == "online" })
+            #expect(await gateway.until(timeout: .seconds(60)) { gateway.last("finder/availability")?["state"]?.text == "online" })
             let before = gateway.sink.messages.count
             let answer = await gateway.request("bridge/request/device/rename", #"{"id":"finder","name":"finder"}"#)
             #expect(answer?["status"]?.text == "ok", "\(String(describing: answer))")
@@ -108,21 +108,32 @@ struct RequestConfinementGatewayTests {
 
     @Test("two renames of one device at once, while its link takes 300 ms to close, leave one entry for its address: one ok, one DEVICE_NOT_FOUND")
     func concurrentRenames() async throws {
-        try await withStopping(started()) { gateway in
-            #expect(await eventually(timeout: .seconds(60)) { gateway.last("finder/availability")?["state"]?.text == "online" })
-            // The second rename arrives while the first waits for the old session's disconnection.
+        // The link closes when the test moves this clock 300 ms on.
+        let clock = ManualClock()
+        try await withStopping(started(central: InMemoryCentral(time: clock.timeSource))) { gateway in
+            #expect(await gateway.until(timeout: .seconds(60)) { gateway.last("finder/availability")?["state"]?.text == "online" })
             gateway.central.setDisconnectLatency(try #require(BluetoothAddress(Self.finder)), .milliseconds(300))
             let core = gateway.core
-            await withTaskGroup(of: Void.self) { group in
-                for name in ["left", "right"] {
-                    group.addTask {
-                        await core.handle(IncomingMessage(
-                            topic: "test/bridge/request/device/rename", payload: Array(#"{"id":"finder","name":"\#(name)"}"#.utf8),
-                            qos: .atLeastOnce, retain: false, properties: MQTTProperties()))
+            let renames = Task {
+                await withTaskGroup(of: Void.self) { group in
+                    for name in ["left", "right"] {
+                        group.addTask {
+                            await core.handle(IncomingMessage(
+                                topic: "test/bridge/request/device/rename", payload: Array(#"{"id":"finder","name":"\#(name)"}"#.utf8),
+                                qos: .atLeastOnce, retain: false, properties: MQTTProperties()))
+                        }
                     }
                 }
             }
-            let answers = gateway.sink.messages(on: "test/bridge/response/device/rename").compactMap { GatewayHarness.object($0.payload) }
+            func renameAnswers() -> [[String: DeviceValue]] {
+                gateway.sink.messages(on: "test/bridge/response/device/rename").compactMap { GatewayHarness.object($0.payload) }
+            }
+            // The second rename is answered while the first waits for the old session's disconnection.
+            #expect(await gateway.until { renameAnswers().count == 1 })
+            #expect(renameAnswers().first?["error"]?["code"]?.text == "DEVICE_NOT_FOUND", "\(renameAnswers())")
+            await clock.advance(by: .milliseconds(300))
+            await renames.value
+            let answers = renameAnswers()
             #expect(answers.count == 2)
             #expect(answers.filter { $0["status"]?.text == "ok" }.count == 1, "\(answers)")
             #expect(answers.compactMap { $0["error"]?["code"]?.text } == ["DEVICE_NOT_FOUND"], "\(answers)")

@@ -114,7 +114,7 @@ struct ScanGatewayTests {
         await gateway.start()
         await withStopping(gateway) { gateway in
             let first = Task { await gateway.request("bridge/request/scan", #"{"duration_s":60}"#) }
-            #expect(await eventually { gateway.sink.messages.contains { message in message.topic == "test/bridge/event" && String(decoding: message.payload, as: UTF8.self).contains("device_found") } })
+            #expect(await gateway.until { gateway.sink.messages.contains { message in message.topic == "test/bridge/event" && String(decoding: message.payload, as: UTF8.self).contains("device_found") } })
             let second = await gateway.request("bridge/request/scan", #"{"duration_s":5}"#)
             #expect(GatewayContractTests.code(second) == "BUSY", "\(String(describing: second))")
             #expect(second?["error"]?["message"]?.text?.contains("a scan is running") == true)

@@ -12,25 +12,25 @@ struct StateKeptGatewayTests {
     @Test("an away strap's retained state is the same after a restart, and no document published meanwhile is narrower")
     func awayStrapKeepsItsState() async throws {
         let gateway = try await GatewayContractTests().started()
-        #expect(await eventually(timeout: .seconds(60)) {
+        #expect(await gateway.until(timeout: .seconds(60)) {
             let state = gateway.last("strap")
             return state?["battery"] != nil && state?["firmware"] != nil && state?["connection"]?.text == "connected"
         })
         let strap = try #require(BluetoothAddress(GatewayContractTests.strap))
         await gateway.central.setInRange(strap, false)
-        #expect(await eventually(timeout: .seconds(60)) { gateway.last("strap")?["connection"]?.text == "disconnected" })
+        #expect(await gateway.until(timeout: .seconds(60)) { gateway.last("strap")?["connection"]?.text == "disconnected" })
         let before = try #require(gateway.last("strap"))
 
         try await withStopping(gateway.restarted()) { restarted in
             // The device list says the strap is still managed: its kept document is back, whole.
-            #expect(await eventually(timeout: .seconds(30)) { restarted.last("strap") == before })
+            #expect(await restarted.until(timeout: .seconds(30)) { restarted.last("strap") == before })
             for document in restarted.all("strap") {
                 #expect(Set(before.keys).isSubset(of: Set(document.keys)), "narrower: \(document)")
                 #expect(document["battery"] == before["battery"] && document["last_seen"] == before["last_seen"])
             }
             #expect(restarted.last("strap/availability")?["state"]?.text == "offline")
             // The finder, still in range, reconnects from its kept document too.
-            #expect(await eventually(timeout: .seconds(60)) { restarted.last("finder")?["connection"]?.text == "connected" })
+            #expect(await restarted.until(timeout: .seconds(60)) { restarted.last("finder")?["connection"]?.text == "connected" })
             #expect(restarted.all("finder").allSatisfy { $0["battery"] != nil }, "\(restarted.all("finder"))")
         }
     }
@@ -44,15 +44,15 @@ struct StateKeptGatewayTests {
         try gateway.addDevice("heart_rate_strap", address: GatewayContractTests.strap)
         try gateway.addDevice("key_finder", address: GatewayContractTests.finder)
         await gateway.start()
-        #expect(await eventually(timeout: .seconds(60)) { gateway.last("finder")?["battery"] != nil })
+        #expect(await gateway.until(timeout: .seconds(60)) { gateway.last("finder")?["battery"] != nil })
         #expect(gateway.all("ghost").isEmpty && gateway.all("ghost/availability").isEmpty)
         let tag = "C0:FF:EE:00:00:42"
         try gateway.addDevice("key_finder", address: tag)
         #expect(await gateway.request("bridge/request/device/add", #"{"address":"\#(tag)","driver":"standard","name":"tag"}"#)?["status"]?.text == "ok")
-        #expect(await eventually(timeout: .seconds(60)) { gateway.last("tag")?["battery"] != nil })
+        #expect(await gateway.until(timeout: .seconds(60)) { gateway.last("tag")?["battery"] != nil })
         let restarted = try await gateway.restarted()
         try await withStopping(restarted, { await $0.stop(); directory.remove() }) { restarted in
-            #expect(await eventually(timeout: .seconds(60)) { restarted.last("tag")?["connection"]?.text == "connected" })
+            #expect(await restarted.until(timeout: .seconds(60)) { restarted.last("tag")?["connection"]?.text == "connected" })
             #expect(restarted.all("tag").allSatisfy { $0["battery"] != nil })
             #expect(restarted.all("ghost").isEmpty)
             let kept = try String(contentsOfFile: directory.file("device-states.json"), encoding: .utf8)

@@ -16,25 +16,30 @@ extension DriverHarness {
         recorder.events(named: "subscription_failed").contains { $0["characteristic"]?.text == characteristic }
     }
 
-    /// Waits until at least `count` more samples of `sensor` than now have arrived. The deadline only guards against
-    /// a hang: in a full parallel run on 2 cores, CPU-bound suites (fuzzing) can hold both of the pool's threads for
-    /// seconds, and the simulated device's timers wait with everything else.
+    /// Waits until at least `count` more samples of `sensor` than now have arrived, woken by each event recorded. The
+    /// deadline only guards against a hang: in a full parallel run on 2 cores, CPU-bound suites (fuzzing) can hold both
+    /// of the pool's threads for seconds, and the simulated device's timers wait with everything else.
     func samplesFlow(_ sensor: SensorKind, count: Int = 5, timeout: Duration = .seconds(60)) async -> Bool {
         let before = recorder.samples(sensor).count
-        return await eventually(timeout: timeout) { self.recorder.samples(sensor).count >= before + count }
+        return await until(timeout: timeout) { self.recorder.samples(sensor).count >= before + count }
     }
 
     /// `execute`, again while the driver answers `BUSY` because its session is still starting (it publishes its
     /// capabilities before it has read everything it needs; under a loaded suite that gap lasted seconds), as a
-    /// client would; any other error at once.
+    /// client would; any other error at once. Asked again once the session has moved on since the refused attempt
+    /// began (an event emitted, a write made), never on a timer.
     func executeWhenReady(_ command: DeviceCommand) async throws(CommandError) -> DeviceValue {
         let deadline = ContinuousClock.now + .seconds(60)
         while true {
+            let seen = progress
             do {
                 return try await execute(command)
             } catch where error.code == .busy && ContinuousClock.now < deadline {
-                try? await Task.sleep(for: .milliseconds(100))
+                _ = await until(timeout: deadline - .now) { self.progress > seen }
             }
         }
     }
+
+    /// Grows with every event the link emits and every write to the device: the session's steps, as the test sees them.
+    private var progress: Int { recorder.events.count + central.writes(to: address).count }
 }

@@ -49,7 +49,7 @@ struct TolerantDecodingTests {
         let frames = DriverHarness(BoseWearableDriver.self, peripheral: RewritingPeripheral(
             try simulated("bose_frames"), sensorData) { $0 + [0x07, 0x00, 0x00, 0xAA, 0xBB] })
         try await frames.connect()
-        #expect(await eventually { frames.recorder.state["capabilities"] != nil })
+        #expect(await frames.until { frames.recorder.state["capabilities"] != nil })
         _ = try await frames.executeWhenReady(.configure(["sensors": .object(["accelerometer": .object(["period_ms": 20])])]))
         #expect(await frames.samplesFlow(.accelerometer))
         await frames.disconnect()
@@ -64,7 +64,7 @@ struct TolerantDecodingTests {
                 bytes.enumerated().map { $0.offset % 2 == 1 && $0.element == 0x01 ? 0x03 : $0.element }
             })
         try await frames.connect()
-        #expect(await eventually { frames.recorder.state["capabilities"] != nil })
+        #expect(await frames.until { frames.recorder.state["capabilities"] != nil })
         let applied = try await frames.executeWhenReady(.configure(["gestures": .object(["double_tap": .flag(true)])]))
         #expect(applied.object?["gestures"]?.object?["double_tap"] == .flag(true))
         #expect(frames.recorder.state["gestures"]?.object?["double_tap"] == .flag(true))
