@@ -1,3 +1,4 @@
+import EventLoop
 import BlueZ
 import Gateway
 import SimulatedWearables
@@ -20,8 +21,9 @@ struct ActiGraphGatewayTests {
         name: link
     """
 
-    static func started(configured: Bool = true, options: [String: SimulationOptionValue] = [:]) async throws -> GatewayHarness {
-        let gateway = try GatewayHarness(configuration: configured ? devices : "")
+    static func started(configured: Bool = true, options: [String: SimulationOptionValue] = [:],
+                        time: TimeSource? = nil) async throws -> GatewayHarness {
+        let gateway = try GatewayHarness(configuration: configured ? devices : "", time: time)
         try gateway.addDevice("actigraph_link", address: link, options: options.merging(["epoch_end": .int(Int(epochEnd))]) { $1 },
                               known: configured)
         await gateway.start()
@@ -40,7 +42,9 @@ struct ActiGraphGatewayTests {
 
     @Test("scan finds the Link by serial (the SDK's enumerateDevices), an unknown serial is code 1, a second connection code 10")
     func scanFindsTheLinkBySerial() async throws {
-        try await withStopping(Self.started(configured: false)) { gateway in
+        // The scan's second passes on the gateway's clock.
+        let clock = ManualClock()
+        try await withStopping(Self.started(configured: false, time: clock.timeSource)) { gateway in
             let serial = await gateway.central.inspect(Self.address)["serial"] ?? ""
             #expect(serial.hasPrefix("TAS") && serial.count == 13)
 
@@ -48,7 +52,14 @@ struct ActiGraphGatewayTests {
             #expect(unknown.code == "DEVICE_NOT_FOUND")
             #expect(unknown.vendor == 1)
 
-            let scan = try #require(await gateway.request("bridge/request/scan", #"{"duration_s":1}"#))
+            // Asleep on the gateway's clock already: the harness's periodic work and the first device list, settling.
+            #expect(await clock.sleepers(atLeast: 2))
+            Task { await gateway.request("bridge/request/scan", #"{"duration_s":1}"#) }
+            // And now the scan's second.
+            #expect(await clock.sleepers(atLeast: 3))
+            await clock.advance(by: .seconds(1))
+            #expect(await gateway.until { gateway.last("bridge/response/scan") != nil })
+            let scan = try #require(gateway.last("bridge/response/scan"))
             let found = try #require(scan["data"]?["devices"]?.list?.first { $0["serial"]?.text == serial })
             #expect(found["driver"]?.text == "actigraph")
             #expect(found["address"]?.text == Self.link)
@@ -154,8 +165,8 @@ struct ActiGraphGatewayTests {
             #expect(gateway.last("link")?["sync"]?["last_ts"]?.integer == (Self.epochEnd - 3600 - 60) * 1000)
 
             // Another sync without a range fetches only what is newer: the last hour.
-            let second = try #require(await gateway.request("link/request/sync"))
-            #expect(second["data"]?["epochs"]?.integer == 60)
+            let second = try #require(await gateway.requestAfterADownload("link/request/sync"))
+            #expect(second["data"]?["epochs"]?.integer == 60, "\(second)")
             #expect(await gateway.until(timeout: .seconds(60)) { gateway.all("link/fitness/epoch").count == 180 })
         }
     }

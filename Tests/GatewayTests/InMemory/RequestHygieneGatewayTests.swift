@@ -108,7 +108,9 @@ struct RequestHygieneGatewayTests {
 struct ScanGatewayTests {
     @Test("a second scan while one runs is BUSY; scan/stop ends the first early with what it found")
     func oneScanAtATime() async throws {
-        let gateway = try GatewayHarness()
+        // A scan's duration runs on the gateway's clock.
+        let clock = ManualClock()
+        let gateway = try GatewayHarness(time: clock.timeSource)
         try gateway.addDevice("heart_rate_strap", address: GatewayContractTests.strap)
         try gateway.addDevice("key_finder", address: GatewayContractTests.finder)
         await gateway.start()
@@ -122,8 +124,14 @@ struct ScanGatewayTests {
             let answer = await first.value
             let found = answer?["data"]?["devices"]?.list?.compactMap { $0["address"]?.text } ?? []
             #expect(Set(found) == [GatewayContractTests.strap, GatewayContractTests.finder], "\(String(describing: answer))")
-            // The scan is over: another may start.
-            let third = await gateway.request("bridge/request/scan", #"{"duration_s":1}"#)
+            // The scan is over: another may start, and it answers once its second has passed. Asleep on the gateway's
+            // clock besides the scan's second: the harness's periodic work and the first device list, settling.
+            let before = gateway.sink.messages(on: "test/bridge/response/scan").count
+            Task { await gateway.request("bridge/request/scan", #"{"duration_s":1}"#) }
+            #expect(await clock.sleepers(atLeast: 3))
+            await clock.advance(by: .seconds(1))
+            #expect(await gateway.until { gateway.sink.messages(on: "test/bridge/response/scan").count > before })
+            let third = gateway.last("bridge/response/scan")
             #expect(third?["status"]?.text == "ok", "\(String(describing: third))")
         }
     }
