@@ -10,32 +10,35 @@ import Wear2MQTTTesting
 struct FramedRequestChannelTests {
     static let silence = Duration.milliseconds(300)
 
-    /// A connected simulated ActiGraph Link, its driver not running: the Link gets the requests (and answers
-    /// nobody), the test plays the notifications.
-    func channel() async throws -> (DriverHarness, FramedRequestChannel) {
-        let harness = DriverHarness(ActiGraphDriver.self, peripheral: try simulated("actigraph_link"))
+    /// A connected simulated ActiGraph Link, its driver not running, on a central whose clock the test moves (the
+    /// channel's silence runs on it): the Link gets the requests (and answers nobody), the test plays the notifications.
+    func channel(_ clock: ManualClock) async throws -> (DriverHarness, FramedRequestChannel) {
+        let harness = DriverHarness(ActiGraphDriver.self, peripheral: try simulated("actigraph_link"),
+                                    central: InMemoryCentral(time: clock.timeSource))
         try await harness.central.connect(harness.central.path(of: harness.address))
         let control = try #require(harness.link.characteristic(ActiGraphUUID.control))
         return (harness, FramedRequestChannel(link: harness.link, request: control, peerName: "the device", silenceLimit: Self.silence))
     }
 
-    /// Feeds `segments` one by one, `gap` apart, until `done` says the exchange ended; false if it had not after
-    /// 30 s (a hang guard: the channel's own limit is two silences of 300 ms).
-    func feed(_ channel: FramedRequestChannel, _ segments: [[UInt8]], gap: Duration, until done: () -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + .seconds(30)
+    /// Feeds `segments` one by one, moving the clock `gap` on after each, until `done` says the exchange ended; false
+    /// if it had not after 30 s on the clock (the channel's own limit is two silences of 300 ms).
+    func feed(_ channel: FramedRequestChannel, _ segments: [[UInt8]], gap: Duration, on clock: ManualClock,
+              until done: () -> Bool) async -> Bool {
+        let deadline = clock.now + .seconds(30)
         var index = 0
         while !done() {
-            guard ContinuousClock.now < deadline else { return false }
+            guard clock.now < deadline else { return false }
             channel.receive(segments[index % segments.count])
             index += 1
-            try? await Task.sleep(for: gap)
+            await clock.advance(by: gap)
         }
         return true
     }
 
     @Test("segments of other frames, without end, do not hold off the TIMEOUT")
     func unrelatedSegmentsDoNotCountAsAnAnswer() async throws {
-        let (harness, channel) = try await channel()
+        let clock = ManualClock()
+        let (harness, channel) = try await channel(clock)
         await withStopping(harness, { _ = await $0.disconnect() }) { harness in
             let exchange = Task { () -> CommandError? in
                 do throws(CommandError) { _ = try await channel.exchange(opcode: 0x11, payload: [], name: "a test request") } catch { return error }
@@ -46,7 +49,9 @@ struct FramedRequestChannelTests {
             let unasked = FrameSegmenter.segments(of: VendorFrame(opcode: 0x05, sequence: 9, payload: Array(repeating: 1, count: 200)).encoded())
             let ended = Flag()
             Task { _ = await exchange.value; ended.set() }
-            let endedWhileFed = await feed(channel, [unasked[0]], gap: .milliseconds(50), until: { ended.isSet })
+            // The exchange's silence ticker sleeps on the clock before the first segment is fed.
+            #expect(await clock.sleepers(atLeast: 1))
+            let endedWhileFed = await feed(channel, [unasked[0]], gap: .milliseconds(50), on: clock, until: { ended.isSet })
             #expect(endedWhileFed, "still waiting after 30 s of segments of another frame")
             let error = await exchange.value
             #expect(error?.code == .timeout, "\(String(describing: error))")

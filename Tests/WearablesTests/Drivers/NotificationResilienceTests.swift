@@ -12,10 +12,12 @@ import Wear2MQTTTesting
 struct NotificationResilienceTests {
     static let batteryLevel = GATTUUID.string(for: GATTUUID.Characteristic.batteryLevel)
     static let heartRate = GATTUUID.string(for: GATTUUID.Characteristic.heartRateMeasurement)
+    /// Five measurements a second, so the samples a test waits for come within a second or two.
+    static let strapOptions: [String: SimulationOptionValue] = ["rate_hz": .int(5)]
 
     @Test("standard: a strap whose Battery Level refuses notifications still streams heart rate, and says so once")
     func standardStrapWithRefusedBattery() async throws {
-        let strap = DriverHarness(StandardGATTDriver.self, peripheral: try simulated("heart_rate_strap"))
+        let strap = DriverHarness(StandardGATTDriver.self, peripheral: try simulated("heart_rate_strap", options: Self.strapOptions))
         strap.central.refuseNotifications(Self.batteryLevel)
         try await strap.connect()
         #expect(await strap.samplesFlow(.heartRate))
@@ -29,7 +31,7 @@ struct NotificationResilienceTests {
 
     @Test("standard: the refused Battery Level is subscribed again and flows once the device lets it")
     func standardRetriesTheRefusedCharacteristic() async throws {
-        let strap = DriverHarness(StandardGATTDriver.self, peripheral: try simulated("heart_rate_strap"))
+        let strap = DriverHarness(StandardGATTDriver.self, peripheral: try simulated("heart_rate_strap", options: Self.strapOptions))
         strap.central.refuseNotifications(Self.batteryLevel)
         try await strap.connect()
         #expect(await strap.until(timeout: .seconds(20)) { strap.reportedFailure(of: Self.batteryLevel) })
@@ -43,7 +45,7 @@ struct NotificationResilienceTests {
 
     @Test("standard: heart-rate notifications that stop while the link stays up are reported and resume")
     func standardResubscribesAnEndedStream() async throws {
-        let strap = DriverHarness(StandardGATTDriver.self, peripheral: try simulated("heart_rate_strap"))
+        let strap = DriverHarness(StandardGATTDriver.self, peripheral: try simulated("heart_rate_strap", options: Self.strapOptions))
         try await strap.connect()
         #expect(await strap.samplesFlow(.heartRate, count: 2))
         strap.central.endNotifications(Self.heartRate, on: strap.address)
