@@ -1,4 +1,3 @@
-import EventLoop
 import BlueZ
 import Gateway
 import SimulatedWearables
@@ -21,9 +20,8 @@ struct ActiGraphGatewayTests {
         name: link
     """
 
-    static func started(configured: Bool = true, options: [String: SimulationOptionValue] = [:],
-                        time: TimeSource? = nil) async throws -> GatewayHarness {
-        let gateway = try GatewayHarness(configuration: configured ? devices : "", time: time)
+    static func started(configured: Bool = true, options: [String: SimulationOptionValue] = [:]) async throws -> GatewayHarness {
+        let gateway = try GatewayHarness(configuration: configured ? devices : "")
         try gateway.addDevice("actigraph_link", address: link, options: options.merging(["epoch_end": .int(Int(epochEnd))]) { $1 },
                               known: configured)
         await gateway.start()
@@ -42,9 +40,7 @@ struct ActiGraphGatewayTests {
 
     @Test("scan finds the Link by serial (the SDK's enumerateDevices), an unknown serial is code 1, a second connection code 10")
     func scanFindsTheLinkBySerial() async throws {
-        // The scan's second passes on the gateway's clock.
-        let clock = ManualClock()
-        try await withStopping(Self.started(configured: false, time: clock.timeSource)) { gateway in
+        try await withStopping(Self.started(configured: false)) { gateway in
             let serial = await gateway.central.inspect(Self.address)["serial"] ?? ""
             #expect(serial.hasPrefix("TAS") && serial.count == 13)
 
@@ -52,14 +48,13 @@ struct ActiGraphGatewayTests {
             #expect(unknown.code == "DEVICE_NOT_FOUND")
             #expect(unknown.vendor == 1)
 
-            // Asleep on the gateway's clock already: the harness's periodic work and the first device list, settling.
-            #expect(await clock.sleepers(atLeast: 2))
-            Task { await gateway.request("bridge/request/scan", #"{"duration_s":1}"#) }
-            // And now the scan's second.
-            #expect(await clock.sleepers(atLeast: 3))
-            await clock.advance(by: .seconds(1))
-            #expect(await gateway.until { gateway.last("bridge/response/scan") != nil })
-            let scan = try #require(gateway.last("bridge/response/scan"))
+            // A scan, stopped once the Link is found (its serial in the device_found event): it answers with its finds.
+            let scanning = Task { await gateway.request("bridge/request/scan", #"{"duration_s":60}"#) }
+            #expect(await gateway.until {
+                gateway.all("bridge/event").contains { $0["type"]?.text == "device_found" && $0["data"]?["serial"]?.text == serial }
+            })
+            #expect(await gateway.request("bridge/request/scan/stop")?["status"]?.text == "ok")
+            let scan = try #require(await scanning.value)
             let found = try #require(scan["data"]?["devices"]?.list?.first { $0["serial"]?.text == serial })
             #expect(found["driver"]?.text == "actigraph")
             #expect(found["address"]?.text == Self.link)
