@@ -131,6 +131,8 @@ struct RequestConfinementGatewayTests {
             // The second rename is answered while the first waits for the old session's disconnection.
             #expect(await gateway.until { renameAnswers().count == 1 })
             #expect(renameAnswers().first?["error"]?["code"]?.text == "DEVICE_NOT_FOUND", "\(renameAnswers())")
+            // The first waits for the link to close: asleep on the central's clock.
+            #expect(await clock.sleepers(atLeast: 1))
             await clock.advance(by: .milliseconds(300))
             await renames.value
             let answers = renameAnswers()
