@@ -222,9 +222,7 @@ struct PolarRecordingGatewayTests {
             }
             // A second at a time until the answer comes: after the silence of the status request the driver makes on
             // connecting (if it still waits), then this one's.
-            while answer.withLock({ $0 }) == nil, clock.now - asked < .seconds(60) {
-                await clock.advance(by: .seconds(1))
-            }
+            #expect(await clock.step(by: .seconds(1)) { answer.withLock { $0 } != nil })
             let status = answer.withLock { $0 } ?? nil
             #expect(Self.code(status) == "TIMEOUT", "\(String(describing: status))")
             #expect(status?["error"]?["message"]?.text?.contains("did not answer recording status") == true)

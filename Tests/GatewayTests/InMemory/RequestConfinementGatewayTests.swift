@@ -108,7 +108,7 @@ struct RequestConfinementGatewayTests {
 
     @Test("two renames of one device at once, while its link takes 300 ms to close, leave one entry for its address: one ok, one DEVICE_NOT_FOUND")
     func concurrentRenames() async throws {
-        // The link closes when the test moves this clock 300 ms on.
+        // The devices' clock: the link closes when the test moves it 300 ms on.
         let clock = ManualClock()
         try await withStopping(started(central: InMemoryCentral(time: clock.timeSource))) { gateway in
             #expect(await gateway.until(timeout: .seconds(60)) { gateway.last("finder/availability")?["state"]?.text == "online" })
@@ -131,9 +131,8 @@ struct RequestConfinementGatewayTests {
             // The second rename is answered while the first waits for the old session's disconnection.
             #expect(await gateway.until { renameAnswers().count == 1 })
             #expect(renameAnswers().first?["error"]?["code"]?.text == "DEVICE_NOT_FOUND", "\(renameAnswers())")
-            // The first waits for the link to close: asleep on the central's clock.
-            #expect(await clock.sleepers(atLeast: 1))
-            await clock.advance(by: .milliseconds(300))
+            // The first waits for the link to close, 300 ms on the devices' clock.
+            #expect(await clock.step(by: .milliseconds(100)) { renameAnswers().count == 2 })
             await renames.value
             let answers = renameAnswers()
             #expect(answers.count == 2)
