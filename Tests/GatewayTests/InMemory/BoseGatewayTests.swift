@@ -1,6 +1,7 @@
 import BlueZ
 import Gateway
 import SimulatedWearables
+import Synchronization
 import Testing
 import Wear2MQTTTesting
 import Wearables
@@ -37,7 +38,10 @@ struct BoseGatewayTests {
 
     @Test("bad configurations are refused before any write; the device's refusal and silence are reported")
     func badConfigurationsChangeNothing() async throws {
-        let gateway = try GatewayHarness(configuration: Self.devices)
+        // The driver waits for a configuration's confirmation on the gateway's clock, moved here; the devices keep the
+        // machine's.
+        let clock = ManualClock()
+        let gateway = try GatewayHarness(configuration: Self.devices, time: clock.timeSource)
         try gateway.addDevice("bose_frames", address: Self.frames)
         try gateway.addDevice("bose_frames", address: Self.silentFrames, options: ["confirm_configuration": .bool(false)])
         await gateway.start()
@@ -81,9 +85,18 @@ struct BoseGatewayTests {
             #expect(rejected?["code"]?.text == "INVALID_VALUE")
             #expect(rejected?["vendor_code"]?.integer == 0x81)
 
-            // A device that accepts the write but never notifies the new configuration: TIMEOUT, not ok.
-            let quiet = await gateway.request("silent/request/configure", #"{"sensors":{"accelerometer":{"period_ms":20}}}"#)
+            // A device that accepts the write but never notifies the new configuration: TIMEOUT, not ok, once the
+            // driver's 5 s have passed.
+            let asked = clock.now
+            let answer = Mutex<[String: DeviceValue]??>(nil)
+            Task {
+                let quiet = await gateway.request("silent/request/configure", #"{"sensors":{"accelerometer":{"period_ms":20}}}"#)
+                answer.withLock { $0 = .some(quiet) }
+            }
+            #expect(await clock.step(by: .milliseconds(500)) { answer.withLock { $0 } != nil })
+            let quiet = answer.withLock { $0 } ?? nil
             #expect(Self.code(quiet) == "TIMEOUT", "\(String(describing: quiet))")
+            #expect(clock.now - asked >= .seconds(5))
         }
     }
 

@@ -1,6 +1,8 @@
+import EventLoop
 import BlueZ
 import Gateway
 import SimulatedWearables
+import Synchronization
 import Testing
 import Wear2MQTTTesting
 import Wearables
@@ -18,8 +20,9 @@ struct GoFITGatewayTests {
         name: band
     """
 
-    static func started(options: [String: SimulationOptionValue] = [:], extra: String = "") async throws -> GatewayHarness {
-        let gateway = try GatewayHarness(configuration: devices + "\n" + extra)
+    static func started(options: [String: SimulationOptionValue] = [:], extra: String = "",
+                        time: TimeSource? = nil) async throws -> GatewayHarness {
+        let gateway = try GatewayHarness(configuration: devices + "\n" + extra, time: time)
         try gateway.addDevice("gofit_care_xc", address: band, options: options)
         await gateway.start()
         return gateway
@@ -39,11 +42,21 @@ struct GoFITGatewayTests {
 
     @Test("a lost response is asked for again with the same sequence number and not executed twice")
     func lostResponseIsAskedForAgain() async throws {
-        try await withStopping(Self.started(options: ["lose_responses": .int(1)])) { gateway in
+        // The driver's silence runs on the gateway's clock, moved here; the band keeps the machine's.
+        let clock = ManualClock()
+        try await withStopping(Self.started(options: ["lose_responses": .int(1)], time: clock.timeSource)) { gateway in
             #expect(await gateway.until(timeout: .seconds(60)) { gateway.last("band")?["pairing"]?.text == "required" })
             // The band swallows its answer to PAIR_START; after 3 s of silence the gateway asks again and the band
             // answers from its cache: one code, shown once.
-            #expect(await gateway.request("bridge/request/device/pair", #"{"id":"band"}"#)?["status"]?.text == "ok")
+            let asked = clock.now
+            let answer = Mutex<[String: DeviceValue]??>(nil)
+            Task {
+                let paired = await gateway.request("bridge/request/device/pair", #"{"id":"band"}"#)
+                answer.withLock { $0 = .some(paired) }
+            }
+            #expect(await clock.step(by: .milliseconds(250)) { answer.withLock { $0 } != nil })
+            #expect(answer.withLock { $0 }??["status"]?.text == "ok")
+            #expect(clock.now - asked >= .seconds(3))
             let band = await gateway.central.inspect(Self.address)
             #expect(band["retransmissions_answered"] == "1")
             let code = try #require(band["pairing_code"])

@@ -13,15 +13,17 @@ struct HeartRateVariabilityGatewayTests {
     static let strap = "C0:FF:EE:00:00:01"
     static let strapConfig = "homeassistant/device/wear2mqtt_wear2mqtt_c0ffee000001/config"
 
+    /// `time`: the gateway's clock; `central`: the strap's (one `ManualClock` for both where the test moves time for the
+    /// strap's beats and the gateway's ticks alike).
     static func started(_ extra: String = "", strapOptions: [String: SimulationOptionValue],
-                        time: TimeSource? = nil) async throws -> GatewayHarness {
+                        time: TimeSource? = nil, central: InMemoryCentral = InMemoryCentral()) async throws -> GatewayHarness {
         let gateway = try GatewayHarness(configuration: """
         devices:
           - address: "\(strap)"
             driver: standard
             name: strap
         \(extra)
-        """, time: time)
+        """, central: central, time: time)
         try gateway.addDevice("heart_rate_strap", address: strap, options: strapOptions)
         await gateway.start()
         return gateway
@@ -74,12 +76,13 @@ struct HeartRateVariabilityGatewayTests {
 
     @Test("a simulated strap's own RR intervals, decoded by the standard driver, become sensor/hrv with measures once its window fills")
     func simulatedStrapEndToEnd() async throws {
-        // 150 bpm (400 ms): 30 clean intervals in 12 s, half of a 30 s window in 15 s. The wall clock runs, so the window
-        // slides with the strap's samples.
+        // 150 bpm (400 ms): 30 clean intervals in 12 s, half of a 30 s window in 15 s. The strap and the gateway share one
+        // clock, moved here: the window slides with the strap's samples.
+        let clock = ManualClock()
         let gateway = try await Self.started("hrv:\n  window_s: 30\n  interval_s: 2", strapOptions: ["bpm": .double(150)],
-                                             time: .system)
+                                             time: clock.timeSource, central: InMemoryCentral(time: clock.timeSource))
         try await withStopping(gateway) { gateway in
-            #expect(await gateway.until(timeout: .seconds(60)) { gateway.last("strap/sensor/hrv")?["rmssd_ms"] != nil })
+            #expect(await clock.step(by: .milliseconds(100)) { gateway.last("strap/sensor/hrv")?["rmssd_ms"] != nil })
             let hrv = try #require(gateway.last("strap/sensor/hrv"))
             let intervals = try #require(hrv["intervals"]?.integer)
             #expect(intervals >= 30 && intervals <= 100 && hrv["window_s"]?.integer == 30, "at most 30 s of beats: \(hrv)")

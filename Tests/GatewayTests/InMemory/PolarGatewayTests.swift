@@ -2,6 +2,7 @@ import EventLoop
 import BlueZ
 import Gateway
 import SimulatedWearables
+import Synchronization
 import Testing
 import Wear2MQTTTesting
 import Wearables
@@ -23,9 +24,8 @@ struct PolarGatewayTests {
 
     static func code(_ response: [String: DeviceValue]?) -> String? { response?["error"]?["code"]?.text }
 
-    func started(_ extra: String = "", h10Options: [String: SimulationOptionValue] = [:], time: TimeSource? = nil,
-                 central: InMemoryCentral = InMemoryCentral()) async throws -> GatewayHarness {
-        let gateway = try GatewayHarness(configuration: Self.devices + "\n" + extra, central: central, time: time)
+    func started(_ extra: String = "", h10Options: [String: SimulationOptionValue] = [:]) async throws -> GatewayHarness {
+        let gateway = try GatewayHarness(configuration: Self.devices + "\n" + extra)
         try gateway.addDevice("polar_h10", address: Self.h10, options: h10Options)
         try gateway.addDevice("polar_verity_sense", address: Self.sense, options: ["bpm": .int(90)])
         await gateway.start()
@@ -224,9 +224,26 @@ struct PolarGatewayTests {
 
     @Test("sensor/hrv from the H10's RR intervals and from the Verity Sense's PPI, at their heart rates")
     func heartRateVariability() async throws {
-        try await withStopping(started("hrv:\n  window_s: 30\n  interval_s: 2", h10Options: ["bpm": .int(150)], time: .system)) { gateway in
-            #expect(await gateway.request("sense/request/configure", #"{"sensors":{"ppi":{}}}"#)?["status"]?.text == "ok")
-            #expect(await gateway.until(timeout: .seconds(60)) {
+        // The devices and the gateway share one clock, moved here: connecting, the Verity Sense's answer and the windows
+        // filling all take the test's steps, not the machine's time.
+        let clock = ManualClock()
+        let gateway = try GatewayHarness(configuration: Self.devices + "\nhrv:\n  window_s: 30\n  interval_s: 2",
+                                         central: InMemoryCentral(time: clock.timeSource), time: clock.timeSource)
+        try gateway.addDevice("polar_h10", address: Self.h10, options: ["bpm": .int(150)])
+        try gateway.addDevice("polar_verity_sense", address: Self.sense, options: ["bpm": .int(90)])
+        await gateway.start()
+        try await withStopping(gateway) { gateway in
+            #expect(await clock.step(by: .milliseconds(10)) {
+                gateway.last("h10")?["capabilities"] != nil && gateway.last("sense")?["capabilities"] != nil
+            })
+            let answer = Mutex<[String: DeviceValue]??>(nil)
+            Task {
+                let configured = await gateway.request("sense/request/configure", #"{"sensors":{"ppi":{}}}"#)
+                answer.withLock { $0 = .some(configured) }
+            }
+            #expect(await clock.step(by: .milliseconds(10)) { answer.withLock { $0 } != nil })
+            #expect(answer.withLock { $0 }??["status"]?.text == "ok")
+            #expect(await clock.step(by: .milliseconds(100)) {
                 gateway.last("h10/sensor/hrv")?["rmssd_ms"] != nil && gateway.last("sense/sensor/hrv")?["rmssd_ms"] != nil
             })
             for (device, bpm) in [("h10", 150.0), ("sense", 90.0)] {

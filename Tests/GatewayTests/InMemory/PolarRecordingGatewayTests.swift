@@ -42,8 +42,9 @@ struct PolarRecordingGatewayTests {
 
     /// Waits until the strap holds at least `count` samples of its running recording.
     func recorded(_ gateway: GatewayHarness, atLeast count: Int) async -> Bool {
-        // eventually: the simulated strap's recording clock is the machine's (`recording_speed` times real time), read
-        // only when inspected; nothing notifies a sample recorded
+        // eventually: the strap records on its own clock (the system's here, `recording_speed` times faster: on a
+        // ManualClock each of its answers would wait for the test to move time as well), counted only when inspected;
+        // nothing tells a sample recorded
         await eventually(timeout: .seconds(60)) {
             Int(await gateway.central.inspect(BluetoothAddress(Self.h10)!)["recorded_samples"] ?? "") ?? 0 >= count
         }

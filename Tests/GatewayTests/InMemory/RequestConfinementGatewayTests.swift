@@ -134,6 +134,8 @@ struct RequestConfinementGatewayTests {
             // The first waits for the link to close, 300 ms on the devices' clock.
             #expect(await clock.step(by: .milliseconds(100)) { renameAnswers().count == 2 })
             await renames.value
+            // The renamed device's link closes at once again when the gateway stops.
+            gateway.central.setDisconnectLatency(try #require(BluetoothAddress(Self.finder)), nil)
             let answers = renameAnswers()
             #expect(answers.count == 2)
             #expect(answers.filter { $0["status"]?.text == "ok" }.count == 1, "\(answers)")
