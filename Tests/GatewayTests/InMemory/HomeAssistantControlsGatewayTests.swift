@@ -30,13 +30,16 @@ struct HomeAssistantControlsGatewayTests {
 
     @Test("a GoFIT sync feeds steps today, the newest synced heart rate, SpO2, sleep score and the last sync; a restart keeps them")
     func fitnessSummariesFromASync() async throws {
-        // The harness's clock says 2025-06-15 15:06 UTC; the band's history ends then.
-        let now: Int64 = 1_750_000_000_000
+        // The gateway's clock says 2025-06-15 15:06 UTC; the band's history ends then. The clock moves as the test steps
+        // it: the device list's settling, the summaries' interval and Home Assistant's debounce run on it (the band keeps
+        // the machine's).
+        let clock = ManualClock()
+        let now = clock.unixMilliseconds
         let gateway = try await GoFITGatewayTests.started(options: ["history_days": .int(2), "history_end": .int(Int(now / 1000 - now / 1000 % 1200))],
-                                                         extra: "homeassistant:\n  state_interval_s: 1")
+                                                         extra: "homeassistant:\n  state_interval_s: 1", time: clock.timeSource)
         try await withStopping(gateway) { gateway in
             let summaries = ["steps_today", "last_heart_rate", "last_spo2", "sleep_score", "last_sync"]
-            #expect(await gateway.until(timeout: .seconds(60)) {
+            #expect(await clock.step(by: .milliseconds(100)) {
                 let components = discovery(gateway, GoFITGatewayTests.band)?["cmps"]
                 return summaries.allSatisfy { components?[$0]?["state_topic"]?.text == "test/band/ha/\($0)" }
             })
@@ -51,7 +54,7 @@ struct HomeAssistantControlsGatewayTests {
             let newest = { (kind: String, field: String) in
                 records(kind).max { ($0["ts"]?.integer ?? 0) < ($1["ts"]?.integer ?? 0) }?[field]?.number
             }
-            #expect(await gateway.until(timeout: .seconds(60)) { value(gateway, "test/band/ha/last_sync") != nil })
+            #expect(await clock.step(by: .milliseconds(100)) { value(gateway, "test/band/ha/last_sync") != nil })
             #expect(value(gateway, "test/band/ha/steps_today") == Double(steps))
             #expect(value(gateway, "test/band/ha/last_heart_rate") == newest("heart_rate", "bpm"))
             #expect(value(gateway, "test/band/ha/last_spo2") == newest("spo2", "percent"))
@@ -60,7 +63,7 @@ struct HomeAssistantControlsGatewayTests {
             // Restarted on the same state directory: Home Assistant coming online gets the same steps, without a sync.
             try await withStopping(gateway.restarted()) { restarted in
                 await restarted.receive("homeassistant/status", "online")
-                #expect(await restarted.until(timeout: .seconds(60)) {
+                #expect(await clock.step(by: .milliseconds(100)) {
                     value(restarted, "test/band/ha/steps_today") == Double(steps) && value(restarted, "test/band/ha/last_sync") != nil
                 })
             }
