@@ -2,6 +2,7 @@ import EventLoop
 import BlueZ
 import Gateway
 import SimulatedWearables
+import Synchronization
 import Testing
 import Wear2MQTTTesting
 import Wearables
@@ -47,12 +48,16 @@ struct HomeAssistantPolarGatewayTests {
 
     @Test("Verity Sense: its five stream switches, and the inter-beat interval and HRV entities once PPI runs")
     func veritySensePPI() async throws {
+        // The sensor and the gateway share one clock, moved here: its answers, its beats and the HRV ticks come as the
+        // test steps it.
+        let clock = ManualClock()
         let gateway = try GatewayHarness(configuration: "devices:\n  - address: \"\(Self.sense)\"\n    name: sense\n"
-                                         + "homeassistant:\n  state_interval_s: 1\nhrv:\n  window_s: 30\n  interval_s: 1", time: .system)
+                                         + "homeassistant:\n  state_interval_s: 1\nhrv:\n  window_s: 30\n  interval_s: 1",
+                                         central: InMemoryCentral(time: clock.timeSource), time: clock.timeSource)
         try gateway.addDevice("polar_verity_sense", address: Self.sense, options: ["bpm": .int(120)])
         await gateway.start()
         try await withStopping(gateway) { gateway in
-            #expect(await gateway.until(timeout: .seconds(60)) { discovery(gateway, Self.sense)?["cmps"]?["setting_sensor_ppi"] != nil })
+            #expect(await clock.step(by: .milliseconds(10)) { discovery(gateway, Self.sense)?["cmps"]?["setting_sensor_ppi"] != nil })
             let components = try #require(discovery(gateway, Self.sense)?["cmps"]?.object)
             #expect(Set(components.keys.filter { $0.hasPrefix("setting_sensor_") })
                 == ["setting_sensor_ppg", "setting_sensor_accelerometer", "setting_sensor_ppi", "setting_sensor_gyroscope", "setting_sensor_magnetometer"])
@@ -60,12 +65,20 @@ struct HomeAssistantPolarGatewayTests {
             #expect(components["setting_gyroscope_range"]?["options"] == ["250", "500", "1000", "2000"])
             #expect(components["ibi"] == nil)
 
-            #expect(await gateway.request("sense/request/configure", #"{"sensors":{"ppi":{}}}"#)?["status"]?.text == "ok")
-            #expect(await gateway.until(timeout: .seconds(60)) {
+            let answer = Mutex<[String: DeviceValue]??>(nil)
+            Task {
+                let configured = await gateway.request("sense/request/configure", #"{"sensors":{"ppi":{}}}"#)
+                answer.withLock { $0 = .some(configured) }
+            }
+            #expect(await clock.step(by: .milliseconds(10)) { answer.withLock { $0 } != nil })
+            #expect(answer.withLock { $0 }??["status"]?.text == "ok")
+            #expect(await clock.step(by: .milliseconds(100)) {
                 discovery(gateway, Self.sense)?["cmps"]?["ibi"] != nil && discovery(gateway, Self.sense)?["cmps"]?["hrv_rmssd"] != nil
             })
-            #expect(await gateway.until { gateway.sink.messages(on: "test/sense/ha/ibi").last.flatMap { Double(String(decoding: $0.payload, as: UTF8.self)) }
-                .map { abs($0 - 500) < 25 } == true })
+            #expect(await clock.step(by: .milliseconds(100)) {
+                gateway.sink.messages(on: "test/sense/ha/ibi").last.flatMap { Double(String(decoding: $0.payload, as: UTF8.self)) }
+                    .map { abs($0 - 500) < 25 } == true
+            })
         }
     }
 }
