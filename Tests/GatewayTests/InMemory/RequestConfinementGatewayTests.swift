@@ -39,7 +39,8 @@ struct RequestConfinementGatewayTests {
             for responseTopic in ["test/bridge/state", "test/finder/availability", "test/finder/request/find", "test/finder",
                                   "homeassistant/status", "homeassistant/sensor/x/config", "$SYS/x", "test/strap/response/find"] {
                 let published = await send(gateway, "test/finder/request/find", #"{"level":"high","transaction":"x"}"#, responseTopic: responseTopic)
-                #expect(!published.contains { $0.topic == responseTopic }, "\(responseTopic)")
+                // Nothing answered there (the finder's own state may go out on test/finder meanwhile, as it does anyway).
+                #expect(!published.contains { $0.topic == responseTopic && $0.properties.correlationData == [9] }, "\(responseTopic)")
                 let answer = try #require(published.last { $0.topic == "test/finder/response/find" }, "\(responseTopic)")
                 let object = try #require(GatewayHarness.object(answer.payload))
                 #expect(object["error"]?["code"]?.text == "INVALID_VALUE", "\(responseTopic)")
