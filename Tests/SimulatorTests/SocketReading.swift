@@ -30,16 +30,22 @@ func socketClosed(_ fd: UnixFileDescriptor, within timeout: Duration) async -> B
 }
 
 /// Waits in the kernel until `fd` has something to read or hung up (true), or `deadline` passes (false): `poll` on a
-/// Dispatch thread, so no task of the pool the simulator runs on is held.
+/// Dispatch thread, so no task of the pool the simulator runs on is held. A signal that interrupts the poll (a child
+/// of another test exiting: SIGCHLD) is not an answer: it polls again for what is left.
 private func readable(_ fd: UnixFileDescriptor, until deadline: ContinuousClock.Instant) async -> Bool {
-    let left = deadline - ContinuousClock.now
-    guard left > .zero else { return false }
-    let milliseconds = Int32(clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1)
     let raw = fd.rawValue
     return await withCheckedContinuation { continuation in
         DispatchQueue.global().async {
-            var entry = pollfd(fd: raw, events: Int16(POLLIN), revents: 0)
-            continuation.resume(returning: poll(&entry, 1, milliseconds) > 0)
+            while true {
+                let left = deadline - ContinuousClock.now
+                guard left > .zero else { return continuation.resume(returning: false) }
+                let milliseconds = Int32(clamping: left.components.seconds * 1000
+                                         + left.components.attoseconds / 1_000_000_000_000_000 + 1)
+                var entry = pollfd(fd: raw, events: Int16(POLLIN), revents: 0)
+                let ready = poll(&entry, 1, milliseconds)
+                if ready < 0 && errno == EINTR { continue }
+                return continuation.resume(returning: ready > 0)
+            }
         }
     }
 }

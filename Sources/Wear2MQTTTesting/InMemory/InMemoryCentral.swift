@@ -49,7 +49,8 @@ public final class InMemoryCentral: BluetoothCentral {
     public let adapterAddress: BluetoothAddress
     /// The clock its latencies (`setLatency`, `setDisconnectLatency`) run on.
     public let time: TimeSource
-    /// Told of every change a test may wait for: the model's (connections, services, pairing) and every write.
+    /// Told of every change a test may wait for: the model's (connections, services, pairing), every write and every
+    /// subscription.
     public let changes = ChangeNotifier()
 
     public init(adapterAddress: BluetoothAddress = BluetoothAddress("00:1A:7D:DA:71:13")!, mtu: Int = 247,
@@ -187,6 +188,7 @@ public final class InMemoryCentral: BluetoothCentral {
             throw .notSupported("\(found.uuid) does not notify")
         }
         if let refusal = state.withLock({ $0.refused[found.uuid.string] }) { throw refusal }
+        defer { changes.changed() }
         return await connection.subscribe(found.uuid, handler: handler)
     }
 

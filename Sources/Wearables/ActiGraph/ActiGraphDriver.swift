@@ -327,6 +327,8 @@ public final class ActiGraphDriver: WearableDriver {
         }
         entry["pending"] = nil
         try storage.save(Self.syncEntry, entry)
+        // Not running any more before it says so: a client that syncs again on seeing `completed` is not told BUSY.
+        downloadRunning.withLock { $0 = false }
         link.emit(.progress(key: "sync", OperationProgress(state: "completed", percent: 100, lastTimestamp: lastTimestamp)))
         return ["epochs": .integer(Int64(published)), "pages": .integer(Int64(opened.pageCount))]
     }

@@ -288,6 +288,8 @@ public final class GoFITDriver: WearableDriver {
         }
         entry["pending"] = nil
         try storage.save("sync", entry)
+        // Not running any more before it says so: a client that syncs again on seeing `idle` is not told BUSY.
+        syncRunning.withLock { $0 = false }
         link.emit(.progress(key: "sync", OperationProgress(state: "idle", percent: 100, lastTimestamp: lastTimestamp)))
         return .object(["records": .object(published)])
     }

@@ -160,7 +160,7 @@ struct ActiGraphGatewayTests {
             #expect(gateway.last("link")?["sync"]?["last_ts"]?.integer == (Self.epochEnd - 3600 - 60) * 1000)
 
             // Another sync without a range fetches only what is newer: the last hour.
-            let second = try #require(await gateway.requestAfterADownload("link/request/sync"))
+            let second = try #require(await gateway.request("link/request/sync"))
             #expect(second["data"]?["epochs"]?.integer == 60, "\(second)")
             #expect(await gateway.until(timeout: .seconds(60)) { gateway.all("link/fitness/epoch").count == 180 })
         }

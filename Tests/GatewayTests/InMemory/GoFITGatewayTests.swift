@@ -89,7 +89,7 @@ struct GoFITGatewayTests {
             #expect((activity["laps"]?.list?.count ?? 0) >= 1)
 
             // A second sync publishes nothing new.
-            let second = try #require(await gateway.requestAfterADownload("band/request/sync"))
+            let second = try #require(await gateway.request("band/request/sync"))
             #expect(second["status"]?.text == "ok")
             #expect(kinds.allSatisfy { second["data"]?["records"]?[$0]?.integer == 0 })
             #expect(records().count == held)

@@ -149,8 +149,7 @@ struct HomeAssistantGatewayTests {
             #expect(discovery(gateway, config)?["cmps"]?["spo2"] != nil, "known from the service, before any sample")
             // The oximeter indicates a spot check once; wait until the driver listens (PLX Spot-Check Measurement).
             let oximeter = try #require(BluetoothAddress(address))
-            // eventually: InMemoryCentral.subscribe tells its `changes` nothing, and nothing else marks the new subscription
-            #expect(await eventually(timeout: .seconds(60)) { await gateway.central.isSubscribed("2a5e", on: oximeter) })
+            #expect(await gateway.until(timeout: .seconds(60)) { await gateway.central.isSubscribed("2a5e", on: oximeter) })
             #expect(await gateway.central.trigger(.spotCheck, on: oximeter))
             #expect(await gateway.until(timeout: .seconds(60)) {
                 gateway.all("ox/event").contains { $0["event"]?.text == "spot_check" && $0["spo2"]?.number != nil }

@@ -108,8 +108,7 @@ struct InfiniTimeGatewayTests {
         try await withStopping(Self.started()) { gateway in
             // The driver follows both buttons' characteristics once its connect work is done.
             for uuid in [InfiniTimeUUID.Characteristic.notificationEvent, InfiniTimeUUID.Characteristic.musicEvent] {
-                // eventually: InMemoryCentral.subscribe tells its `changes` nothing, and nothing else marks the new subscription
-                #expect(await eventually { await gateway.central.isSubscribed(uuid, on: Self.address) })
+                #expect(await gateway.until { await gateway.central.isSubscribed(uuid, on: Self.address) })
             }
             // No call on the screen: the call buttons are not there to press.
             #expect(await gateway.central.trigger(.callAnswer, on: Self.address))
