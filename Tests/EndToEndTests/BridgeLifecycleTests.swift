@@ -114,7 +114,7 @@ struct BridgeLifecycleTests {
         try await scene.broker.start()
         // A witness of the restarted broker gets the state retained, or as the gateway publishes it.
         let witness = try stateWitness(scene.broker, name: "state-after-restart")
-        #expect(await witness.until(timeout: .seconds(5)) { witness.payloads("\(base)/bridge/state").last == Self.onlinePayload })
+        #expect(await witness.until { witness.payloads("\(base)/bridge/state").last == Self.onlinePayload })
         #expect(try await retainedState(scene.broker) == online)
         await witness.stop()
         #expect(scene.gateway.child.isRunning)

@@ -90,7 +90,9 @@ struct MQTTClientBrokerTests {
         await broker.remove()
     }
 
-    @Test func afterABrokerRestartItReconnectsWithinTheBackoffMaximumAndSubscriptionsWorkAgain() async throws {
+    /// How long it waits between attempts is the link state machine's, checked without a clock
+    /// (`MQTTLinkStateMachineTests.backoffGrowsAndResets`); here, that a real broker's return is met.
+    @Test func afterABrokerRestartItReconnectsAndSubscriptionsWorkAgain() async throws {
         let broker = try MosquittoBroker()
         try await broker.start()
         let directory = try TemporaryDirectory()
@@ -103,10 +105,7 @@ struct MQTTClientBrokerTests {
         await broker.kill()
         #expect(await clients.until { !client.statistics.connected })
         try await broker.start()
-        let restartedAt = ContinuousClock.now
-        #expect(await connections.until(2, timeout: .seconds(5)))
-        // Backoff maximum is 0.5 s; the rest is slack for a loaded 2-core machine.
-        #expect(ContinuousClock.now - restartedAt < .seconds(3))
+        #expect(await connections.until(2, timeout: .seconds(30)))
         #expect(client.statistics.connected && connections.made == 2)
 
         var iterator = try await subscribed(client, probing: "test/in")

@@ -51,6 +51,12 @@ struct SimulatorProcess {
 struct ChildProcessTests {
     static let strapPath = SimulatorHarness.devicePath(SimulatorHarness.strap)
 
+    /// The inode behind `fd`: if it changes, something else in the test process closed the number and it was reused.
+    static func inode(_ fd: UnixFileDescriptor) -> UInt64 {
+        var status = stat()
+        return fstat(fd.rawValue, &status) == 0 ? UInt64(status.st_ino) : 0
+    }
+
     @Test func theExecutableStreamsAcquiredNotificationsAndStopsCleanlyOnSIGTERM() async throws {
         let daemon = try await DBusDaemon()
         let simulator = try SimulatorProcess.start(on: daemon, scenario: SimulatorHarness.scenario())
@@ -63,6 +69,7 @@ struct ChildProcessTests {
                                           interface: "org.bluez.GattCharacteristic1", member: "AcquireNotify",
                                           arguments: [.stringVariantDictionary([:])])
         let fd = try #require(reply.first?.unixFDValue)
+        let inode = Self.inode(fd)
         for _ in 0..<3 {
             let datagram = try #require(try await readDatagram(fd, within: .seconds(2)))
             #expect((40...110).contains(try HeartRateMeasurement.decode(datagram).bpm))
@@ -71,7 +78,8 @@ struct ChildProcessTests {
         #expect(await simulator.child.waitForExit(timeout: .seconds(5)) == 0)
         #expect(simulator.child.errorOutput.contains("stopping (SIGTERM)"))
         #expect(try await client.nameOwner("org.bluez") == nil)
-        #expect(await socketClosed(fd, within: .seconds(2)), "the notify socket closes with the simulator")
+        #expect(await socketClosed(fd, within: .seconds(2)),
+                "the notify socket closes with the simulator (socket inode at receipt \(inode), now \(Self.inode(fd)))")
         recorder.stop()
         client.close()
         await daemon.stop()

@@ -112,7 +112,7 @@ struct DFUStack {
 
     /// Whether the link to `device` went within a few seconds.
     func disconnected(_ device: ObjectPath) async -> Bool {
-        await changes.until(timeout: .seconds(5)) { !isConnected(device) }
+        await changes.until { !isConnected(device) }
     }
 
     /// Subscribes to `characteristic` with `method` before anything is written, so no answer is missed; a wait for
