@@ -142,6 +142,8 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "OrderedCollections", package: "swift-collections"),
             ]
         ),
         /// `GET /metrics` over HTTP/1.1 (swift-nio), started only with `metrics.enabled`: its threads cost nothing
@@ -156,10 +158,26 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        /// The web interface (docs/frontend.md): its embedded page and the WebSocket that carries the MQTT contract to
+        /// browsers, over HTTP/1.1 on swift-nio, started only with `frontend.enabled`.
+        .target(
+            name: "Frontend",
+            dependencies: [
+                "Gateway",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            resources: [.embedInCode("Assets")]
+        ),
         .executableTarget(
             name: "wear2mqtt",
             dependencies: [
                 "Gateway",
+                "Frontend",
                 "MetricsExporter",
                 "MQTT",
                 "EventLoop",
@@ -218,6 +236,7 @@ let package = Package(
         ),
         .testTarget(name: "FuzzTargetsTests", dependencies: ["FuzzTargets", "wear2mqtt-fuzz", "Wear2MQTTTesting"]),
         .testTarget(name: "GatewayTests", dependencies: ["Gateway", "BlueZ", "Wearables", "Firmware", "SimulatedWearables", "Wear2MQTTTesting"]),
+        .testTarget(name: "FrontendTests", dependencies: ["Frontend", "Gateway", "Wear2MQTTTesting"]),
         .testTarget(
             name: "EndToEndTests",
             dependencies: ["wear2mqtt", "wear2mqtt-sim", "Gateway", "MQTT", "Simulator", "Wearables", "Firmware", "SimulatedWearables", "Wear2MQTTTesting"]

@@ -1,6 +1,7 @@
 import ArgumentParser
 import EventLoop
 import Foundation
+import Frontend
 import Gateway
 import Logging
 import MetricsExporter
@@ -96,7 +97,10 @@ struct Run: AsyncParsableCommand {
             fail(ExitStatus.configurationError, "configuration error: mqtt: \(error)")
         }
         logger.info("starting", metadata: ["version": "\(Wear2MQTTVersion.current)", "gateway_id": "\(configuration.gateway.id)"])
-        let gateway = GatewayService(configuration: configuration, client: client, logger: logger, dataPath: dataPath)
+        let feed = configuration.frontend.enabled ? BrowserFeed(
+            greeting: .init(baseTopic: configuration.mqtt.baseTopic, gatewayID: configuration.gateway.id, version: Wear2MQTTVersion.current),
+            token: configuration.frontend.authToken, brokerConnected: { [client] in client.statistics.connected }) : nil
+        let gateway = GatewayService(configuration: configuration, client: client, logger: logger, dataPath: dataPath, frontend: feed)
         // systemd Type=notify (docs/architecture.md): readiness, status, watchdog pings from the data-path loop.
         let supervisor = SystemdSupervisor(environment: ProcessInfo.processInfo.environment, loop: dataPath,
                                            logger: Logger(label: "systemd")) { await gateway.status() }
@@ -106,7 +110,8 @@ struct Run: AsyncParsableCommand {
         DebugDataPathStall.install(on: dataPath, environment: ProcessInfo.processInfo.environment)
         #endif
         let group = ServiceGroup(configuration: .init(
-            services: [.init(service: gateway)] + metricsServer(configuration.metrics, gateway) + systemd,
+            services: [.init(service: gateway)] + metricsServer(configuration.metrics, gateway) + frontendServer(configuration.frontend, feed)
+                + systemd,
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger))
         do {
@@ -133,6 +138,12 @@ func metricsServer(_ metrics: Configuration.MetricsSection,
     guard metrics.enabled else { return [] }
     return [.init(service: MetricsServer(host: metrics.endpoint.host, port: metrics.endpoint.port, logger: Logger(label: "metrics"),
                                          body: { await gateway.metricsExposition() }))]
+}
+
+/// The web interface, only with `frontend.enabled` (off: no HTTP server, no thread, no feed on the data path).
+func frontendServer(_ section: Configuration.FrontendSection, _ feed: BrowserFeed?) -> [ServiceGroupConfiguration.ServiceConfiguration] {
+    guard let feed else { return [] }
+    return [.init(service: FrontendServer(section: section, feed: feed, logger: Logger(label: "frontend")))]
 }
 
 struct ConfigCommand: AsyncParsableCommand {

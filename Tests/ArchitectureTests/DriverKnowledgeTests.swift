@@ -12,7 +12,7 @@ struct DriverKnowledgeTests {
         .deletingLastPathComponent().appendingPathComponent("Sources")
 
     /// The daemon's modules (the simulator, test kits, bench and fuzz targets name drivers by design).
-    static let daemonModules = ["EventLoop", "DBus", "BlueZ", "MQTT", "Wearables", "Firmware", "Gateway", "MetricsExporter", "wear2mqtt"]
+    static let daemonModules = ["EventLoop", "DBus", "BlueZ", "MQTT", "Wearables", "Firmware", "Gateway", "MetricsExporter", "Frontend", "wear2mqtt"]
     /// Folders of `Sources/Wearables` shared by every driver.
     static let sharedWearablesFolders: Set<String> = ["Driver", "Model", "GATT", "VendorFraming", "HeartRateVariability"]
 

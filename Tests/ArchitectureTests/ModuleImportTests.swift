@@ -21,9 +21,11 @@ struct ModuleImportTests {
         "MQTT": ["CMosquitto", "EventLoop", "DequeModule"],
         "Wearables": ["BlueZ", "DBus", "EventLoop", "Crypto", "SwiftProtobuf"],
         "Firmware": ["Wearables", "BlueZ", "Crypto", "SwiftProtobuf", "ZIPFoundation"],
-        "Gateway": ["Wearables", "Firmware", "BlueZ", "DBus", "MQTT", "EventLoop", "Yams", "ServiceLifecycle", "Prometheus", "Crypto"],
+        "Gateway": ["Wearables", "Firmware", "BlueZ", "DBus", "MQTT", "EventLoop", "Yams", "ServiceLifecycle", "Prometheus", "Crypto",
+                    "DequeModule", "OrderedCollections"],
         "MetricsExporter": ["NIOCore", "NIOPosix", "NIOHTTP1", "ServiceLifecycle"],
-        "wear2mqtt": ["Gateway", "MetricsExporter", "MQTT", "EventLoop", "ArgumentParser", "ServiceLifecycle"],
+        "Frontend": ["Gateway", "NIOCore", "NIOPosix", "NIOHTTP1", "NIOWebSocket", "ServiceLifecycle"],
+        "wear2mqtt": ["Gateway", "Frontend", "MetricsExporter", "MQTT", "EventLoop", "ArgumentParser", "ServiceLifecycle"],
         "SimulatedWearables": ["EventLoop", "Wearables", "Firmware", "Crypto", "ZIPFoundation"],
         "Simulator": ["BlueZ", "DBus", "EventLoop", "Wearables", "SimulatedWearables", "Yams"],
         "wear2mqtt-sim": ["Simulator", "SimulatedWearables", "Wearables", "Firmware", "DBus", "ArgumentParser"],
@@ -36,7 +38,7 @@ struct ModuleImportTests {
     ]
 
     /// The modules that make up the daemon: none of them may import what only tests, the simulator and the bench use.
-    static let product = ["CDBus", "CMosquitto", "CEpoll", "EventLoop", "DBus", "BlueZ", "MQTT", "Wearables", "Firmware", "Gateway", "MetricsExporter", "wear2mqtt"]
+    static let product = ["CDBus", "CMosquitto", "CEpoll", "EventLoop", "DBus", "BlueZ", "MQTT", "Wearables", "Firmware", "Gateway", "MetricsExporter", "Frontend", "wear2mqtt"]
     static let neverInTheProduct: Set<String> = ["SimulatedWearables", "Simulator", "Wear2MQTTTesting", "Testing", "FuzzTargets"]
 
     static let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

@@ -499,7 +499,7 @@ struct ConfigurationTests {
         for key in ["state_dir", "log_format", "keepalive_s", "session_expiry_s", "ca_dir", "max_delay_s", "memory_messages", "adapter", "factory_reset"] {
             #expect(summary.contains("\(key):"), "summary lacks \(key)")
         }
-        let withoutPassword = summary.split(separator: "\n").filter { !$0.contains("password:") }.joined(separator: "\n")
+        let withoutPassword = summary.split(separator: "\n").filter { !$0.contains("password:") && !$0.contains(" auth_token:") }.joined(separator: "\n")
         var resolved = configuration
         resolved.mqtt.clientID = "wear2mqtt-lab"
         #expect(try Configuration.parse(yaml: withoutPassword) == resolved)

@@ -25,6 +25,7 @@ public struct Configuration: Sendable, Equatable, Codable, ConfigurationSection 
     public var dfu = DFUSection()
     public var homeassistant = HomeAssistantSection()
     public var metrics = MetricsSection()
+    public var frontend = FrontendSection()
     public var hrv = HeartRateVariabilitySection()
     public var roaming = RoamingSection()
 
@@ -40,6 +41,7 @@ public struct Configuration: Sendable, Equatable, Codable, ConfigurationSection 
         case dfu
         case homeassistant
         case metrics
+        case frontend
         case hrv
         case roaming
     }
@@ -55,6 +57,7 @@ public struct Configuration: Sendable, Equatable, Codable, ConfigurationSection 
             CodingKeys.dfu.stringValue: DFUSection.schema,
             CodingKeys.homeassistant.stringValue: HomeAssistantSection.schema,
             CodingKeys.metrics.stringValue: MetricsSection.schema,
+            CodingKeys.frontend.stringValue: FrontendSection.schema,
             CodingKeys.hrv.stringValue: HeartRateVariabilitySection.schema,
             CodingKeys.roaming.stringValue: RoamingSection.schema,
         ]
@@ -72,6 +75,7 @@ public struct Configuration: Sendable, Equatable, Codable, ConfigurationSection 
         dfu = try container.value(.dfu, default: DFUSection())
         homeassistant = try container.value(.homeassistant, default: HomeAssistantSection())
         metrics = try container.value(.metrics, default: MetricsSection())
+        frontend = try container.value(.frontend, default: FrontendSection())
         hrv = try container.value(.hrv, default: HeartRateVariabilitySection())
         roaming = try container.value(.roaming, default: RoamingSection())
 
@@ -106,6 +110,7 @@ public struct Configuration: Sendable, Equatable, Codable, ConfigurationSection 
         try container.encode(dfu, forKey: .dfu)
         try container.encode(homeassistant, forKey: .homeassistant)
         try container.encode(metrics, forKey: .metrics)
+        try container.encode(frontend, forKey: .frontend)
         try container.encode(hrv, forKey: .hrv)
         try container.encode(roaming, forKey: .roaming)
     }

@@ -54,12 +54,26 @@ extension Configuration {
         if let password = environmentOverrides.password {
             configuration.mqtt.password = password
         } else if let file = configuration.mqtt.passwordFile {
-            configuration.mqtt.password = try readPassword(
-                file,
+            configuration.mqtt.password = try readSecret(
+                file, keyPath: "mqtt.password_file", what: "password",
                 location: document.location(
                     of: ConfigurationKeyPath(keys: ["mqtt", "password_file"]),
                     in: tree, overrides: environmentOverrides)
             )
+        }
+        if let token = environmentOverrides.frontendToken {
+            configuration.frontend.authToken = token
+        } else if let file = configuration.frontend.authTokenFile {
+            configuration.frontend.authToken = try readSecret(
+                file, keyPath: "frontend.auth_token_file", what: "token",
+                location: document.location(
+                    of: ConfigurationKeyPath(keys: ["frontend", "auth_token_file"]),
+                    in: tree, overrides: environmentOverrides)
+            )
+        }
+        if let problem = configuration.frontend.exposureProblem {
+            let location = document.location(of: ConfigurationKeyPath(keys: ["frontend", "listen"]), in: tree, overrides: environmentOverrides)
+            throw ConfigurationError(source: location.source, line: location.line, keyPath: "frontend.listen", message: problem)
         }
         return configuration
     }
@@ -83,18 +97,18 @@ extension Configuration {
         }
     }
 
-    private static func readPassword(
-        _ path: String,
+    /// A secret read from the file named at `keyPath`: its text without the final line break, never empty.
+    private static func readSecret(
+        _ path: String, keyPath: String, what: String,
         location: (source: String, line: Int?)
     ) throws(ConfigurationError) -> Secret {
-        let keyPath = "mqtt.password_file"
         let text: String
         do {
             text = try readTextFile(path)
         } catch {
             throw ConfigurationError(
                 source: location.source, line: location.line, keyPath: keyPath,
-                message: "cannot read the password file \(path): \(error.reason)")
+                message: "cannot read the \(what) file \(path): \(error.reason)")
         }
         var password = Substring(text)
         while let last = password.last, last == "\n" || last == "\r" || last == "\r\n" {
@@ -103,7 +117,7 @@ extension Configuration {
         if password.isEmpty {
             throw ConfigurationError(
                 source: location.source, line: location.line, keyPath: keyPath,
-                message: "the password file \(path) is empty")
+                message: "the \(what) file \(path) is empty")
         }
         return Secret(String(password))
     }

@@ -11,6 +11,8 @@ struct EnvironmentOverrides {
     static let prefix = "WEAR2MQTT_"
     /// Supplies the MQTT password verbatim (not parsed as YAML).
     static let passwordVariable = "WEAR2MQTT_MQTT_PASSWORD"
+    /// Supplies the web interface's token verbatim.
+    static let frontendTokenVariable = "WEAR2MQTT_FRONTEND_AUTH_TOKEN"
     /// Variables with the prefix that are not configuration keys (the CLI may use them; a debug build also reads
     /// `DebugDataPathStall`'s, which a release build refuses like any unknown key).
     #if DEBUG
@@ -28,12 +30,17 @@ struct EnvironmentOverrides {
 
     var overrides: [Override] = []
     var password: Secret?
+    var frontendToken: Secret?
 
     init(environment: [String: String], schema: SectionSchema) throws(ConfigurationError) {
         for variable in environment.keys.sorted() where variable.hasPrefix(Self.prefix) {
             guard let value = environment[variable], !Self.ignoredVariables.contains(variable) else { continue }
             if variable == Self.passwordVariable {
                 password = Secret(value)
+                continue
+            }
+            if variable == Self.frontendTokenVariable {
+                frontendToken = value.isEmpty ? nil : Secret(value)
                 continue
             }
             let name = variable.dropFirst(Self.prefix.count)

@@ -118,12 +118,26 @@ public struct HealthReport: Sendable, Equatable {
     public var residentBytes: Int64?
     public var mqtt: MQTTStatus
     public var devices: [String: Device]
+    /// The web interface, when enabled: browsers open, and messages dropped for slow ones since the start.
+    public var frontend: Frontend?
 
-    public init(uptimeSeconds: Int64, residentBytes: Int64?, mqtt: MQTTStatus, devices: [String: Device] = [:]) {
+    public struct Frontend: Sendable, Equatable {
+        public var browsers: Int
+        public var dropped: Int
+
+        public init(browsers: Int, dropped: Int) {
+            self.browsers = browsers
+            self.dropped = dropped
+        }
+    }
+
+    public init(uptimeSeconds: Int64, residentBytes: Int64?, mqtt: MQTTStatus, devices: [String: Device] = [:],
+                frontend: Frontend? = nil) {
         self.uptimeSeconds = uptimeSeconds
         self.residentBytes = residentBytes
         self.mqtt = mqtt
         self.devices = devices
+        self.frontend = frontend
     }
 }
 
@@ -208,6 +222,13 @@ public enum BridgePayload {
             writer.endObject()
         }
         writer.endObject()
+        if let frontend = report.frontend {
+            writer.key("frontend")
+            writer.beginObject()
+            writer.field("browsers", frontend.browsers)
+            writer.field("dropped", frontend.dropped)
+            writer.endObject()
+        }
         writer.endObject()
         return writer.bytes
     }

@@ -16,6 +16,8 @@ public struct TopicLayout: Sendable, Equatable {
     public var bridgeState: String { "\(base)/bridge/state" }
     public var bridgeInfo: String { "\(base)/bridge/info" }
     public var bridgeDevices: String { "\(base)/bridge/devices" }
+    /// Every registered driver's description (`wear2mqtt drivers`), retained: what a found device may be.
+    public var bridgeDrivers: String { "\(base)/bridge/drivers" }
     public var bridgeEvent: String { "\(base)/bridge/event" }
     public var bridgeHealth: String { "\(base)/bridge/health" }
     /// Warnings and errors of the gateway as JSON, rate-limited (zigbee2mqtt's `bridge/logging`).

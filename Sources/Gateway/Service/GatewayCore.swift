@@ -18,6 +18,8 @@ public final class GatewayCore: Sendable {
     public let configuration: Configuration
     public let topics: TopicLayout
     let sink: any MessageSink
+    /// The web interface's side, when `frontend.enabled` (its statistics go into `bridge/health`).
+    public let frontend: BrowserFeed?
     let registry: DriverRegistry
     /// Each driver's description as `bridge/devices` shows it, encoded once.
     let definitions: [String: DeviceValue]
@@ -71,10 +73,13 @@ public final class GatewayCore: Sendable {
     public init(configuration: Configuration, sink: any MessageSink, registry: DriverRegistry = WearableDrivers.all,
                 time: TimeSource = .system, logger: Logger = Logger(label: "gateway"),
                 unavailable: String = "the Bluetooth stack is not reachable yet",
-                logControl: LogControl = LogControl(level: .info)) {
+                logControl: LogControl = LogControl(level: .info), frontend: BrowserFeed? = nil) {
         self.configuration = configuration
         runtime = RuntimeOptions(healthIntervalSeconds: configuration.gateway.healthIntervalSeconds, log: logControl)
+        // The web interface sees every message the broker is sent, from the core and its extensions alike.
+        let sink: any MessageSink = frontend.map { FeedingSink(broker: sink, feed: $0) } ?? sink
         self.sink = sink
+        self.frontend = frontend
         self.registry = registry
         definitions = Dictionary(uniqueKeysWithValues: registry.drivers.map { ($0.name, $0.driverDescription.deviceValue) })
         self.time = time
@@ -367,6 +372,7 @@ public final class GatewayCore: Sendable {
         sink.publish(OutgoingMessage(retainedJSON: BridgeState.online.message(topics: topics)))
         for feature in extensions { feature.republish() }
         publishBridgeInfo()
+        publishDriverCatalog()
         publishDeviceList(forceDiscovery: true)
         for message in retainedDeviceMessages() { sink.publish(message) }
     }
@@ -415,7 +421,15 @@ public final class GatewayCore: Sendable {
         }
         for feature in extensions { feature.tookBridgeTopics() }
         publishBridgeInfo()
+        publishDriverCatalog()
         publishDeviceList(forceDiscovery: true)
+    }
+
+    /// `bridge/drivers`: what never changes while the process runs, so only after a (re)connect or a takeover.
+    func publishDriverCatalog() {
+        guard publishesBridgeTopics else { return }
+        sink.publish(OutgoingMessage(topic: topics.bridgeDrivers, payload: DriverCatalog.json(registry), qos: .atLeastOnce, retain: true,
+                                     properties: MQTTProperties(contentType: "application/json")))
     }
 
     public func publishBridgeInfo() {
@@ -570,8 +584,10 @@ public final class GatewayCore: Sendable {
             }
         }
         let uptime = (time.now - started).components.seconds
+        let browsers = frontend.map { feed in feed.statistics }.map { HealthReport.Frontend(browsers: $0.browsers, dropped: $0.dropped) }
         sink.publish(messages.health(HealthReport(uptimeSeconds: uptime, residentBytes: ProcessMemory.residentBytes,
-                                                  mqtt: HealthReport.MQTTStatus(sink.statistics), devices: devices)))
+                                                  mqtt: HealthReport.MQTTStatus(sink.statistics), devices: devices,
+                                                  frontend: browsers)))
     }
 
     // MARK: Shutdown

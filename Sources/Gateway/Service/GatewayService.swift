@@ -27,7 +27,7 @@ public final class GatewayService: Service, Sendable {
     private let dataPath: EventLoop?
 
     public init(configuration: Configuration, client: MQTTClient, logger: Logger, dataPath: EventLoop? = nil,
-                shutdownTimeout: Duration = .seconds(3), logControl: LogControl = .shared) {
+                shutdownTimeout: Duration = .seconds(3), logControl: LogControl = .shared, frontend: BrowserFeed? = nil) {
         self.client = client
         self.dataPath = dataPath
         self.logger = logger
@@ -35,7 +35,7 @@ public final class GatewayService: Service, Sendable {
         self.logControl = logControl
         core = GatewayCore(configuration: configuration, sink: client, logger: logger,
                            unavailable: "BlueZ is not reachable on the \(Self.busAddress(configuration)) bus yet",
-                           logControl: logControl)
+                           logControl: logControl, frontend: frontend)
     }
 
     /// For a service manager: broker and BlueZ state, devices connected (`SystemdSupervisor`).
@@ -60,12 +60,15 @@ public final class GatewayService: Service, Sendable {
                 }
             }
         }
-        let bridgeLogging = BridgeLogging(topics: core.topics, sink: client)
+        let bridgeLogging = BridgeLogging(topics: core.topics, sink: core.sink)
         logControl.forwardWarnings { bridgeLogging.publish($0) }
         defer { logControl.forwardWarnings(nil) }
         try await withGracefulShutdownHandler {
             try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { await self.serveRequests() }
+                let lanes = RequestLanes(quickLimit: Self.requestsInFlight, longLimit: Self.longRequestsInFlight)
+                group.addTask { await self.serveRequests(from: self.client.messages, lanes: lanes) }
+                // The web interface's requests take the same path, lanes included (its own quick bound: its loop).
+                if let feed = self.core.frontend { group.addTask { await self.serveRequests(from: feed.requests, lanes: lanes) } }
                 group.addTask { await self.core.publishRecords() }
                 group.addTask { await self.connectBlueZ() }
                 group.addTask { await self.periodicWork() }
@@ -139,13 +142,12 @@ public final class GatewayService: Service, Sendable {
     ///   rather than waited for, which would stop the loop behind it.
     /// Finished children are collected as a limit is reached: a plain task group keeps each until `next()` takes it
     /// (before issue 24 this loop never did, and each request left about 2.5 KB behind for good).
-    private func serveRequests() async {
-        let lanes = RequestLanes(quickLimit: Self.requestsInFlight, longLimit: Self.longRequestsInFlight)
+    private func serveRequests(from messages: some AsyncSequence<IncomingMessage, Never>, lanes: RequestLanes) async {
         await withTaskGroup(of: Void.self) { group in
             // Children in the group, finished or not: collected once more are there than can run, so finished ones
             // never pile up.
             var children = 0
-            for await message in client.messages {
+            for await message in messages {
                 guard core.admit(message), let admitted = core.admitRequest(message) else { continue }
                 if !admitted.runsLong {
                     while lanes.quickIsFull, await group.next() != nil { children -= 1 }

@@ -21,6 +21,10 @@ struct RecordCommitTests {
             (release, releaseNow) = AsyncStream.makeStream(of: Void.self)
         }
 
+        /// The sync ended: a wait for the first store ends too, whether it came or not (a sync that fails first, on a
+        /// loaded machine, then fails the test instead of hanging it).
+        func syncEnded() { reachedNow.finish() }
+
         var records: DurableRecords {
             DurableRecords(handedOver: { 0 }, stored: { [self] _, _ in
                 if first.withLock({ first in defer { first = false }; return first }) {
@@ -42,10 +46,20 @@ struct RecordCommitTests {
                                  durable: store.records, commits: commits)
         try await link.connect()
         let sync = Task { () -> CommandError? in
+            defer { store.syncEnded() }
             do throws(CommandError) { _ = try await link.execute(.sync(since: nil, until: nil)) } catch { return error }
             return nil
         }
-        for await _ in store.reached { break }
+        var reachedTheStore = false
+        for await _ in store.reached {
+            reachedTheStore = true
+            break
+        }
+        if !reachedTheStore {
+            Issue.record("the sync ended before its first page was stored: \(String(describing: await sync.value))")
+            await link.disconnect()
+            return
+        }
 
         // The first page's epochs are out and wait to be stored; their cursor is not written yet.
         let firstPage = link.recorder.records

@@ -1,0 +1,91 @@
+import Gateway
+import Logging
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOWebSocket
+import ServiceLifecycle
+
+/// Serves the web interface (docs/frontend.md) as a service of the daemon's `ServiceGroup`: the embedded page over
+/// HTTP/1.1 and its WebSocket on swift-nio, one event-loop thread made when the service runs (none when
+/// `frontend.enabled` is false). What the WebSocket carries is the `BrowserFeed`'s business; this is transport.
+public struct FrontendServer: Service {
+    private let section: Configuration.FrontendSection
+    private let feed: BrowserFeed
+    private let logger: Logger
+    /// How often a browser gets what accumulated: about every 50 ms, 20 frames a second at most.
+    private let tick: TimeAmount
+    /// Told once the socket listens (tests wait for it instead of polling).
+    private let listening: @Sendable () -> Void
+
+    public init(section: Configuration.FrontendSection, feed: BrowserFeed, logger: Logger, tick: TimeAmount = .milliseconds(50),
+                listening: @escaping @Sendable () -> Void = {}) {
+        self.section = section
+        self.feed = feed
+        self.logger = logger
+        self.tick = tick
+        self.listening = listening
+    }
+
+    /// Cannot listen on the configured address.
+    public struct BindError: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    static let pageHandlerName = "wear2mqtt.page"
+    /// A request's 64 KiB and its frame.
+    static let maximumFrameBytes = 128 * 1024
+
+    public func run() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let feed = self.feed, tick = self.tick, basePath = section.basePath
+        let origins = OriginRule(allowedOrigins: section.allowedOrigins)
+        let webSocketPath = (basePath == "/" ? "" : basePath) + "/" + PageRoute.webSocketPath
+        let channel: any Channel
+        do {
+            channel = try await ServerBootstrap(group: group)
+                .serverChannelOption(.backlog, value: 64)
+                .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+                .childChannelInitializer { channel in
+                    let page = PageRequestHandler(basePath: basePath, origins: origins, secure: false)
+                    let upgrader = NIOWebSocketServerUpgrader(
+                        maxFrameSize: Self.maximumFrameBytes,
+                        shouldUpgrade: { channel, head in
+                            let path = head.uri.split(separator: "?", maxSplits: 1).first.map(String.init) ?? head.uri
+                            let allowed = path == webSocketPath && origins.allows(
+                                origin: head.headers.first(name: "Origin"), host: head.headers.first(name: "Host"), secure: false)
+                            return channel.eventLoop.makeSucceededFuture(allowed ? HTTPHeaders() : nil)
+                        },
+                        upgradePipelineHandler: { channel, _ in
+                            channel.eventLoop.makeCompletedFuture {
+                                try channel.pipeline.syncOperations.addHandler(
+                                    NIOWebSocketFrameAggregator(minNonFinalFragmentSize: 1, maxAccumulatedFrameCount: 64,
+                                                                maxAccumulatedFrameSize: Self.maximumFrameBytes))
+                                try channel.pipeline.syncOperations.addHandler(BrowserSocketHandler(feed: feed, tick: tick))
+                            }
+                        })
+                    return channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.configureHTTPServerPipeline(
+                            withServerUpgrade: (upgraders: [upgrader], completionHandler: { context in
+                                context.pipeline.removeHandler(name: Self.pageHandlerName, promise: nil)
+                            }))
+                        try channel.pipeline.syncOperations.addHandler(page, name: Self.pageHandlerName)
+                    }
+                }
+                .bind(host: section.endpoint.host, port: section.endpoint.port).get()
+        } catch {
+            try? await group.shutdownGracefully()
+            throw BindError(description: "frontend.listen: cannot listen on \(section.listen): \(error)")
+        }
+        logger.info("serving the web interface", metadata: ["listen": "\(section.listen)", "base_path": "\(basePath)",
+                                                            "token": "\(section.authToken == nil ? "none" : "required")"])
+        listening()
+        await withGracefulShutdownHandler {
+            try? await channel.closeFuture.get()
+        } onGracefulShutdown: {
+            channel.close(promise: nil)
+        }
+        feed.finish()
+        try? await group.shutdownGracefully()
+    }
+}

@@ -1,0 +1,160 @@
+extension Configuration {
+    /// `frontend:` — the web interface (docs/frontend.md): pages and one WebSocket speaking the MQTT contract, served
+    /// by the gateway. Off unless enabled; loopback by default. Listening beyond loopback needs a token: the page
+    /// controls every wearable (`allow` still guards what it may do, exactly as on MQTT).
+    ///
+    /// The token follows the broker password's rule: never in the file (config.yaml is often readable by all), but in
+    /// a file named by `auth_token_file` or in `WEAR2MQTT_FRONTEND_AUTH_TOKEN`; the loader fills in ``authToken``.
+    public struct FrontendSection: Sendable, Equatable, Codable, ConfigurationSection {
+        public var enabled = false
+        /// `host:port` as `metrics.listen` writes it. 8780: free on a gateway, beside Home Assistant's 8123.
+        public var listen = "127.0.0.1:8780" {
+            didSet { endpoint = ListenAddress(listen) ?? endpoint }
+        }
+        public private(set) var endpoint = ListenAddress(host: "127.0.0.1", port: 8780)
+        public var authTokenFile: String?
+        /// The token the page asks for (from `auth_token_file` or the environment); nil for none.
+        public var authToken: Secret?
+        /// The prefix a reverse proxy forwards without stripping (`/wear2mqtt`); `/` for none. Home Assistant's
+        /// ingress strips its own and says it in `X-Ingress-Path`, which needs nothing here.
+        public var basePath = "/"
+        /// Origins besides the page's own that may open the WebSocket (a dashboard embedding it).
+        public var allowedOrigins: [String] = []
+        public var tls = FrontendTLS()
+
+        public init() {}
+
+        /// `frontend.tls:` — HTTPS with this certificate and key (PEM); both or neither.
+        public struct FrontendTLS: Sendable, Equatable, Codable, ConfigurationSection {
+            public var certificateFile: String?
+            public var keyFile: String?
+            public var enabled: Bool { certificateFile != nil }
+
+            public init() {}
+
+            enum CodingKeys: String, CodingKey, CaseIterable {
+                case certificateFile = "cert_file"
+                case keyFile = "key_file"
+            }
+
+            public init(from decoder: any Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                certificateFile = try container.decodeIfPresent(String.self, forKey: .certificateFile)
+                keyFile = try container.decodeIfPresent(String.self, forKey: .keyFile)
+                for (key, path) in [(CodingKeys.certificateFile, certificateFile), (.keyFile, keyFile)] where path?.isEmpty == true {
+                    throw container.invalid(key, "must not be empty; leave it out instead")
+                }
+                if certificateFile != nil, keyFile == nil {
+                    throw container.invalid(.certificateFile, "needs frontend.tls.key_file, the certificate's private key")
+                }
+                if keyFile != nil, certificateFile == nil {
+                    throw container.invalid(.keyFile, "needs frontend.tls.cert_file, the certificate for this key")
+                }
+                // Said at load time rather than at the first browser: see docs/decisions.md (issue 40).
+                if certificateFile != nil {
+                    throw container.invalid(.certificateFile, "HTTPS is not built into this version of the web interface yet; "
+                                            + "leave frontend.tls out and terminate TLS in a reverse proxy (docs/frontend.md)")
+                }
+            }
+
+            public func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(certificateFile, forKey: .certificateFile)
+                try container.encode(keyFile, forKey: .keyFile)
+            }
+        }
+
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case enabled
+            case listen
+            case authToken = "auth_token"
+            case authTokenFile = "auth_token_file"
+            case basePath = "base_path"
+            case allowedOrigins = "allowed_origins"
+            case tls
+        }
+
+        static var nestedSchemas: [String: ConfigurationSchema] {
+            [CodingKeys.allowedOrigins.stringValue: .list(of: .value), CodingKeys.tls.stringValue: FrontendTLS.schema]
+        }
+
+        static var rejectedKeys: [String: String] {
+            [
+                CodingKeys.authToken.stringValue:
+                    "the token does not belong in the configuration file; put it in a file named by "
+                    + "frontend.auth_token_file or in the environment variable \(EnvironmentOverrides.frontendTokenVariable)"
+            ]
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            let defaults = Self()
+            enabled = try container.value(.enabled, default: defaults.enabled)
+            let listen = try container.value(.listen, default: defaults.listen)
+            guard let endpoint = ListenAddress(listen) else {
+                throw container.invalid(.listen, "must be host:port with a port between 1 and 65535 (an IPv6 host in brackets: [::1]:8780)")
+            }
+            self.listen = listen
+            self.endpoint = endpoint
+            authTokenFile = try container.decodeIfPresent(String.self, forKey: .authTokenFile)
+            if authTokenFile?.isEmpty == true {
+                throw container.invalid(.authTokenFile, "must not be empty; leave it out for no token")
+            }
+            let basePath = try container.value(.basePath, default: defaults.basePath)
+            if let problem = Self.basePathProblem(basePath) { throw container.invalid(.basePath, problem) }
+            self.basePath = basePath.count > 1 && basePath.hasSuffix("/") ? String(basePath.dropLast()) : basePath
+            allowedOrigins = try container.value(.allowedOrigins, default: [])
+            if let bad = allowedOrigins.first(where: { !Self.isOrigin($0) }) {
+                throw container.invalid(.allowedOrigins, "\"\(bad)\" is not an origin like https://example.org or http://192.168.1.5:8123")
+            }
+            tls = try container.value(.tls, default: FrontendTLS())
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            let reveal = encoder.userInfo[Configuration.revealSecretsKey] as? Bool == true
+            try container.encode(enabled, forKey: .enabled)
+            try container.encode(listen, forKey: .listen)
+            try container.encode(authToken.map { reveal ? $0.reveal() : Secret.mask }, forKey: .authToken)
+            try container.encode(authTokenFile, forKey: .authTokenFile)
+            try container.encode(basePath, forKey: .basePath)
+            try container.encode(allowedOrigins, forKey: .allowedOrigins)
+            try container.encode(tls, forKey: .tls)
+        }
+
+        /// Whether the listen address reaches this machine only (`127.0.0.0/8`, `::1`, `localhost`).
+        public var listensOnLoopback: Bool {
+            let host = endpoint.host.lowercased()
+            return host == "localhost" || host == "::1" || host.hasPrefix("127.")
+        }
+
+        /// The problem of a listen address beyond loopback without a token, naming the key to set; nil when fine.
+        var exposureProblem: String? {
+            guard enabled, !listensOnLoopback, authToken == nil else { return nil }
+            return "\(listen) is reachable from other machines, so the web interface needs a token: set frontend.auth_token_file "
+                + "(or \(EnvironmentOverrides.frontendTokenVariable)), or listen on 127.0.0.1"
+        }
+
+        static func basePathProblem(_ path: String) -> String? {
+            guard path.hasPrefix("/") else { return "must start with /, got \"\(path)\"" }
+            if path.contains("//") { return "must not contain an empty level (//), got \"\(path)\"" }
+            let allowed = path.unicodeScalars.allSatisfy { scalar in
+                scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "/-_.~".unicodeScalars.contains(scalar))
+            }
+            if !allowed { return "may only contain letters, digits and / - _ . ~, got \"\(path)\"" }
+            if path.split(separator: "/").contains(where: { $0 == "." || $0 == ".." }) {
+                return "must not contain . or .. levels, got \"\(path)\""
+            }
+            return nil
+        }
+
+        /// `scheme://host[:port]`, lower case, no path: what a browser sends as `Origin`.
+        static func isOrigin(_ text: String) -> Bool {
+            for scheme in ["http://", "https://"] where text.hasPrefix(scheme) {
+                let rest = text.dropFirst(scheme.count)
+                return !rest.isEmpty && !rest.contains("/") && !rest.contains(" ") && rest == rest.lowercased()
+            }
+            return false
+        }
+    }
+}
