@@ -75,6 +75,15 @@ extension KeyedDecodingContainer {
         try decodeIfPresent(T.self, forKey: key) ?? defaultValue
     }
 
+    /// A `host:port` listen address (`metrics.listen`, `frontend.listen`) as written and split, or `defaultValue`.
+    func listenAddress(_ key: Key, default defaultValue: String) throws -> (text: String, address: Configuration.ListenAddress) {
+        let text = try value(key, default: defaultValue)
+        guard let address = Configuration.ListenAddress(text) else {
+            throw invalid(key, "must be host:port with a port between 1 and 65535 (an IPv6 host in brackets: [::1]:\(Configuration.ListenAddress(defaultValue)?.port ?? 8080))")
+        }
+        return (text, address)
+    }
+
     /// An integer in `range`, or `defaultValue` when missing.
     func integer(_ key: Key, default defaultValue: Int, in range: ClosedRange<Int>) throws -> Int {
         let value = try self.value(key, default: defaultValue)

@@ -90,12 +90,7 @@ extension Configuration {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             let defaults = Self()
             enabled = try container.value(.enabled, default: defaults.enabled)
-            let listen = try container.value(.listen, default: defaults.listen)
-            guard let endpoint = ListenAddress(listen) else {
-                throw container.invalid(.listen, "must be host:port with a port between 1 and 65535 (an IPv6 host in brackets: [::1]:8780)")
-            }
-            self.listen = listen
-            self.endpoint = endpoint
+            (listen, endpoint) = try container.listenAddress(.listen, default: defaults.listen)
             authTokenFile = try container.decodeIfPresent(String.self, forKey: .authTokenFile)
             if authTokenFile?.isEmpty == true {
                 throw container.invalid(.authTokenFile, "must not be empty; leave it out for no token")
