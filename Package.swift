@@ -29,6 +29,12 @@ let package = Package(
             pkgConfig: "libmosquitto",
             providers: [.apt(["libmosquitto-dev"])]
         ),
+        /// The system's OpenSSL (libssl3, already loaded for libmosquitto's TLS): the web interface's HTTPS.
+        .systemLibrary(
+            name: "CTLS",
+            pkgConfig: "openssl",
+            providers: [.apt(["libssl-dev"])]
+        ),
         .systemLibrary(
             name: "CDBus",
             pkgConfig: "dbus-1",
@@ -164,6 +170,7 @@ let package = Package(
             name: "Frontend",
             dependencies: [
                 "Gateway",
+                "CTLS",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -207,6 +214,10 @@ let package = Package(
                 "Wear2MQTTTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["python"]

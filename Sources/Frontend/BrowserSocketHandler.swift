@@ -20,7 +20,7 @@ final class BrowserSocketHandler: ChannelInboundHandler {
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
-        let (id, first) = feed.open()
+        let (id, first) = feed.open(peer: context.channel.remoteAddress?.ipAddress ?? "")
         self.id = id
         send(first, context: context)
         schedule(context: context)

@@ -12,16 +12,19 @@ import ServiceLifecycle
 public struct FrontendServer: Service {
     private let section: Configuration.FrontendSection
     private let feed: BrowserFeed
+    /// HTTPS when `frontend.tls` is set (loaded before the service starts, so a bad file stops the start).
+    private let tls: TLSServerContext?
     private let logger: Logger
     /// How often a browser gets what accumulated: about every 50 ms, 20 frames a second at most.
     private let tick: TimeAmount
     /// Told once the socket listens (tests wait for it instead of polling).
     private let listening: @Sendable () -> Void
 
-    public init(section: Configuration.FrontendSection, feed: BrowserFeed, logger: Logger, tick: TimeAmount = .milliseconds(50),
-                listening: @escaping @Sendable () -> Void = {}) {
+    public init(section: Configuration.FrontendSection, feed: BrowserFeed, tls: TLSServerContext? = nil, logger: Logger,
+                tick: TimeAmount = .milliseconds(50), listening: @escaping @Sendable () -> Void = {}) {
         self.section = section
         self.feed = feed
+        self.tls = tls
         self.logger = logger
         self.tick = tick
         self.listening = listening
@@ -38,7 +41,7 @@ public struct FrontendServer: Service {
 
     public func run() async throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let feed = self.feed, tick = self.tick, basePath = section.basePath
+        let feed = self.feed, tick = self.tick, basePath = section.basePath, tls = self.tls, secure = tls != nil
         let origins = OriginRule(allowedOrigins: section.allowedOrigins)
         let webSocketPath = (basePath == "/" ? "" : basePath) + "/" + PageRoute.webSocketPath
         let channel: any Channel
@@ -47,13 +50,13 @@ public struct FrontendServer: Service {
                 .serverChannelOption(.backlog, value: 64)
                 .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
                 .childChannelInitializer { channel in
-                    let page = PageRequestHandler(basePath: basePath, origins: origins, secure: false)
+                    let page = PageRequestHandler(basePath: basePath, origins: origins, secure: secure)
                     let upgrader = NIOWebSocketServerUpgrader(
                         maxFrameSize: Self.maximumFrameBytes,
                         shouldUpgrade: { channel, head in
                             let path = head.uri.split(separator: "?", maxSplits: 1).first.map(String.init) ?? head.uri
                             let allowed = path == webSocketPath && origins.allows(
-                                origin: head.headers.first(name: "Origin"), host: head.headers.first(name: "Host"), secure: false)
+                                origin: head.headers.first(name: "Origin"), host: head.headers.first(name: "Host"), secure: secure)
                             return channel.eventLoop.makeSucceededFuture(allowed ? HTTPHeaders() : nil)
                         },
                         upgradePipelineHandler: { channel, _ in
@@ -65,6 +68,7 @@ public struct FrontendServer: Service {
                             }
                         })
                     return channel.eventLoop.makeCompletedFuture {
+                        if let tls { try channel.pipeline.syncOperations.addHandler(TLSServerHandler(context: tls)) }
                         try channel.pipeline.syncOperations.configureHTTPServerPipeline(
                             withServerUpgrade: (upgraders: [upgrader], completionHandler: { context in
                                 context.pipeline.removeHandler(name: Self.pageHandlerName, promise: nil)
@@ -78,6 +82,7 @@ public struct FrontendServer: Service {
             throw BindError(description: "frontend.listen: cannot listen on \(section.listen): \(error)")
         }
         logger.info("serving the web interface", metadata: ["listen": "\(section.listen)", "base_path": "\(basePath)",
+                                                            "scheme": "\(secure ? "https" : "http")",
                                                             "token": "\(section.authToken == nil ? "none" : "required")"])
         listening()
         await withGracefulShutdownHandler {

@@ -29,6 +29,8 @@ struct RunSpec: Sendable {
     var cpu: Int? = nil
     /// Reads the carrier's memory and CPU this often during the window (`series`), or never.
     var sampleEvery: Double? = nil
+    /// The gateway's web interface: nil off; on, with this many browsers open during the window (`BenchBrowsers`).
+    var browsers: Int? = nil
 
     /// The last CPU: the bench and broker are started first and do not care which one they get.
     static var oneCore: Int { max(0, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))) - 1) }
@@ -96,6 +98,11 @@ struct RunResult: Codable, Sendable {
     var carrierThreads: ThreadActivity?
     /// The readings of a window with `sampleEvery` (the soak).
     var series: [WindowPoint]? = nil
+    /// With the web interface on: browsers open, the messages they received per second together, and what the
+    /// gateway dropped for them.
+    var browsersOpen: Int? = nil
+    var browserMessagesPerSecond: Double? = nil
+    var browserDropped: Int? = nil
     var notes: [String]
 }
 
@@ -134,11 +141,12 @@ struct MeasurementRunner: Sendable {
         }
         let subscriber: SampleSubscriber
         let carrier: ChildProcess
+        let frontendPort = spec.browsers == nil ? nil : try Self.freeLoopbackPort()
         do {
             subscriber = try SampleSubscriber(port: broker.port, topics: ["bench/+/sensor/#", "relay/#"], ledger: ledger,
                                               heartRateDevices: workload.straps, boseDevices: workload.bose)
             try await subscriber.waitUntilSubscribed()
-            carrier = try startCarrier(spec, bus: bus.address, directory: directory)
+            carrier = try startCarrier(spec, bus: bus.address, directory: directory, frontendPort: frontendPort)
         } catch {
             await simulator.stop()
             await bus.stop()
@@ -159,7 +167,7 @@ struct MeasurementRunner: Sendable {
 
         do {
             let result = try await measure(spec, carrier: carrier, bus: bus, subscriber: subscriber, ledger: ledger,
-                                           records: records, log: log)
+                                           records: records, frontendPort: frontendPort, log: log)
             await tearDown()
             return result
         } catch {
@@ -170,7 +178,8 @@ struct MeasurementRunner: Sendable {
     }
 
     private func measure(_ spec: RunSpec, carrier: ChildProcess, bus: DBusDaemon, subscriber: SampleSubscriber,
-                         ledger: SendLedger, records: RecordCounter, log: (String) -> Void) async throws -> RunResult {
+                         ledger: SendLedger, records: RecordCounter, frontendPort: Int?,
+                         log: (String) -> Void) async throws -> RunResult {
         let workload = spec.workload
         let started = ContinuousClock.now
         // Warm-up: every device connected and delivering.
@@ -190,6 +199,13 @@ struct MeasurementRunner: Sendable {
         let warmUp = ContinuousClock.now - started
         // Let the connection-time work (reads, configuration writes, retained state) settle.
         try await Task.sleep(for: .seconds(1))
+        var browsers: BenchBrowsers?
+        if let frontendPort, let count = spec.browsers, count > 0 {
+            browsers = try await BenchBrowsers.open(count: count, port: frontendPort, filter: "bench/#")
+            // The retained state each is handed on subscribing is not the window's.
+            try await Task.sleep(for: .seconds(1))
+        }
+        let browsersAtStart = browsers?.snapshot
 
         var cpu = CPUWindow()
         var processes: [String: Int32] = [spec.carrier.rawValue: carrier.pid, "dbus-daemon": bus.pid, "bench": getpid()]
@@ -203,6 +219,7 @@ struct MeasurementRunner: Sendable {
         let floor = subscriber.beginWindow(floor: ledger.sentCounters)
         let series = try await Self.watch(pid: carrier.pid, for: spec.seconds, every: spec.sampleEvery, log: log)
         let ceiling = subscriber.endReceipts(ceiling: ledger.sentCounters)
+        let browsersAtEnd = browsers?.snapshot
         let socketDrops = SimulatorCounters.notificationsDroppedOnFullSockets.load(ordering: .relaxed) - dropsAtStart
         let window = (ContinuousClock.now - windowStart).seconds
         let recordsAtEnd = records.total
@@ -214,6 +231,8 @@ struct MeasurementRunner: Sendable {
         // Drain: samples of the window still on their way (a batch window, queues).
         try await Task.sleep(for: .milliseconds(max(1000, spec.batchMilliseconds + 500)))
         let tally = subscriber.snapshot()
+        // On an error before this, the browsers' sockets end with the gateway.
+        await browsers?.close()
 
         let sent = zip(ceiling, floor).reduce(UInt64(0)) { $0 + ($1.0 - $1.1) }
         let lost = sent > tally.windowSamplesReceived ? sent - tally.windowSamplesReceived : 0
@@ -228,6 +247,11 @@ struct MeasurementRunner: Sendable {
         let heartRateSent = Double(sent) / window
         if workload.straps > 0 && heartRateSent < 0.95 * workload.heartRateOffered {
             notes.append("the simulator sent \(Int(heartRateSent)) of \(Int(workload.heartRateOffered)) heart-rate samples/s offered")
+        }
+        var browserMessagesPerSecond: Double?
+        if let browsersAtStart, let browsersAtEnd {
+            browserMessagesPerSecond = Double(zip(browsersAtEnd, browsersAtStart).reduce(0) { $0 + $1.0.messages - $1.1.messages }) / window
+            if browsersAtEnd.contains(where: { $0.frames == 0 }) { notes.append("a browser received no frame") }
         }
         let latency = tally.latency
         func milliseconds(_ micros: UInt64) -> Double { Double(micros) / 1000 }
@@ -257,6 +281,8 @@ struct MeasurementRunner: Sendable {
             anonymousGrowthMiBPerMinute: anonymousGrowth,
             carrierThreads: threads,
             series: series,
+            browsersOpen: spec.browsers, browserMessagesPerSecond: browserMessagesPerSecond,
+            browserDropped: browsersAtEnd?.reduce(0) { $0 + $1.dropped },
             notes: notes)
     }
 
@@ -293,10 +319,10 @@ struct MeasurementRunner: Sendable {
         ProcessInfo.processInfo.environment.merging(["MALLOC_ARENA_MAX": "2"]) { _, deployed in deployed }
     }
 
-    private func startCarrier(_ spec: RunSpec, bus: String, directory: TemporaryDirectory) throws -> ChildProcess {
+    private func startCarrier(_ spec: RunSpec, bus: String, directory: TemporaryDirectory, frontendPort: Int?) throws -> ChildProcess {
         switch spec.carrier {
         case .gateway:
-            let configuration = try gatewayConfiguration(spec, bus: bus, directory: directory)
+            let configuration = try gatewayConfiguration(spec, bus: bus, directory: directory, frontendPort: frontendPort)
             let (executable, arguments) = Self.held(to: spec.cpu, BuildProducts.gatewayExecutable, ["run", "--config", configuration])
             return try ChildProcess(executable: executable, arguments: arguments,
                                     environment: Self.deployedEnvironment,
@@ -316,6 +342,24 @@ struct MeasurementRunner: Sendable {
         }
     }
 
+    /// A loopback port nothing listens on now, for the gateway's web interface.
+    static func freeLoopbackPort() throws -> Int {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw BenchError("socket: errno \(errno)") }
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                bind(descriptor, pointer, length) == 0 && getsockname(descriptor, pointer, &length) == 0
+            }
+        }
+        guard bound else { throw BenchError("bind: errno \(errno)") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
     /// The command that runs `executable` held to `cpu`: through `taskset`, which sets the affinity and execs it,
     /// so the pid is the carrier's and every thread it makes inherits the one CPU.
     static func held(to cpu: Int?, _ executable: String, _ arguments: [String]) -> (String, [String]) {
@@ -326,7 +370,7 @@ struct MeasurementRunner: Sendable {
     /// config.yaml for the run; `batch_ms` and `notify` are device options, which config.yaml does not take:
     /// they go into the device store (`state_dir/devices.json`), where `device/options` over MQTT would have put
     /// them, so the devices connect once, already with their options.
-    private func gatewayConfiguration(_ spec: RunSpec, bus: String, directory: TemporaryDirectory) throws -> String {
+    private func gatewayConfiguration(_ spec: RunSpec, bus: String, directory: TemporaryDirectory, frontendPort: Int?) throws -> String {
         let workload = spec.workload
         let stateDirectory = directory.file("state")
         try FileManager.default.createDirectory(atPath: stateDirectory, withIntermediateDirectories: true)
@@ -339,8 +383,9 @@ struct MeasurementRunner: Sendable {
             "mqtt: {host: 127.0.0.1, port: \(broker.port), base_topic: bench, client_id: wear2mqtt-bench-gateway, "
                 + "coalesce_ms: \(coalesceMilliseconds)}",
             "bluez: {bus: \"\(bus)\"}",
-            "devices:",
         ]
+        if let frontendPort { lines.append("frontend: {enabled: true, listen: \"127.0.0.1:\(frontendPort)\"}") }
+        lines.append("devices:")
         var stored: [ManagedDevice] = []
         for index in 0..<workload.straps {
             let id = Workload.strapID(index)

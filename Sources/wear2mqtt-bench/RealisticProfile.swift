@@ -15,9 +15,10 @@ enum RealisticProfile {
     /// CPU is a few 10 ms ticks of utime + stime.
     static func plan(seconds: Double) -> [RunSpec] {
         var specs: [RunSpec] = []
-        func add(_ purpose: String, _ carrier: RunSpec.Carrier, _ method: String, _ workload: Workload, _ window: Double) {
+        func add(_ purpose: String, _ carrier: RunSpec.Carrier, _ method: String, _ workload: Workload, _ window: Double,
+                 browsers: Int? = nil) {
             specs.append(RunSpec(purpose: purpose, carrier: carrier, method: method, batchMilliseconds: 0,
-                                 workload: workload, seconds: window))
+                                 workload: workload, seconds: window, browsers: browsers))
         }
         for rate in rates {
             let workload = Workload(straps: 20, rateHz: rate, bose: 0, boseSensors: 2)
@@ -28,6 +29,11 @@ enum RealisticProfile {
                 add("realistic", .peer, method, workload, window)
             }
         }
+        // The web interface (issue 40): the 20 × 50 Hz run again with it on and no browser, then with two browsers
+        // each subscribed to every topic; compared with the realistic run above, which has it off.
+        let browsing = Workload(straps: 20, rateHz: 50, bose: 0, boseSensors: 2)
+        add("browsers", .gateway, "acquire", browsing, seconds, browsers: 0)
+        add("browsers", .gateway, "acquire", browsing, seconds, browsers: 2)
         let mixed = Workload(straps: 40, rateHz: 64, bose: 10, boseSensors: 2)
         add("mixed", .gateway, "acquire", mixed, seconds)
         add("mixed", .peer, "acquire", mixed.strapsOnly, seconds)
@@ -83,6 +89,20 @@ enum RealisticProfile {
             checks.append(BenchReport.TargetCheck(
                 target: "≥ 10× less CPU per sample than the Python peer at \(format(rate * 20, 0)) samples/s",
                 measured: "the peer spends \(format(ratio, 2))× the gateway's µs per sample", met: ratio >= 10))
+        }
+        if let off = gateway("realistic", rate: 50), let offCost = off.cpuMicrosecondsPerSample {
+            let browsing = costs.filter { $0.purpose == "browsers" }
+            for run in browsing {
+                guard let cost = run.cpuMicrosecondsPerSample, let open = run.browsersOpen else { continue }
+                let received = run.browserMessagesPerSecond.map { ", the browsers received \(format($0, 0)) messages/s" } ?? ""
+                let dropped = run.browserDropped.map { $0 > 0 ? ", \($0) dropped for them" : ", none dropped" } ?? ""
+                checks.append(BenchReport.TargetCheck(
+                    target: open == 0 ? "gateway CPU per sample with the web interface on and no browser open (20 × 50 Hz)"
+                        : "gateway CPU per sample with \(open) browsers open, each subscribed to every topic (20 × 50 Hz)",
+                    measured: "\(format(cost, 1)) µs against \(format(offCost, 1)) µs with it off: "
+                        + "\(format(cost / offCost, 2))×\(received)\(dropped)",
+                    met: (run.browserDropped ?? 0) == 0))
+            }
         }
         if let idle = costs.first(where: { $0.purpose == "idle" && $0.carrier == RunSpec.Carrier.gateway.rawValue }) {
             checks.append(BenchReport.TargetCheck(
@@ -156,6 +176,10 @@ struct SampleCost: Codable, Sendable {
     /// stime are a few ticks there), and which gateway run that was.
     var peerToGateway: Double?
     var comparedWith: String?
+    /// Runs with the web interface on: browsers open, what they received, what was dropped for them.
+    var browsersOpen: Int?
+    var browserMessagesPerSecond: Double?
+    var browserDropped: Int?
 
     init(_ result: RunResult) {
         purpose = result.purpose
@@ -165,6 +189,9 @@ struct SampleCost: Codable, Sendable {
         windowSeconds = result.windowSeconds
         samplesPerSecond = result.samplesPerSecond
         cpuPercent = result.carrierCPU
+        browsersOpen = result.browsersOpen
+        browserMessagesPerSecond = result.browserMessagesPerSecond
+        browserDropped = result.browserDropped
         let threads = result.carrierThreads ?? ThreadActivity(threads: 0)
         let window = max(result.windowSeconds, 1e-9)
         runtimePercent = Double(threads.runtimeNanoseconds) / 1e9 / window * 100
@@ -180,7 +207,7 @@ struct SampleCost: Codable, Sendable {
         }
     }
 
-    var title: String { "\(carrier) \(method)" }
+    var title: String { "\(carrier) \(method)" + (browsersOpen.map { " web \($0) br" } ?? "") }
     var run: String { "\(title), \(workload.summary)" }
 
     /// The same heart-rate sensors, rate and notify method in the same part of the profile.

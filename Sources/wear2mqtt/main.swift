@@ -143,7 +143,15 @@ func metricsServer(_ metrics: Configuration.MetricsSection,
 /// The web interface, only with `frontend.enabled` (off: no HTTP server, no thread, no feed on the data path).
 func frontendServer(_ section: Configuration.FrontendSection, _ feed: BrowserFeed?) -> [ServiceGroupConfiguration.ServiceConfiguration] {
     guard let feed else { return [] }
-    return [.init(service: FrontendServer(section: section, feed: feed, logger: Logger(label: "frontend")))]
+    var tls: TLSServerContext?
+    if let certificate = section.tls.certificateFile, let key = section.tls.keyFile {
+        do {
+            tls = try TLSServerContext(certificateFile: certificate, keyFile: key)
+        } catch {
+            fail(ExitStatus.configurationError, "configuration error: \(error)")
+        }
+    }
+    return [.init(service: FrontendServer(section: section, feed: feed, tls: tls, logger: Logger(label: "frontend")))]
 }
 
 struct ConfigCommand: AsyncParsableCommand {
@@ -158,6 +166,14 @@ struct ConfigCommand: AsyncParsableCommand {
 
         func run() async throws {
             let configuration = try options.loadConfiguration()
+            // The web interface's certificate and key as the start loads them (readable, PEM, a matching pair).
+            if let certificate = configuration.frontend.tls.certificateFile, let key = configuration.frontend.tls.keyFile {
+                do {
+                    _ = try TLSServerContext(certificateFile: certificate, keyFile: key)
+                } catch {
+                    fail(1, "configuration error: \(error)")
+                }
+            }
             print(configuration.resolvedSummary(maskSecrets: true), terminator: "")
             FileHandle.standardError.write(Data("wear2mqtt: configuration \(options.config) is valid\n".utf8))
         }

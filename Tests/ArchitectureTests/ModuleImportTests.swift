@@ -14,6 +14,7 @@ struct ModuleImportTests {
     static let allowed: [String: Set<String>] = [
         "CDBus": [],
         "CMosquitto": [],
+        "CTLS": [],
         "CEpoll": [],
         "EventLoop": ["CEpoll", "HeapModule"],
         "DBus": ["CDBus", "EventLoop"],
@@ -24,7 +25,7 @@ struct ModuleImportTests {
         "Gateway": ["Wearables", "Firmware", "BlueZ", "DBus", "MQTT", "EventLoop", "Yams", "ServiceLifecycle", "Prometheus", "Crypto",
                     "DequeModule", "OrderedCollections"],
         "MetricsExporter": ["NIOCore", "NIOPosix", "NIOHTTP1", "ServiceLifecycle"],
-        "Frontend": ["Gateway", "NIOCore", "NIOPosix", "NIOHTTP1", "NIOWebSocket", "ServiceLifecycle"],
+        "Frontend": ["Gateway", "CTLS", "NIOCore", "NIOPosix", "NIOHTTP1", "NIOWebSocket", "ServiceLifecycle"],
         "wear2mqtt": ["Gateway", "Frontend", "MetricsExporter", "MQTT", "EventLoop", "ArgumentParser", "ServiceLifecycle"],
         "SimulatedWearables": ["EventLoop", "Wearables", "Firmware", "Crypto", "ZIPFoundation"],
         "Simulator": ["BlueZ", "DBus", "EventLoop", "Wearables", "SimulatedWearables", "Yams"],
@@ -34,11 +35,13 @@ struct ModuleImportTests {
         "FuzzTargets": ["Wearables", "Firmware", "MQTT", "Gateway"],
         "wear2mqtt-fuzz": ["FuzzTargets"],
         "wear2mqtt-bench": ["Gateway", "Simulator", "BlueZ", "MQTT", "CMosquitto", "DBus", "EventLoop", "Wearables", "SimulatedWearables",
-                            "Wear2MQTTTesting", "ArgumentParser", "Histogram"],
+                            "Wear2MQTTTesting", "ArgumentParser", "Histogram",
+                            // A browser's WebSocket on the web interface (BenchBrowsers).
+                            "NIOCore", "NIOPosix", "NIOHTTP1", "NIOWebSocket"],
     ]
 
     /// The modules that make up the daemon: none of them may import what only tests, the simulator and the bench use.
-    static let product = ["CDBus", "CMosquitto", "CEpoll", "EventLoop", "DBus", "BlueZ", "MQTT", "Wearables", "Firmware", "Gateway", "MetricsExporter", "Frontend", "wear2mqtt"]
+    static let product = ["CDBus", "CMosquitto", "CTLS", "CEpoll", "EventLoop", "DBus", "BlueZ", "MQTT", "Wearables", "Firmware", "Gateway", "MetricsExporter", "Frontend", "wear2mqtt"]
     static let neverInTheProduct: Set<String> = ["SimulatedWearables", "Simulator", "Wear2MQTTTesting", "Testing", "FuzzTargets"]
 
     static let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

@@ -44,6 +44,15 @@ import Wear2MQTTTesting
         #expect(result.stderr.contains("mqtt.keepalive_s"))
     }
 
+    @Test func anUnusableWebInterfaceCertificateIsNamedByCheckAndByRun() async throws {
+        let yaml = "frontend:\n  enabled: true\n  tls:\n    cert_file: /nonexistent/frontend.crt\n    key_file: /nonexistent/frontend.key\n"
+        for command in [["config", "check"], ["run"]] {
+            let result = try await check(yaml, command: command)
+            #expect(result.status == 1, "\(command)")
+            #expect(result.stderr.contains("frontend.tls.cert_file: cannot use /nonexistent/frontend.crt"), "\(command): \(result.stderr)")
+        }
+    }
+
     @Test func anEnvironmentOverrideWithABadValueNamesTheVariable() async throws {
         let result = try await check("", environment: ["WEAR2MQTT_MQTT_PORT": "99999"])
         #expect(result.status == 1)

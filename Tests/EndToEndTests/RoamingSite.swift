@@ -189,7 +189,10 @@ struct RoamingSite {
                 names.allSatisfy { !site.payloads("bridge/site/gateways/\($0)").isEmpty }
             }
             guard joined else { throw TestSetupError("not every gateway joined the site: \(names)") }
-            for room in rooms.values { try await room.control.setAdvertising(strap, true) }
+            for room in rooms.values {
+                guard await room.control.untilServing() else { throw TestSetupError("the \(room.name) simulator does not serve") }
+                try await room.control.setAdvertising(strap, true)
+            }
         } catch {
             await site.stop()
             throw error

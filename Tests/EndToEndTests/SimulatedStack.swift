@@ -61,6 +61,9 @@ struct Stack {
               bus: \(daemon.address)
             """ + (configuredDevices.map { "\ndevices:\n" + $0 } ?? "") + (gatewayExtra.isEmpty ? "" : "\n" + gatewayExtra)))
         let gateway = try GatewayProcess.start(arguments: ["run", "--config", config], in: broker.directory)
+        // The simulator starts beside the gateway; a test's first control call must not race its bus name (when it
+        // is not there, the call's own error says so).
+        _ = await control.untilServing()
         return Stack(broker: broker, daemon: daemon, simulator: simulator, gateway: gateway,
                      simulatorArguments: simulatorArguments, configPath: config, control: control, witness: witness,
                      changes: changes, extraWitnesses: ExtraWitnesses(), base: base)
@@ -191,6 +194,7 @@ struct Stack {
         _ = await simulator.waitForExit(timeout: .seconds(30))
         simulator = try ChildProcess(executable: simulatorArguments[0], arguments: Array(simulatorArguments.dropFirst()),
                                      outputPath: daemon.directory.file("sim-2.out"), errorPath: daemon.directory.file("sim-2.err"))
+        _ = await control.untilServing()
     }
 
     /// Every message `witness` saw on `topic` under the base, payloads only, in order.

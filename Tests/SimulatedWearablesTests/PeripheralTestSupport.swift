@@ -60,15 +60,15 @@ func run(_ peripheral: any SimulatedPeripheral, on link: RecordingPeripheralLink
 }
 
 extension ManualClock {
-    /// Moves time on by `duration` and returns once `timers` tasks sleep on the clock again: every tick the span held
-    /// has run to its next sleep, so what the peripheral sent for that span is all on the link. Half a second at a
-    /// time, so a tick task the machine ran late never falls a second behind (where `TickSchedule` would start again).
+    /// Moves time on by `duration`, waiting at each deadline until `timers` tasks sleep on the clock again: every
+    /// tick the span held has run, so what the peripheral sent for that span is all on the link. Half a second at a
+    /// time, so a tick task the machine ran late never falls a second behind (where `TickSchedule` would start
+    /// again) even where other sleepers keep the count up.
     func advance(by duration: Duration, timers: Int) async {
         var left = duration
         while left > .zero {
             let step = min(left, .milliseconds(500))
-            await advance(by: step)
-            #expect(await sleepers(atLeast: timers), "\(sleeperCount) of \(timers) timers armed again")
+            #expect(await advance(by: step, rearming: timers), "\(sleeperCount) of \(timers) timers armed again")
             left -= step
         }
     }

@@ -24,19 +24,6 @@ struct SimulatorProcess {
         return SimulatorProcess(child: child, scenarioPath: path)
     }
 
-    /// Waits until the simulator owns its control name, which it takes after org.bluez and its objects: woken by the
-    /// bus's NameOwnerChanged, watched from before the first look.
-    static func waitUntilReady(_ client: BusConnection) async -> Bool {
-        guard let owners = try? await SignalRecorder(client, rule: MatchRule(
-            sender: "org.freedesktop.DBus", interface: "org.freedesktop.DBus", member: "NameOwnerChanged",
-            arg0: SimulatorControl.busName)) else { return false }
-        defer { owners.stop() }
-        if (try? await client.nameOwner(SimulatorControl.busName)) != nil { return true }
-        return await owners.until(timeout: .seconds(10)) {
-            owners.all.contains { $0.body.count == 3 && $0.body[2].stringValue?.isEmpty == false }
-        }
-    }
-
     /// Runs `wear2mqtt-sim` with `arguments` to completion.
     static func run(_ arguments: [String], in daemon: DBusDaemon, name: String) async throws -> (status: Int32?, output: String, error: String) {
         let child = try ChildProcess(executable: executablePath, arguments: arguments,
@@ -61,7 +48,7 @@ struct ChildProcessTests {
         let daemon = try await DBusDaemon()
         let simulator = try SimulatorProcess.start(on: daemon, scenario: SimulatorHarness.scenario())
         let client = try BusConnection(.address(daemon.address))
-        #expect(await SimulatorProcess.waitUntilReady(client), "\(simulator.child.errorOutput)")
+        #expect(await SimulatorControlClient(bus: client).untilServing(), "\(simulator.child.errorOutput)")
         let recorder = try await SignalRecorder(client, rule: MatchRule(sender: "org.bluez"))
         let harness = ClientCalls(client: client, signals: recorder)
         try await harness.connect(SimulatorHarness.strap)
@@ -90,7 +77,7 @@ struct ChildProcessTests {
         let yaml = SimulatorHarness.scenario().replacingOccurrences(of: "    name: HRM-Sim\n", with: "    name: HRM-Sim\n    paired: true\n")
         let first = try SimulatorProcess.start(on: daemon, scenario: yaml, name: "first")
         let client = try BusConnection(.address(daemon.address))
-        #expect(await SimulatorProcess.waitUntilReady(client))
+        #expect(await SimulatorControlClient(bus: client).untilServing())
         let owners = try await client.signals(MatchRule(sender: "org.freedesktop.DBus", interface: "org.freedesktop.DBus",
                                                         member: "NameOwnerChanged", arg0: "org.bluez"))
         first.child.signal(SIGKILL)
@@ -101,7 +88,7 @@ struct ChildProcessTests {
         let second = try SimulatorProcess.start(on: daemon, scenario: yaml, name: "second")
         let back = try #require(await iterator.next())
         #expect(back.body.last?.stringValue?.hasPrefix(":") == true)
-        #expect(await SimulatorProcess.waitUntilReady(client))
+        #expect(await SimulatorControlClient(bus: client).untilServing())
         let tree = try await client.call(destination: "org.bluez", path: "/", interface: "org.freedesktop.DBus.ObjectManager",
                                          member: "GetManagedObjects")
         let paths = tree.first?.dictionaryEntries?.compactMap(\.key.objectPathValue) ?? []
@@ -125,7 +112,7 @@ struct ChildProcessTests {
         let daemon = try await DBusDaemon()
         let simulator = try SimulatorProcess.start(on: daemon, scenario: SimulatorHarness.scenario())
         let client = try BusConnection(.address(daemon.address))
-        #expect(await SimulatorProcess.waitUntilReady(client))
+        #expect(await SimulatorControlClient(bus: client).untilServing())
         let list = try await SimulatorProcess.run(["control", "--bus", daemon.address, "list"], in: daemon, name: "list")
         #expect(list.status == 0)
         #expect(list.output.contains("\(SimulatorHarness.tag)  key_finder  advertising"), "\(list.output)\(list.error)")
@@ -150,7 +137,7 @@ struct ChildProcessTests {
         let daemon = try await DBusDaemon()
         let simulator = try SimulatorProcess.start(on: daemon, scenario: SimulatorHarness.scenario())
         let client = try BusConnection(.address(daemon.address))
-        #expect(await SimulatorProcess.waitUntilReady(client))
+        #expect(await SimulatorControlClient(bus: client).untilServing())
         var environment = ProcessInfo.processInfo.environment
         environment["DBUS_SYSTEM_BUS_ADDRESS"] = daemon.address
         let name = acquire ? "bleak-acquire" : "bleak"

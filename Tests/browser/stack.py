@@ -56,10 +56,9 @@ class Stack:
 
     def start(self):
         self.broker_port = free_port()
-        conf = self.write("mosquitto.conf", f"listener {self.broker_port} 127.0.0.1\nallow_anonymous true\n"
-                          f"user {os.environ.get('USER', 'root')}\n")
-        self.start_process("mosquitto", ["mosquitto", "-c", conf])
-        wait_for(lambda: socket.create_connection(("127.0.0.1", self.broker_port), 0.5).close() or True, 10, "mosquitto")
+        self.broker_conf = self.write("mosquitto.conf", f"listener {self.broker_port} 127.0.0.1\nallow_anonymous true\n"
+                                      f"user {os.environ.get('USER', 'root')}\n")
+        self.start_broker()
 
         bus_path = os.path.join(self.folder, "bus")
         conf = self.write("bus.conf", f"""<busconfig><type>session</type><listen>unix:path={bus_path}</listen><auth>EXTERNAL</auth>
@@ -102,6 +101,58 @@ devices:
         wait_for(lambda: socket.create_connection(("127.0.0.1", self.web_port), 0.5).close() or True, 30, "the web interface")
         self.url = f"http://127.0.0.1:{self.web_port}/"
         return self
+
+    def start_broker(self):
+        self.broker = self.start_process("mosquitto", ["mosquitto", "-c", self.broker_conf])
+        wait_for(lambda: socket.create_connection(("127.0.0.1", self.broker_port), 0.5).close() or True, 10, "mosquitto")
+
+    def stop_broker(self):
+        """The broker goes away (SIGTERM, by pid); `start_broker` brings it back on the same port."""
+        self.broker.send_signal(signal.SIGTERM)
+        self.broker.wait(timeout=15)
+
+    def start_tls_gateway(self):
+        """A second gateway on the same broker (its own base topic, no devices) serving its web interface over HTTPS
+        with a certificate for 127.0.0.1 signed by a CA made here; returns its https URL."""
+        tls = os.path.join(self.folder, "tls")
+        os.makedirs(tls, exist_ok=True)
+
+        def openssl(*arguments):
+            subprocess.run(["openssl", *arguments], check=True, capture_output=True, timeout=60)
+
+        path = lambda name: os.path.join(tls, name)  # noqa: E731
+        openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=wear2mqtt browser test CA",
+                "-keyout", path("ca.key"), "-out", path("ca.crt"))
+        openssl("req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=127.0.0.1", "-keyout", path("server.key"),
+                "-out", path("server.csr"))
+        with open(path("server.ext"), "w") as f:
+            f.write("subjectAltName=IP:127.0.0.1\n")
+        openssl("x509", "-req", "-in", path("server.csr"), "-CA", path("ca.crt"), "-CAkey", path("ca.key"),
+                "-CAcreateserial", "-days", "2", "-out", path("server.crt"), "-extfile", path("server.ext"))
+        self.ca_file = path("ca.crt")
+        self.tls_port = free_port()
+        config = self.write("config-tls.yaml", f"""gateway:
+  id: browser-tls
+  state_dir: {self.folder}/state-tls
+mqtt:
+  port: {self.broker_port}
+  base_topic: tls
+  client_id: wear2mqtt-browser-tls
+bluez:
+  bus: {self.bus}
+frontend:
+  enabled: true
+  listen: 127.0.0.1:{self.tls_port}
+  auth_token_file: {os.path.join(self.folder, "frontend-token")}
+  tls:
+    cert_file: {path("server.crt")}
+    key_file: {path("server.key")}
+devices: []
+""")
+        self.start_process("gateway-tls", [os.path.join(self.bin, "wear2mqtt"), "run", "--config", config])
+        wait_for(lambda: socket.create_connection(("127.0.0.1", self.tls_port), 0.5).close() or True, 30,
+                 "the HTTPS web interface")
+        return f"https://127.0.0.1:{self.tls_port}/"
 
     def sim(self, *arguments):
         return subprocess.check_output([os.path.join(self.bin, "wear2mqtt-sim"), "control", "--bus", self.bus, *arguments],

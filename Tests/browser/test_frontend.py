@@ -10,12 +10,15 @@ import csv
 import io
 import os
 import re
+import socket
+import ssl
 import sys
 import tempfile
 import time
 
 from playwright.sync_api import expect, sync_playwright
 
+import ingress
 import stack
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
@@ -111,6 +114,11 @@ def run(args, s, browser, out):
     page.get_by_role("button", name="Save settings").click()
     expect(page.locator('dd[data-setting="step_goal"]')).to_have_text("12345", timeout=20000)
 
+    step("the band's find-my-phone is pressed: the event appears on the device page's timeline")
+    s.sim("event", stack.BAND, "find_my_phone")
+    timeline = page.get_by_role("list", name="Events and gestures, newest first")
+    expect(timeline.get_by_role("listitem").first).to_contain_text(re.compile(r"Event: find phone", re.IGNORECASE), timeout=15000)
+
     step("download the band's records as CSV")
     page.get_by_role("button", name="Download history from the device").click()
     expect(page.get_by_text(re.compile(r"^Downloaded "))).to_be_visible(timeout=120000)
@@ -162,6 +170,16 @@ def run(args, s, browser, out):
     page.evaluate("window.scrollTo(0, 0)")
     page.screenshot(path=os.path.join(out, "device-h10.png"), full_page=False)
 
+    step("the broker goes away: the page says so and keeps plotting; the broker returns and the warning goes")
+    s.stop_broker()
+    away = page.get_by_text("The gateway has lost its MQTT broker.", exact=False)
+    expect(away).to_be_visible(timeout=20000)
+    before = plot_samples(page, "ecg")
+    wait_until(lambda: plot_samples(page, "ecg") != before, 10, "the ECG plot to move while the broker is away")
+    page.screenshot(path=os.path.join(out, "broker-away.png"), full_page=False)
+    s.start_broker()
+    expect(away).to_have_count(0, timeout=30000)
+
     step("remove the strap, with confirmation")
     page.goto(s.url + f"#/device/{strap_id}")
     page.get_by_role("button", name=re.compile(f"^Remove {strap_id}")).click()
@@ -185,6 +203,50 @@ def run(args, s, browser, out):
     sign_in(stranger, s.url, token="not-the-token")
     expect(stranger.get_by_text("That token was refused.")).to_be_visible()
     expect(stranger.get_by_role("heading", name="Overview")).to_have_count(0)
+    context.close()
+
+    step("behind Home Assistant's ingress (a path prefix, X-Ingress-Path): every link and the WebSocket still work")
+    proxy = ingress.IngressProxy(s.web_port)
+    try:
+        context = browser.new_context()
+        behind = context.new_page()
+        behind.on("console", lambda m: m.type == "error" and errors.append(f"console (ingress): {m.text}"))
+        behind.on("pageerror", lambda e: errors.append(f"page error (ingress): {e}"))
+        sign_in(behind, proxy.url)
+        expect(behind.get_by_role("heading", name="Overview")).to_be_visible()
+        behind.get_by_role("link", name="h10").click()
+        expect(behind.get_by_role("heading", name="h10")).to_be_visible()
+        expect(behind.locator('figure[data-sensor="ecg"]')).to_be_visible(timeout=15000)
+        first = plot_samples(behind, "ecg")
+        wait_until(lambda: plot_samples(behind, "ecg") != first, 10, "the ECG plot to move behind the ingress")
+        behind.get_by_role("link", name="Logs").click()
+        expect(behind.get_by_role("heading", name="Logs")).to_be_visible()
+        assert behind.url.startswith(proxy.url), behind.url
+        context.close()
+        assert proxy.upgrades >= 1, "no WebSocket went through the ingress"
+        assert not proxy.strays, f"requests that missed the ingress prefix: {proxy.strays}"
+        step(f"ingress: {len(proxy.paths)} requests, {proxy.upgrades} WebSocket(s), all under the prefix")
+    finally:
+        proxy.close()
+
+    step("over HTTPS (frontend.tls): the page, the token and the WebSocket (wss) on a certificate the gateway loaded")
+    tls_url = s.start_tls_gateway()
+    context = browser.new_context(ignore_https_errors=True)
+    secure = context.new_page()
+    secure.on("console", lambda m: m.type == "error" and errors.append(f"console (https): {m.text}"))
+    secure.on("pageerror", lambda e: errors.append(f"page error (https): {e}"))
+    sign_in(secure, tls_url)
+    expect(secure.get_by_role("heading", name="Overview")).to_be_visible()
+    expect(secure.get_by_text("The MQTT broker is connected.")).to_be_visible()
+    assert secure.evaluate("window.isSecureContext"), "the HTTPS page is not a secure context"
+    certificate = ssl.get_server_certificate(("127.0.0.1", s.tls_port))
+    assert "BEGIN CERTIFICATE" in certificate
+    verified = ssl.create_default_context(cafile=s.ca_file)
+    with socket.create_connection(("127.0.0.1", s.tls_port)) as raw, verified.wrap_socket(raw, server_hostname="127.0.0.1") as tls:
+        tls.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        answer = tls.recv(65536)
+        assert answer.startswith(b"HTTP/1.1 200"), answer[:80]
+        step(f"https: {tls.version()}, {tls.cipher()[0]}, the certificate verified against the test CA")
     context.close()
 
     step("a phone-sized viewport")

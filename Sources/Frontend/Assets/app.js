@@ -66,6 +66,12 @@ function showBanners() {
   replace(banners, lines.map(([kind, t]) => h("p", { class: `banner ${kind}` }, t)));
 }
 
+function refusal() {
+  const wait = connection.retryAfter;
+  if (wait) return `Too many wrong tokens came from this address. Try again in ${wait} second${wait === 1 ? "" : "s"}.`;
+  return "That token was refused. Check it and try again.";
+}
+
 function showLogin() {
   leave?.();
   leave = null;
@@ -75,9 +81,9 @@ function showLogin() {
     "aria-describedby": "token-problem" });
   const form = h("form", { class: "panel login" },
     h("h1", {}, "Sign in"),
-    h("p", {}, "This gateway asks for its access token (frontend.auth_token in its config.yaml)."),
+    h("p", {}, "This gateway asks for its access token: the one in the file its frontend.auth_token_file names, or in WEAR2MQTT_FRONTEND_AUTH_TOKEN."),
     h("div", { class: "field" }, h("label", { for: "token" }, "Access token"), input),
-    h("p", { id: "token-problem", class: "field-error", role: "alert" }, refused ? "That token was refused. Check it and try again." : ""),
+    h("p", { id: "token-problem", class: "field-error", role: "alert" }, refused ? refusal() : ""),
     h("div", { class: "actions" }, h("button", { type: "submit" }, "Sign in")));
   form.addEventListener("submit", (event) => {
     event.preventDefault();

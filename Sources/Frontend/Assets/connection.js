@@ -60,8 +60,12 @@ export class Connection extends EventTarget {
         else this.setState("auth");
         break;
       case "auth_failed":
-        sessionStorage.removeItem("wear2mqtt-token");
-        this.token = "";
+        // With retry_after_s the token was not looked at (too many wrong ones from this address): keep it.
+        this.retryAfter = frame.retry_after_s || 0;
+        if (!this.retryAfter) {
+          sessionStorage.removeItem("wear2mqtt-token");
+          this.token = "";
+        }
         this.setState("refused");
         break;
       case "hello":

@@ -50,11 +50,6 @@ extension Configuration {
                 if keyFile != nil, certificateFile == nil {
                     throw container.invalid(.keyFile, "needs frontend.tls.cert_file, the certificate for this key")
                 }
-                // Said at load time rather than at the first browser: see docs/decisions.md (issue 40).
-                if certificateFile != nil {
-                    throw container.invalid(.certificateFile, "HTTPS is not built into this version of the web interface yet; "
-                                            + "leave frontend.tls out and terminate TLS in a reverse proxy (docs/frontend.md)")
-                }
             }
 
             public func encode(to encoder: any Encoder) throws {

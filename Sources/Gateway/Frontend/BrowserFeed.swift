@@ -47,9 +47,14 @@ public final class BrowserFeed: Sendable {
     /// One `messages` frame carries at most this much; more waits for the next tick.
     public static let frameBytes = 256 * 1024
 
+    /// When a wrong token was presented, for `AuthThrottle`.
+    private let now: @Sendable () -> ContinuousClock.Instant
+
     public init(greeting: Greeting, token: Secret?, brokerConnected: @escaping @Sendable () -> Bool,
-                queueLimits: (bytes: Int, messages: Int) = (1 << 20, 8192)) {
+                queueLimits: (bytes: Int, messages: Int) = (1 << 20, 8192),
+                now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }) {
         self.greeting = greeting
+        self.now = now
         self.token = token.map(TokenCheck.init)
         self.topics = TopicLayout(base: greeting.baseTopic)
         self.healthTopic = topics.bridgeHealth
@@ -68,9 +73,10 @@ public final class BrowserFeed: Sendable {
         state.withLock { $0.offer(entry, cleared: message.retain && message.payload.isEmpty, keep: keep) }
     }
 
-    /// A socket opened: its id and the first frame (`auth_required`, or `hello` when no token is configured).
-    public func open() -> (id: Int, first: [UInt8]) {
-        let id = state.withLock { $0.open(needsToken: token != nil) }
+    /// A socket opened from `peer` (its remote address): its id and the first frame (`auth_required`, or `hello`
+    /// when no token is configured).
+    public func open(peer: String = "") -> (id: Int, first: [UInt8]) {
+        let id = state.withLock { $0.open(needsToken: token != nil, peer: peer) }
         guard token != nil else { return (id, hello(id)) }
         return (id, BrowserFrames.authRequired)
     }
@@ -92,10 +98,7 @@ public final class BrowserFeed: Sendable {
         case .failure(let error): return [.send(BrowserFrames.error(error.message))]
         }
         if phase == .awaitingToken {
-            guard case .auth(let presented) = frame, let token, token.accepts(presented) else {
-                return [.send(BrowserFrames.authFailed), .close(code: 4401, reason: "a valid token is required")]
-            }
-            return [.send(hello(id))]
+            return authenticate(id, frame)
         }
         switch frame {
         case .auth:
@@ -131,6 +134,27 @@ public final class BrowserFeed: Sendable {
     }
 
     public func finish() { requestInbox.finish() }
+
+    /// The first frame of a socket waiting for the token: the token, unless this address tried too many wrong ones
+    /// lately (`AuthThrottle`), in which case it is not looked at.
+    private func authenticate(_ id: Int, _ frame: BrowserFrame) -> [Action] {
+        let refused = Action.close(code: 4401, reason: "a valid token is required")
+        let at = now()
+        let (peer, wait) = state.withLock { state in
+            let peer = state.peer(of: id) ?? ""
+            return (peer, state.throttle.wait(for: peer, at: at))
+        }
+        if let wait {
+            let seconds = Int(wait.components.seconds) + (wait.components.attoseconds > 0 ? 1 : 0)
+            return [.send(BrowserFrames.authThrottled(retryAfterSeconds: seconds)), refused]
+        }
+        guard case .auth(let presented) = frame, let token, token.accepts(presented) else {
+            state.withLock { $0.throttle.failed(peer, at: at) }
+            return [.send(BrowserFrames.authFailed), refused]
+        }
+        state.withLock { $0.throttle.succeeded(peer) }
+        return [.send(hello(id))]
+    }
 
     private func hello(_ id: Int) -> [UInt8] {
         let connected = brokerConnected()

@@ -12,6 +12,8 @@ struct BrowserFeedState: Sendable {
 
     struct Browser: Sendable {
         var phase: Phase
+        /// The socket's remote address, for `AuthThrottle`.
+        var peer: String
         var filters: Set<TopicFilter> = []
         var queue: BrowserQueue
         /// What the last `status` frame said, so a change is sent once.
@@ -31,10 +33,13 @@ struct BrowserFeedState: Sendable {
         self.queueLimits = queueLimits
     }
 
-    /// A new socket; `needsToken` decides whether it starts waiting for the token.
-    mutating func open(needsToken: Bool) -> Int {
+    /// Wrong tokens per address.
+    var throttle = AuthThrottle()
+
+    /// A new socket from `peer`; `needsToken` decides whether it starts waiting for the token.
+    mutating func open(needsToken: Bool, peer: String = "") -> Int {
         nextID += 1
-        browsers[nextID] = Browser(phase: needsToken ? .awaitingToken : .open,
+        browsers[nextID] = Browser(phase: needsToken ? .awaitingToken : .open, peer: peer,
                                    queue: BrowserQueue(maximumBytes: queueLimits.bytes, maximumMessages: queueLimits.messages))
         return nextID
     }
@@ -45,6 +50,8 @@ struct BrowserFeedState: Sendable {
     }
 
     func phase(of id: Int) -> Phase? { browsers[id]?.phase }
+
+    func peer(of id: Int) -> String? { browsers[id]?.peer }
 
     mutating func authenticated(_ id: Int) { browsers[id]?.phase = .open }
 

@@ -48,4 +48,9 @@ enum BrowserFrames {
 
     static let authRequired = Array(#"{"type":"auth_required"}"#.utf8)
     static let authFailed = Array(#"{"type":"auth_failed"}"#.utf8)
+
+    /// Too many wrong tokens from this address: the token was not looked at; try again after `seconds`.
+    static func authThrottled(retryAfterSeconds seconds: Int) -> [UInt8] {
+        JSONWriter.encode(.object(["type": .text("auth_failed"), "retry_after_s": .integer(Int64(seconds))]))
+    }
 }

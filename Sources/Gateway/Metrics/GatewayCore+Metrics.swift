@@ -17,7 +17,8 @@ extension GatewayCore {
             }
         }
         return MetricsSnapshot(mqtt: sink.statistics, devices: devices, cpuSeconds: ProcessStatistics.cpuSeconds,
-                               residentBytes: ProcessMemory.residentBytes, dbusErrors: central?.dbusErrorCounts ?? [:])
+                               residentBytes: ProcessMemory.residentBytes, dbusErrors: central?.dbusErrorCounts ?? [:],
+                               frontend: frontend?.statistics)
     }
 }
 

@@ -24,6 +24,7 @@ public final class GatewayMetrics: Sendable {
         var dropped: UInt64 = 0
         var incomingDropped: UInt64 = 0
         var incomingOversized: UInt64 = 0
+        var frontendDropped: UInt64 = 0
         var spoolFailures: UInt64 = 0
         var connections: UInt64 = 0
         var cpuSeconds: Double = 0
@@ -39,6 +40,8 @@ public final class GatewayMetrics: Sendable {
     private let dropped: Counter
     private let incomingDropped: Counter
     private let incomingOversized: Counter
+    private let frontendDropped: Counter
+    private let frontendBrowsers: Gauge
     private let spoolFailures: Counter
     private let reconnects: Counter
     private let connected: Gauge
@@ -63,6 +66,8 @@ public final class GatewayMetrics: Sendable {
         incomingOversized = registry.makeCounter(descriptor: .named("wear2mqtt_mqtt_incoming_oversized_total", "Incoming messages whose payload was too large to keep (answered INVALID_PAYLOAD)"))
         spoolFailures = registry.makeCounter(descriptor: .named("wear2mqtt_spool_write_failures_total", "Durable messages the spool could not store (full, or a full disk)"))
         reconnects = registry.makeCounter(descriptor: .named("wear2mqtt_mqtt_reconnects_total", "Connections to the broker after the first"))
+        frontendBrowsers = registry.makeGauge(descriptor: .named("wear2mqtt_frontend_browsers", "Browsers with the web interface open now"))
+        frontendDropped = registry.makeCounter(descriptor: .named("wear2mqtt_frontend_dropped_messages_total", "Messages dropped for browsers that did not keep up (their queues are bounded)"))
         connected = registry.makeGauge(descriptor: .named("wear2mqtt_mqtt_connected", "1 while the broker is connected"))
         spoolBytes = registry.makeGauge(descriptor: .named("wear2mqtt_spool_bytes", "Bytes in the durable spool"))
         spoolPending = registry.makeGauge(descriptor: .named("wear2mqtt_spool_pending_records", "Durable records waiting for the broker"))
@@ -96,6 +101,10 @@ public final class GatewayMetrics: Sendable {
             Self.grow(dropped, from: &series.dropped, to: snapshot.mqtt.offlineDropped)
             Self.grow(incomingDropped, from: &series.incomingDropped, to: snapshot.mqtt.incomingDropped)
             Self.grow(incomingOversized, from: &series.incomingOversized, to: snapshot.mqtt.incomingOversized)
+            if let frontend = snapshot.frontend {
+                Self.grow(frontendDropped, from: &series.frontendDropped, to: UInt64(max(0, frontend.dropped)))
+                frontendBrowsers.set(to: Double(frontend.browsers))
+            }
             Self.grow(spoolFailures, from: &series.spoolFailures, to: snapshot.mqtt.spoolFailures)
             // The first connection is not a reconnect.
             Self.grow(reconnects, from: &series.connections, to: max(series.connections, snapshot.mqtt.connections &- 1))

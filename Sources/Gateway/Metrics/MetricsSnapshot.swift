@@ -33,10 +33,18 @@ public struct MetricsSnapshot: Sendable, Equatable {
     public var residentBytes: Int64?
     /// Failed calls to BlueZ by D-Bus error name, since the start.
     public var dbusErrors: [String: UInt64]
+    /// The web interface (`frontend.enabled`): browsers open now, and messages dropped for slow ones since the start.
+    public var frontend: (browsers: Int, dropped: Int)?
+
+    public static func == (a: MetricsSnapshot, b: MetricsSnapshot) -> Bool {
+        a.mqtt == b.mqtt && a.devices == b.devices && a.cpuSeconds == b.cpuSeconds && a.residentBytes == b.residentBytes
+            && a.dbusErrors == b.dbusErrors && a.frontend?.browsers == b.frontend?.browsers && a.frontend?.dropped == b.frontend?.dropped
+    }
 
     public init(mqtt: MQTTClientStatistics, devices: [Device], cpuSeconds: Double? = nil, residentBytes: Int64? = nil,
-                dbusErrors: [String: UInt64] = [:]) {
+                dbusErrors: [String: UInt64] = [:], frontend: (browsers: Int, dropped: Int)? = nil) {
         self.mqtt = mqtt
+        self.frontend = frontend
         self.devices = devices
         self.dbusErrors = dbusErrors
         self.cpuSeconds = cpuSeconds

@@ -93,7 +93,23 @@ public final class ManualClock: Sendable {
     /// Moves the clock forward by `duration`, stopping at each sleeper's deadline on the way to wake it and let what
     /// it does run (including arming its next timer) before going on.
     public func advance(by duration: Duration) async {
+        _ = await advance(by: duration, rearmed: nil)
+    }
+
+    /// Moves the clock forward by `duration` as `advance(by:)` does, but at each deadline also waits until `timers`
+    /// tasks sleep on the clock again before going on. Where `timers` is exactly the periodic tasks running (a
+    /// sample tick), each has run for that deadline and armed its next one however late the machine runs it, so
+    /// every tick fires at its own time and none is merged into a later one; where other sleepers keep the count up
+    /// it is the yields of `advance(by:)`. False if the count was not reached within `timeout` (a failure guard in
+    /// real time); the clock is then at the target all the same.
+    @discardableResult
+    public func advance(by duration: Duration, rearming timers: Int, timeout: Duration = .seconds(30)) async -> Bool {
+        await advance(by: duration, rearmed: (timers, timeout))
+    }
+
+    private func advance(by duration: Duration, rearmed: (timers: Int, timeout: Duration)?) async -> Bool {
         let target = now + duration
+        var allRearmed = true
         while true {
             let due = state.withLock { state -> [Sleeper]? in
                 let next = state.sleepers.values.map(\.deadline).min()
@@ -107,10 +123,15 @@ public final class ManualClock: Sendable {
             }
             guard let due else { break }
             for sleeper in due { sleeper.continuation.resume() }
-            // Let the woken tasks run up to their next suspension (most re-arm a timer at once).
+            if let rearmed, allRearmed {
+                allRearmed = await sleepers(atLeast: rearmed.timers, timeout: rearmed.timeout)
+            }
+            // Let the woken tasks run up to their next suspension (most re-arm a timer at once): all a one-shot
+            // timer gets, and what a periodic one gets when others keep the count up meanwhile.
             for _ in 0..<20 { await Task.yield() }
         }
         for _ in 0..<20 { await Task.yield() }
+        return allRearmed
     }
 
     /// How many tasks sleep on the clock now.

@@ -60,6 +60,22 @@ struct GatewayMetricsTests {
         #expect(gone.contains("wear2mqtt_devices_managed 0.0"))
     }
 
+    @Test("the web interface's browsers now, and the messages dropped for slow ones as a counter that follows the feed's total")
+    func frontend() {
+        let metrics = GatewayMetrics(registry: PrometheusCollectorRegistry())
+        #expect(!lines(metrics, snapshot()).contains { $0.hasPrefix("wear2mqtt_frontend_dropped") && !$0.hasSuffix(" 0") },
+                "without the web interface nothing is dropped")
+        var first = snapshot()
+        first.frontend = (browsers: 2, dropped: 40)
+        let page = lines(metrics, first)
+        #expect(page.contains("wear2mqtt_frontend_browsers 2.0"), "\(page.sorted())")
+        #expect(page.contains("wear2mqtt_frontend_dropped_messages_total 40"))
+        var second = snapshot()
+        second.frontend = (browsers: 0, dropped: 55)
+        let later = lines(metrics, second)
+        #expect(later.contains("wear2mqtt_frontend_browsers 0.0") && later.contains("wear2mqtt_frontend_dropped_messages_total 55"))
+    }
+
     @Test("failed BlueZ calls are counted by D-Bus error name, and the count follows the client's total")
     func dbusErrors() {
         let metrics = GatewayMetrics(registry: PrometheusCollectorRegistry())

@@ -161,6 +161,10 @@ struct SiteGatewayTests {
             site.publish(OutgoingMessage(topic: "test/link/request/sync",
                                          text: #"{"startDateTime":"11-18-2026 16:00:00","stopDateTime":"11-18-2026 23:59:59","transaction":"s"}"#))
             #expect(await site.until { site.messages(on: "test/link/fitness/epoch").count > 20 })
+            // From the walk on, a's pages come slower still: on a loaded machine the handover's real time (the
+            // site's reports and their work) must not outlast the rest of the download, or a finishes it alone.
+            // A page in flight ends within 2 s, so a's release is not held up for long.
+            site.gateways["a"]?.central.setLatency(BluetoothAddress(link)!, .seconds(2))
             site.setLevels(of: "link", ["a": -85, "b": -55, "c": -85])
             #expect(await site.run(until: { site.gateways["b"]?.core.site?.heldDevices == ["link"] }))
             func ids() -> [String] { site.messages(on: "test/link/fitness/epoch").compactMap { GatewayHarness.object($0.message.payload)?["id"]?.text } }
