@@ -40,6 +40,9 @@ final class ConnectionLoop: @unchecked Sendable {
     private let connection: OpaquePointer
     private let logger: Logger
     private let inbox = Mutex<[Command]>([])
+    /// Set under `inbox`'s lock when the loop finishes: a command sent after that is answered at once (a call gets
+    /// `.disconnected`) instead of waiting in an inbox nobody drains, its caller's continuation leaked.
+    private var inboxClosed = false
     /// The loop it runs on: its own unless one is given (the daemon could share its data-path loop).
     let eventLoop: EventLoop
     private let ownsLoop: Bool
@@ -117,11 +120,22 @@ final class ConnectionLoop: @unchecked Sendable {
     }
 
     func send(_ command: Command) {
-        let wasEmpty = inbox.withLock { queue in
+        let wasEmpty = inbox.withLock { queue -> Bool? in
+            guard !inboxClosed else { return nil }
             queue.append(command)
             return queue.count == 1
         }
+        guard let wasEmpty else { return Self.refuse(command) }
         if wasEmpty { wake() }
+    }
+
+    /// A command for a loop that has finished: what `finish` does for the commands it found waiting.
+    private static func refuse(_ command: Command) {
+        switch command {
+        case .send(_, _, let reply): reply?(.failure(.disconnected))
+        case .subscribe(_, _, let continuation, _): continuation.finish()
+        default: break
+        }
     }
 
     /// libdbus asks for its main loop. Before `start` the loop must not run: `init` is still calling libdbus and
@@ -430,12 +444,12 @@ final class ConnectionLoop: @unchecked Sendable {
         pending.removeAll()
         for subscriber in subscribers.values { subscriber.continuation.finish() }
         subscribers.removeAll()
-        for command in inbox.withLock({ queue in defer { queue.removeAll() }; return queue }) {
-            switch command {
-            case .send(_, _, let reply): reply?(.failure(.disconnected))
-            case .subscribe(_, _, let continuation, _): continuation.finish()
-            default: break
-            }
+        for command in inbox.withLock({ queue in
+            inboxClosed = true
+            defer { queue.removeAll() }
+            return queue
+        }) {
+            Self.refuse(command)
         }
         dbus_connection_close(connection)
         dbus_connection_unref(connection)

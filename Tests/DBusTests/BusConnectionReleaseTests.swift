@@ -11,6 +11,22 @@ struct BusConnectionReleaseTests {
         init(_ object: Object) { self.object = object }
     }
 
+    /// Found under load (a simulator test's teardown printed "call(…) leaked its continuation"): a call made after
+    /// the connection finished waited in an inbox nobody drained, forever.
+    @Test("a call or a subscription made after the connection closed ends at once: disconnected")
+    func callAfterCloseEnds() async throws {
+        let daemon = try await DBusDaemon()
+        defer { daemon.directory.remove() }
+        let connection = try BusConnection(.address(daemon.address))
+        connection.close()
+        for await _ in connection.disconnection {}
+        await #expect(throws: BusError.disconnected) {
+            try await connection.call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                                      interface: "org.freedesktop.DBus", member: "GetId")
+        }
+        await daemon.stop()
+    }
+
     @Test("closed, with an exported object, a connection and its registry are freed")
     func closedConnectionIsFreed() async throws {
         let daemon = try await DBusDaemon()

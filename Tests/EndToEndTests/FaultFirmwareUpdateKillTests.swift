@@ -76,6 +76,7 @@ struct FaultFirmwareUpdateKillTests {
                          "no progress shown: \(stack.gateway.child.errorOutput.suffix(1500))")
             let progressAtKill = Self.progress(stack)
             let statesBefore = stack.payloads("bridge/state").count
+            let infosBefore = stack.payloads("bridge/info").count
             try await stack.killAndRestartGateway()
             let restarted = ContinuousClock.now
             // The new process takes requests once it says online (a request sent before it subscribed is lost), and
@@ -84,6 +85,13 @@ struct FaultFirmwareUpdateKillTests {
             try await stack.request("bridge/request/health_check", #"{"transaction":"up"}"#)
             try #require(await stack.response("bridge/response/health_check", transaction: "up", timeout: .seconds(45)) != nil,
                          "the restarted gateway never answered")
+            // Online on the broker comes before BlueZ is reached (a request then is ADAPTER_UNAVAILABLE, "yet"):
+            // the restarted gateway's bridge/info with a powered adapter says it has the Bluetooth side too.
+            try #require(await stack.until(timeout: .seconds(45)) {
+                stack.payloads("bridge/info").dropFirst(infosBefore).compactMap(stack.json).contains { info in
+                    (info["adapters"] as? [[String: Any]])?.contains { $0["powered"] as? Bool == true } == true
+                }
+            }, "the restarted gateway never reached BlueZ")
             let mode = try await stack.control.inspect(Self.band)["dfu_mode"]
             try await Self.sendDFU(stack, "u2")
             let second = await stack.response("band/response/dfu", transaction: "u2", timeout: .seconds(180))

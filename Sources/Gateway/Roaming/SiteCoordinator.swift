@@ -55,9 +55,13 @@ public final class SiteCoordinator: Sendable {
 
         /// The devices this gateway holds now.
         var held: Set<String> { Set(acted.keys.filter(handover.holds)) }
-        /// When this gateway last read its own report back from the broker: everything the broker sent it before
-        /// that report, a newer assignment above all, has been taken by then.
+        /// When the last of this gateway's own reports that came back from the broker was sent (on this clock):
+        /// everything the broker sent it before that report, a newer assignment above all, has been taken by then.
+        /// The send time, not the arrival: a report sent just before a stop (SIGSTOP, a frozen VM) that arrives
+        /// after the return says nothing of what the site decided meanwhile.
         var ownReportEchoed: ContinuousClock.Instant?
+        /// This gateway's recent reports: their `at` (wall clock, in the payload) and when they were sent.
+        var sentReports: [(atMilliseconds: Int64, sent: ContinuousClock.Instant)] = []
     }
 
     /// Called on the broker's thread when what the site's `bridge/devices` shows may have changed (an owner, a
@@ -243,8 +247,9 @@ public final class SiteCoordinator: Sendable {
             return []
         case .sightings(let gateway):
             guard !payload.isEmpty else { return [] }
-            state.ownership.record(try SiteMessages.sightingReport(payload, gateway: gateway).report, at: now)
-            if gateway == state.ownership.gatewayID { state.ownReportEchoed = now }
+            let (report, atMilliseconds) = try SiteMessages.sightingReport(payload, gateway: gateway)
+            state.ownership.record(report, at: now)
+            if gateway == state.ownership.gatewayID { state.ownReportEchoed = Self.sendTime(of: atMilliseconds, in: state, arrivedAt: now) }
             return []
         case .owner(let device):
             guard !payload.isEmpty else { return [] }
@@ -318,6 +323,20 @@ public final class SiteCoordinator: Sendable {
         }
     }
 
+    /// When this gateway sent its report stamped `atMilliseconds`; the arrival for one it does not know of (a
+    /// retained report of an earlier run, a wall clock standing still in tests).
+    private static func sendTime(of atMilliseconds: Int64, in state: State, arrivedAt now: ContinuousClock.Instant) -> ContinuousClock.Instant {
+        state.sentReports.last { $0.atMilliseconds == atMilliseconds }?.sent ?? now
+    }
+
+    /// A report stamped `atMilliseconds` goes out now (kept for the last few, to tell when an echo was sent).
+    func noteReportSent(atMilliseconds: Int64, at now: ContinuousClock.Instant) {
+        state.withLock { state in
+            state.sentReports.append((atMilliseconds, now))
+            if state.sentReports.count > 16 { state.sentReports.removeFirst(state.sentReports.count - 16) }
+        }
+    }
+
     // MARK: Periodic
 
     /// Every `reportInterval`: this gateway's report, and the referee's decisions.
@@ -346,6 +365,7 @@ public final class SiteCoordinator: Sendable {
                                          qos: .atLeastOnce, retain: true, properties: MQTTProperties(contentType: "application/json")))
         }
         let now = time.unixMilliseconds
+        noteReportSent(atMilliseconds: now, at: time.now)
         // Three intervals, in whole seconds rounded up (1.5 s must not become 1 s).
         let (seconds, attoseconds) = (settings.reportInterval * 3).components
         let expiry = UInt32(clamping: max(1, seconds + (attoseconds > 0 ? 1 : 0)))

@@ -58,6 +58,24 @@ struct SiteCoordinatorTests {
         #expect(!kitchen.publishesSamples(of: "strap", at: .now + .seconds(13)))
     }
 
+    /// Found by `RoamingSiteFaultTests` under load: the report the kitchen sent just before it was stopped came back
+    /// only after its return, and counting its arrival opened the gate for the backlog its sockets kept.
+    @Test func aReportSentBeforeTheStopThatArrivesAfterTheReturnDoesNotOpenTheGate() {
+        let kitchen = coordinator("kitchen")
+        present(["bedroom", "kitchen", "living"], to: kitchen)
+        assign("kitchen", epoch: 1, .unowned, to: kitchen)
+        let sent = ContinuousClock.now
+        kitchen.noteReportSent(atMilliseconds: 1_764_150_000_500, at: sent)
+        let report = SightingReport(gateway: "kitchen", devices: ["strap": .init(rssi: -60, connected: true)])
+        // 13 s later (the stop), the report arrives.
+        #expect(kitchen.receive(message(topics.sightings("kitchen"), SiteMessages.encode(report, atMilliseconds: 1_764_150_000_500))))
+        #expect(!kitchen.publishesSamples(of: "strap", at: sent + .seconds(13)))
+        // A report sent after the return, come back: the gate opens.
+        kitchen.noteReportSent(atMilliseconds: 1_764_150_013_500, at: sent + .seconds(13))
+        #expect(kitchen.receive(message(topics.sightings("kitchen"), SiteMessages.encode(report, atMilliseconds: 1_764_150_013_500))))
+        #expect(kitchen.publishesSamples(of: "strap", at: sent + .seconds(13)))
+    }
+
     @Test func samplesStopTheMomentTheDeviceIsAssignedAwayBeforeItsSessionHasStopped() {
         let kitchen = coordinator("kitchen")
         present(["bedroom", "kitchen", "living"], to: kitchen)
