@@ -23,6 +23,9 @@ struct InfiniTimeGatewayTests {
         try gateway.addDevice("pinetime_infinitime", address: watch, options: options)
         await gateway.start()
         #expect(await gateway.until(timeout: .seconds(60)) { gateway.last("watch/availability")?["state"]?.text == "online" })
+        // The firmware the driver read decides what a command may send (weather's sun times from 1.16): a request
+        // before that read ended would be answered for an unknown release.
+        #expect(await gateway.until(timeout: .seconds(60)) { gateway.last("watch")?["firmware"] != nil })
         return gateway
     }
 

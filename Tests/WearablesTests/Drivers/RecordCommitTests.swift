@@ -41,8 +41,11 @@ struct RecordCommitTests {
         let store = HeldFirstStore()
         let commits = RecordCommits()
         let storage = DriverStorage.inMemory()
+        // The link on a manual clock nobody moves: the sync waits for the session's channel (the driver's 5 s
+        // readiness wait) until the session has set it up, however late a loaded machine runs that, not 5 s.
         let link = DriverHarness(ActiGraphDriver.self, peripheral: try simulated("actigraph_link", options: ["epoch_hours": .int(3)]),
                                  configuration: DriverConfiguration(address: .init("C0:A6:00:00:00:01")!, storage: storage),
+                                 central: InMemoryCentral(time: ManualClock().timeSource),
                                  durable: store.records, commits: commits)
         try await link.connect()
         let sync = Task { () -> CommandError? in
