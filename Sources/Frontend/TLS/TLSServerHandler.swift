@@ -64,10 +64,6 @@ final class TLSServerHandler: ChannelDuplexHandler, RemovableChannelHandler {
         decrypt(context: context)
     }
 
-    func channelReadComplete(context: ChannelHandlerContext) {
-        context.fireChannelReadComplete()
-    }
-
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         let plaintext = unwrapOutboundIn(data)
         guard handshakeDone else {
@@ -96,9 +92,9 @@ final class TLSServerHandler: ChannelDuplexHandler, RemovableChannelHandler {
         context.fireChannelInactive()
     }
 
-    /// Plaintext for the handlers after this one, as long as OpenSSL has whole records of it.
+    /// Plaintext for the handlers after this one, as long as OpenSSL has whole records of it (the socket's own
+    /// read-complete follows and passes through).
     private func decrypt(context: ChannelHandlerContext) {
-        var delivered = false
         while true {
             var result: Int32 = 0
             var plaintext = context.channel.allocator.buffer(capacity: 16 * 1024)
@@ -108,7 +104,6 @@ final class TLSServerHandler: ChannelDuplexHandler, RemovableChannelHandler {
             }
             if result > 0 {
                 context.fireChannelRead(wrapInboundOut(plaintext))
-                delivered = true
                 continue
             }
             let error = SSL_get_error(connection, result)
@@ -123,7 +118,6 @@ final class TLSServerHandler: ChannelDuplexHandler, RemovableChannelHandler {
             }
             break
         }
-        if delivered { context.fireChannelReadComplete() }
     }
 
     private func encrypt(_ plaintext: ByteBuffer, promise: EventLoopPromise<Void>?, context: ChannelHandlerContext) {

@@ -51,25 +51,22 @@ extension Configuration {
             throw document.located(error, in: tree, overrides: environmentOverrides)
         }
 
-        if let password = environmentOverrides.password {
-            configuration.mqtt.password = password
-        } else if let file = configuration.mqtt.passwordFile {
-            configuration.mqtt.password = try readSecret(
-                file, keyPath: "mqtt.password_file", what: "password",
-                location: document.location(
-                    of: ConfigurationKeyPath(keys: ["mqtt", "password_file"]),
-                    in: tree, overrides: environmentOverrides)
-            )
+        // A secret from its environment variable, else from the file its key names (read here, so an unreadable
+        // file is a configuration error at that key's line).
+        func secret(_ override: Secret?, file: String?, keys: [String], what: String) throws(ConfigurationError) -> Secret? {
+            if let override { return override }
+            guard let file else { return nil }
+            let keyPath = ConfigurationKeyPath(keys: keys)
+            return try readSecret(file, keyPath: keys.joined(separator: "."), what: what,
+                                  location: document.location(of: keyPath, in: tree, overrides: environmentOverrides))
         }
-        if let token = environmentOverrides.frontendToken {
+        if let password = try secret(environmentOverrides.password, file: configuration.mqtt.passwordFile,
+                                     keys: ["mqtt", "password_file"], what: "password") {
+            configuration.mqtt.password = password
+        }
+        if let token = try secret(environmentOverrides.frontendToken, file: configuration.frontend.authTokenFile,
+                                  keys: ["frontend", "auth_token_file"], what: "token") {
             configuration.frontend.authToken = token
-        } else if let file = configuration.frontend.authTokenFile {
-            configuration.frontend.authToken = try readSecret(
-                file, keyPath: "frontend.auth_token_file", what: "token",
-                location: document.location(
-                    of: ConfigurationKeyPath(keys: ["frontend", "auth_token_file"]),
-                    in: tree, overrides: environmentOverrides)
-            )
         }
         if let problem = configuration.frontend.exposureProblem {
             let location = document.location(of: ConfigurationKeyPath(keys: ["frontend", "listen"]), in: tree, overrides: environmentOverrides)
