@@ -19,12 +19,16 @@ public struct FrontendServer: Service {
     private let tick: TimeAmount
     /// Told once the socket listens (tests wait for it instead of polling).
     private let listening: @Sendable () -> Void
+    /// The data-path loop's beat, answered at `<base>/health`; nil: no such page.
+    private let heartbeat: DataPathHeartbeat?
 
-    public init(section: Configuration.FrontendSection, feed: BrowserFeed, tls: TLSServerContext? = nil, logger: Logger,
+    public init(section: Configuration.FrontendSection, feed: BrowserFeed, tls: TLSServerContext? = nil,
+                heartbeat: DataPathHeartbeat? = nil, logger: Logger,
                 tick: TimeAmount = .milliseconds(50), listening: @escaping @Sendable () -> Void = {}) {
         self.section = section
         self.feed = feed
         self.tls = tls
+        self.heartbeat = heartbeat
         self.logger = logger
         self.tick = tick
         self.listening = listening
@@ -39,10 +43,15 @@ public struct FrontendServer: Service {
     /// A request's 64 KiB and its frame.
     static let maximumFrameBytes = 128 * 1024
 
+    private static func healthReport(_ feed: BrowserFeed) -> (DataPathHeartbeat) -> @Sendable () -> HealthReport {
+        { heartbeat in { HealthReport(dataPathRunning: heartbeat.isBeating(), brokerConnected: feed.isBrokerConnected) } }
+    }
+
     public func run() async throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let feed = self.feed, tick = self.tick, basePath = section.basePath, tls = self.tls, secure = tls != nil
         let origins = OriginRule(allowedOrigins: section.allowedOrigins)
+        let health = heartbeat.map(Self.healthReport(feed))
         let webSocketPath = (basePath == "/" ? "" : basePath) + "/" + PageRoute.webSocketPath
         let channel: any Channel
         do {
@@ -50,7 +59,7 @@ public struct FrontendServer: Service {
                 .serverChannelOption(.backlog, value: 64)
                 .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
                 .childChannelInitializer { channel in
-                    let page = PageRequestHandler(basePath: basePath, origins: origins, secure: secure)
+                    let page = PageRequestHandler(basePath: basePath, origins: origins, secure: secure, health: health)
                     let upgrader = NIOWebSocketServerUpgrader(
                         maxFrameSize: Self.maximumFrameBytes,
                         shouldUpgrade: { channel, head in
@@ -83,7 +92,8 @@ public struct FrontendServer: Service {
         }
         logger.info("serving the web interface", metadata: ["listen": "\(section.listen)", "base_path": "\(basePath)",
                                                             "scheme": "\(secure ? "https" : "http")",
-                                                            "token": "\(section.authToken == nil ? "none" : "required")"])
+                                                            "token": "\(section.authToken == nil ? "none" : "required")",
+                                                            "trusted_proxies": "\(section.trustedProxies.joined(separator: ","))"])
         listening()
         await withGracefulShutdownHandler {
             try? await channel.closeFuture.get()

@@ -10,12 +10,15 @@ final class PageRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     private let basePath: String
     private let origins: OriginRule
     private let secure: Bool
+    /// What `GET <base>/health` answers; nil: there is no such page.
+    private let health: (@Sendable () -> HealthReport)?
     private var request: HTTPRequestHead?
 
-    init(basePath: String, origins: OriginRule, secure: Bool) {
+    init(basePath: String, origins: OriginRule, secure: Bool, health: (@Sendable () -> HealthReport)? = nil) {
         self.basePath = basePath
         self.origins = origins
         self.secure = secure
+        self.health = health
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -52,6 +55,10 @@ final class PageRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             } else {
                 send(.badRequest, text: "this address is the web interface's WebSocket; open the page instead\n", head: head, context: context)
             }
+        case .health:
+            guard let report = health?() else { return send(.notFound, text: "no such page\n", head: head, context: context) }
+            send(report.healthy ? .ok : .serviceUnavailable, body: report.json, contentType: "application/json", head: head,
+                 context: context, extra: [("Cache-Control", "no-store")])
         case .notFound:
             send(.notFound, text: "no such page\n", head: head, context: context)
         }

@@ -5,11 +5,14 @@ enum PageRoute: Equatable {
     /// An embedded asset, by its name in the assets folder (`index.html` for the base itself).
     case asset(String)
     case webSocket
+    /// `GET <base>/health`: whether the data-path loop turns (`DataPathHeartbeat`), for health checks and watchdogs.
+    case health
     /// The base without its final `/`: relative links need it, so the browser is sent there.
     case addSlash
     case notFound
 
     static let webSocketPath = "api/ws"
+    static let healthPath = "health"
 
     /// A header's path prefix fit to put in a `Location`: `/`-led, no trailing `/`, plain characters only (a
     /// forged header cannot redirect elsewhere: no `//host`, no scheme, no CR/LF).
@@ -29,6 +32,7 @@ enum PageRoute: Equatable {
         let name = rest.dropFirst()
         if name.isEmpty { self = .asset("index.html"); return }
         if name == Self.webSocketPath { self = .webSocket; return }
+        if name == Self.healthPath { self = .health; return }
         // Names are looked up in a fixed table, never on a disk; `..` and encoded bytes simply name nothing.
         self = .asset(String(name))
     }

@@ -99,7 +99,7 @@ struct Run: AsyncParsableCommand {
         logger.info("starting", metadata: ["version": "\(Wear2MQTTVersion.current)", "gateway_id": "\(configuration.gateway.id)"])
         let feed = configuration.frontend.enabled ? BrowserFeed(
             greeting: .init(baseTopic: configuration.mqtt.baseTopic, gatewayID: configuration.gateway.id, version: Wear2MQTTVersion.current),
-            token: configuration.frontend.authToken, brokerConnected: { [client] in client.statistics.connected }) : nil
+            token: configuration.frontend.authToken, trustedProxies: configuration.frontend.trustedProxies, brokerConnected: { [client] in client.statistics.connected }) : nil
         let gateway = GatewayService(configuration: configuration, client: client, logger: logger, dataPath: dataPath, frontend: feed)
         // systemd Type=notify (docs/architecture.md): readiness, status, watchdog pings from the data-path loop.
         let supervisor = SystemdSupervisor(environment: ProcessInfo.processInfo.environment, loop: dataPath,
@@ -110,8 +110,8 @@ struct Run: AsyncParsableCommand {
         DebugDataPathStall.install(on: dataPath, environment: ProcessInfo.processInfo.environment)
         #endif
         let group = ServiceGroup(configuration: .init(
-            services: [.init(service: gateway)] + metricsServer(configuration.metrics, gateway) + frontendServer(configuration.frontend, feed)
-                + systemd,
+            services: [.init(service: gateway)] + metricsServer(configuration.metrics, gateway)
+                + frontendServer(configuration.frontend, feed, dataPath: dataPath) + systemd,
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger))
         do {
@@ -141,8 +141,12 @@ func metricsServer(_ metrics: Configuration.MetricsSection,
 }
 
 /// The web interface, only with `frontend.enabled` (off: no HTTP server, no thread, no feed on the data path).
-func frontendServer(_ section: Configuration.FrontendSection, _ feed: BrowserFeed?) -> [ServiceGroupConfiguration.ServiceConfiguration] {
+func frontendServer(_ section: Configuration.FrontendSection, _ feed: BrowserFeed?,
+                    dataPath: EventLoop) -> [ServiceGroupConfiguration.ServiceConfiguration] {
     guard let feed else { return [] }
+    // `<base>/health` answers from a beat of the data-path loop, as the systemd watchdog's pings come from it.
+    let heartbeat = DataPathHeartbeat()
+    heartbeat.start(on: dataPath)
     var tls: TLSServerContext?
     if let certificate = section.tls.certificateFile, let key = section.tls.keyFile {
         do {
@@ -151,7 +155,7 @@ func frontendServer(_ section: Configuration.FrontendSection, _ feed: BrowserFee
             fail(ExitStatus.configurationError, "configuration error: \(error)")
         }
     }
-    return [.init(service: FrontendServer(section: section, feed: feed, tls: tls, logger: Logger(label: "frontend")))]
+    return [.init(service: FrontendServer(section: section, feed: feed, tls: tls, heartbeat: heartbeat, logger: Logger(label: "frontend")))]
 }
 
 struct ConfigCommand: AsyncParsableCommand {

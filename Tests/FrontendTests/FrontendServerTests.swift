@@ -13,7 +13,7 @@ import Wear2MQTTTesting
 @Suite("Web interface server over HTTP")
 struct FrontendServerTests {
     /// Runs a server on a free loopback port under `basePath` for `body`, then stops it.
-    func withServer(basePath: String = "/", _ body: (Int) async throws -> Void) async throws {
+    func withServer(basePath: String = "/", heartbeat: DataPathHeartbeat? = nil, _ body: (Int) async throws -> Void) async throws {
         let port = try FreePort.loopback()
         var section = Configuration.FrontendSection()
         section.enabled = true
@@ -21,7 +21,8 @@ struct FrontendServerTests {
         section.basePath = basePath
         let feed = BrowserFeed(greeting: .init(baseTopic: "wear2mqtt", gatewayID: "t", version: "0"), token: nil, brokerConnected: { true })
         let (listening, told) = AsyncStream.makeStream(of: Void.self)
-        let server = FrontendServer(section: section, feed: feed, logger: Logger(label: "frontend-test"), listening: { told.yield() })
+        let server = FrontendServer(section: section, feed: feed, heartbeat: heartbeat, logger: Logger(label: "frontend-test"),
+                                    listening: { told.yield() })
         let task = Task { try await server.run() }
         defer { task.cancel() }
         for await _ in listening { break }
@@ -80,6 +81,26 @@ struct FrontendServerTests {
             #expect(post.value(forHTTPHeaderField: "Allow") == "GET, HEAD")
             #expect(try await get("http://127.0.0.1:\(port)/api/ws").1.statusCode == 400)
             #expect(try await get("http://127.0.0.1:\(port)/api/ws", headers: ["Origin": "http://evil.example"]).1.statusCode == 403)
+        }
+    }
+
+    @Test("health: 200 while the data-path loop beats, 503 once it stalled, under the base path; none without a heartbeat")
+    func health() async throws {
+        let heartbeat = DataPathHeartbeat(interval: .seconds(2), stalledAfter: .seconds(10))
+        try await withServer(basePath: "/wear2mqtt", heartbeat: heartbeat) { port in
+            let (stalled, before) = try await get("http://127.0.0.1:\(port)/wear2mqtt/health")
+            #expect(before.statusCode == 503)
+            #expect(String(decoding: stalled, as: UTF8.self) == #"{"status":"stalled","data_path":"stalled","broker":"connected"}"#)
+            heartbeat.beat()
+            let (ok, after) = try await get("http://127.0.0.1:\(port)/wear2mqtt/health")
+            #expect(after.statusCode == 200)
+            #expect(after.value(forHTTPHeaderField: "Content-Type") == "application/json")
+            #expect(String(decoding: ok, as: UTF8.self) == #"{"status":"ok","data_path":"running","broker":"connected"}"#)
+            #expect(try await get("http://127.0.0.1:\(port)/health").1.statusCode == 404)
+        }
+        try await withServer { port in
+            let (_, response) = try await get("http://127.0.0.1:\(port)/health")
+            #expect(response.statusCode == 404)
         }
     }
 

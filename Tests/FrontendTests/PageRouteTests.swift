@@ -7,6 +7,7 @@ struct PageRouteTests {
     @Test("at the root", arguments: [
         ("/", PageRoute.asset("index.html")), ("", .asset("index.html")), ("/app.js", .asset("app.js")),
         ("/pages/device.js", .asset("pages/device.js")), ("/api/ws", .webSocket), ("/api/ws?x=1", .webSocket),
+        ("/health", .health), ("/health?probe=1", .health),
         ("/?v=2", .asset("index.html")), ("/../etc/passwd", .asset("../etc/passwd")), ("x", .notFound),
     ])
     func root(path: String, route: PageRoute) {
@@ -15,7 +16,8 @@ struct PageRouteTests {
 
     @Test("under a base path a proxy does not strip", arguments: [
         ("/wear2mqtt", PageRoute.addSlash), ("/wear2mqtt/", .asset("index.html")), ("/wear2mqtt/app.css", .asset("app.css")),
-        ("/wear2mqtt/api/ws", .webSocket), ("/wear2mqttx/app.css", .notFound), ("/app.css", .notFound), ("/", .notFound),
+        ("/wear2mqtt/api/ws", .webSocket), ("/wear2mqtt/health", .health), ("/health", .notFound),
+        ("/wear2mqttx/app.css", .notFound), ("/app.css", .notFound), ("/", .notFound),
     ])
     func based(path: String, route: PageRoute) {
         #expect(PageRoute(path: path, basePath: "/wear2mqtt") == route)

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 extension Configuration {
     /// `frontend:` — the web interface (docs/frontend.md): pages and one WebSocket speaking the MQTT contract, served
     /// by the gateway. Off unless enabled; loopback by default. Listening beyond loopback needs a token: the page
@@ -20,6 +24,9 @@ extension Configuration {
         public var basePath = "/"
         /// Origins besides the page's own that may open the WebSocket (a dashboard embedding it).
         public var allowedOrigins: [String] = []
+        /// Addresses of reverse proxies that sign people in themselves (Home Assistant's ingress, 172.30.32.2): their
+        /// connections skip the token, and listening beyond loopback needs no token when only they should get in.
+        public var trustedProxies: [String] = []
         public var tls = FrontendTLS()
 
         public init() {}
@@ -66,11 +73,13 @@ extension Configuration {
             case authTokenFile = "auth_token_file"
             case basePath = "base_path"
             case allowedOrigins = "allowed_origins"
+            case trustedProxies = "trusted_proxies"
             case tls
         }
 
         static var nestedSchemas: [String: ConfigurationSchema] {
-            [CodingKeys.allowedOrigins.stringValue: .list(of: .value), CodingKeys.tls.stringValue: FrontendTLS.schema]
+            [CodingKeys.allowedOrigins.stringValue: .list(of: .value), CodingKeys.trustedProxies.stringValue: .list(of: .value),
+             CodingKeys.tls.stringValue: FrontendTLS.schema]
         }
 
         static var rejectedKeys: [String: String] {
@@ -97,6 +106,10 @@ extension Configuration {
             if let bad = allowedOrigins.first(where: { !Self.isOrigin($0) }) {
                 throw container.invalid(.allowedOrigins, "\"\(bad)\" is not an origin like https://example.org or http://192.168.1.5:8123")
             }
+            trustedProxies = try container.value(.trustedProxies, default: [])
+            if let bad = trustedProxies.first(where: { !Self.isIPAddress($0) }) {
+                throw container.invalid(.trustedProxies, "\"\(bad)\" is not an IP address like 172.30.32.2 or fd00::2 (a proxy is named by the address it connects from)")
+            }
             tls = try container.value(.tls, default: FrontendTLS())
         }
 
@@ -109,6 +122,7 @@ extension Configuration {
             try container.encode(authTokenFile, forKey: .authTokenFile)
             try container.encode(basePath, forKey: .basePath)
             try container.encode(allowedOrigins, forKey: .allowedOrigins)
+            try container.encode(trustedProxies, forKey: .trustedProxies)
             try container.encode(tls, forKey: .tls)
         }
 
@@ -120,9 +134,16 @@ extension Configuration {
 
         /// The problem of a listen address beyond loopback without a token, naming the key to set; nil when fine.
         var exposureProblem: String? {
-            guard enabled, !listensOnLoopback, authToken == nil else { return nil }
+            guard enabled, !listensOnLoopback, authToken == nil, trustedProxies.isEmpty else { return nil }
             return "\(listen) is reachable from other machines, so the web interface needs a token: set frontend.auth_token_file "
-                + "(or \(EnvironmentOverrides.frontendTokenVariable)), or listen on 127.0.0.1"
+                + "(or \(EnvironmentOverrides.frontendTokenVariable)), or frontend.trusted_proxies to the proxy that signs people in, "
+                + "or listen on 127.0.0.1"
+        }
+
+        /// An IPv4 or IPv6 address as `inet_pton` reads it (no host names: a proxy is known by where it connects from).
+        static func isIPAddress(_ text: String) -> Bool {
+            var buffer = in6_addr()
+            return text.withCString { inet_pton(AF_INET, $0, &buffer) == 1 || inet_pton(AF_INET6, $0, &buffer) == 1 }
         }
 
         static func basePathProblem(_ path: String) -> String? {

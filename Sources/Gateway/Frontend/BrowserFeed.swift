@@ -31,6 +31,9 @@ public final class BrowserFeed: Sendable {
     private let state: Mutex<BrowserFeedState>
     private let greeting: Greeting
     private let token: TokenCheck?
+    /// Reverse proxies that sign people in themselves (Home Assistant's ingress): their sockets skip the token. With
+    /// any set, every other address needs the token — and with no token configured, gets no way in.
+    private let trustedProxies: Set<String>
     private let topics: TopicLayout
     private let healthTopic: String
     /// `<base>/`: Home Assistant's discovery records are not the contract's, and not kept.
@@ -50,12 +53,13 @@ public final class BrowserFeed: Sendable {
     /// When a wrong token was presented, for `AuthThrottle`.
     private let now: @Sendable () -> ContinuousClock.Instant
 
-    public init(greeting: Greeting, token: Secret?, brokerConnected: @escaping @Sendable () -> Bool,
+    public init(greeting: Greeting, token: Secret?, trustedProxies: [String] = [], brokerConnected: @escaping @Sendable () -> Bool,
                 queueLimits: (bytes: Int, messages: Int) = (1 << 20, 8192),
                 now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }) {
         self.greeting = greeting
         self.now = now
         self.token = token.map(TokenCheck.init)
+        self.trustedProxies = Set(trustedProxies.map(Self.plainAddress))
         self.topics = TopicLayout(base: greeting.baseTopic)
         self.healthTopic = topics.bridgeHealth
         basePrefix = greeting.baseTopic + "/"
@@ -74,11 +78,21 @@ public final class BrowserFeed: Sendable {
     }
 
     /// A socket opened from `peer` (its remote address): its id and the first frame (`auth_required`, or `hello`
-    /// when no token is configured).
+    /// when no token is needed: none configured and no trusted proxy, or the peer is a trusted proxy).
     public func open(peer: String = "") -> (id: Int, first: [UInt8]) {
-        let id = state.withLock { $0.open(needsToken: token != nil, peer: peer) }
-        guard token != nil else { return (id, hello(id)) }
+        let needsToken = trustedProxies.isEmpty ? token != nil : !trustedProxies.contains(Self.plainAddress(peer))
+        let id = state.withLock { $0.open(needsToken: needsToken, peer: peer) }
+        guard needsToken else { return (id, hello(id)) }
         return (id, BrowserFrames.authRequired)
+    }
+
+    /// Whether the gateway has its broker now (for `/health`).
+    public var isBrokerConnected: Bool { brokerConnected() }
+
+    /// An IPv4 peer of a dual-stack socket arrives as `::ffff:a.b.c.d`; proxies are named as `a.b.c.d`.
+    static func plainAddress(_ address: String) -> String {
+        let lowered = address.lowercased()
+        return lowered.hasPrefix("::ffff:") && lowered.contains(".") ? String(lowered.dropFirst(7)) : lowered
     }
 
     public func close(_ id: Int) {

@@ -59,6 +59,26 @@ struct BrowserFeedTests {
         #expect(hello["broker"] == .object(["connected": .flag(true)]))
     }
 
+    @Test("a trusted proxy skips the token; every other address needs it, and without one configured gets no way in")
+    func trustedProxy() throws {
+        for token in [nil, "s3cret"] as [String?] {
+            let feed = BrowserFeed(greeting: .init(baseTopic: "wear2mqtt", gatewayID: "lab", version: "9.9"), token: token.map(Secret.init),
+                                   trustedProxies: ["172.30.32.2"], brokerConnected: { true })
+            for peer in ["172.30.32.2", "::ffff:172.30.32.2"] {
+                #expect(try json(feed.open(peer: peer).first)["type"] == .text("hello"), "\(peer)")
+            }
+            let (stranger, first) = feed.open(peer: "172.30.32.9")
+            #expect(first == BrowserFrames.authRequired)
+            let reply = feed.receive(stranger, frame(#"{"type":"auth","token":"s3cret"}"#))
+            if token == nil {
+                #expect(reply == [.send(BrowserFrames.authFailed), .close(code: 4401, reason: "a valid token is required")])
+            } else {
+                guard case .send(let hello)? = reply.first else { Issue.record("no hello"); continue }
+                #expect(try json(hello)["type"] == .text("hello"))
+            }
+        }
+    }
+
     @Test("with a token: auth_required first; nothing is taken before the right token; a wrong one closes with 4401")
     func token() throws {
         let feed = feed(token: "s3cret")

@@ -32,6 +32,20 @@ struct FrontendConfigurationTests {
         _ = try Configuration.parse(yaml: yaml)
     }
 
+    @Test("trusted proxies are IP addresses; with one, listening beyond loopback needs no token")
+    func trustedProxies() throws {
+        let yaml = "frontend:\n  enabled: true\n  listen: 0.0.0.0:8099\n  trusted_proxies: [172.30.32.2, \"fd00::2\"]\n"
+        let section = try Configuration.parse(yaml: yaml).frontend
+        #expect(section.trustedProxies == ["172.30.32.2", "fd00::2"])
+        #expect(section.authToken == nil)
+        for bad in ["supervisor", "172.30.32", "172.30.32.2/24", ""] {
+            let error = try #require(configurationError("frontend:\n  trusted_proxies: [\"\(bad)\"]\n"), "\(bad)")
+            #expect(error.keyPath == "frontend.trusted_proxies")
+            #expect(error.message.contains("is not an IP address"))
+        }
+        #expect(try Configuration.parse(yaml: "").frontend.trustedProxies.isEmpty)
+    }
+
     @Test("the token comes from its file or the environment, never the file itself")
     func tokenSources() throws {
         let error = try #require(configurationError("frontend:\n  auth_token: hunter2\n"))
