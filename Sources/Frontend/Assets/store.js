@@ -60,8 +60,9 @@ export class Store extends EventTarget {
     const base = this.connection.baseTopic;
     let changed = false;
     for (const message of messages) {
-      const levels = message.topic.split("/");
-      if (levels[0] !== base) continue;
+      // The base may have several levels (lab/wear2mqtt): it counts as one here.
+      if (!message.topic.startsWith(base + "/")) continue;
+      const levels = [base, ...message.topic.slice(base.length + 1).split("/")];
       if (levels[1] === "bridge" && levels.length === 3) {
         if (bridgeKeys.includes(levels[2])) {
           this.bridge[levels[2]] = message.payload;
