@@ -111,15 +111,17 @@ struct AddOnManifestTests {
         #expect(icon.wholeMatch(of: /mdi:[a-z0-9]+(-[a-z0-9]+)*/) != nil, "panel_icon \(icon) is not an mdi: icon")
     }
 
-    @Test("it asks for the host's D-Bus and the MQTT service only: no host network, no privileges, its own AppArmor profile")
+    @Test("it asks for the host's D-Bus, the MQTT service and its own config folder only: no host network, no privileges, its own AppArmor profile")
     func leastAccess() throws {
         let manifest = try Self.manifest()
         #expect(manifest["host_dbus"] == .bool(true))
         #expect(manifest["services"] == .list([.string("mqtt:need")]))
         for key in ["host_network", "host_pid", "host_ipc", "host_uts", "privileged", "full_access", "docker_api", "devices", "usb", "uart",
-                    "map", "ports", "auth_api"] {
+                    "ports", "auth_api"] {
             #expect(manifest[key] == nil, "config.yaml asks for \(key), which the gateway does not use")
         }
+        // One folder of its own, written to: the add-on's config folder (/config inside), where firmware packages go.
+        #expect(manifest["map"] == .list([.map(["type": .string("addon_config"), "read_only": .bool(false)])]))
         #expect(manifest["hassio_api"] == .bool(false) && manifest["homeassistant_api"] == .bool(false))
         #expect(manifest["apparmor"] == .bool(true))
         #expect(FileManager.default.fileExists(atPath: Self.addOnFolder.appendingPathComponent("apparmor.txt").path))

@@ -252,6 +252,12 @@ def run_addon(args, host, folder, browser):
                    "devices": [{"address": STRAP, "name": "strap", "driver": "standard"}],
                    "allow": {"clear_data": False, "factory_reset": False, "dfu": False},
                    "homeassistant": {"enabled": True, "discovery_prefix": "homeassistant"}, "mqtt": {}}, f)
+    # The add-on's config folder (map: addon_config) with a firmware package in it, as a user puts one over Samba.
+    addon_config = os.path.join(folder, "addon-config")
+    os.makedirs(os.path.join(addon_config, "firmware"))
+    subprocess.run([os.path.join(args.bin, "wear2mqtt-sim"), "firmware-package", "--output",
+                    os.path.join(addon_config, "firmware", "carexc-2.2.0.zip"), "--version", "2.2.0"],
+                   check=True, capture_output=True, timeout=60)
     supervisor = FakeSupervisor({"host": "127.0.0.1", "port": host.secure_port, "ssl": False, "protocol": "3.1.1",
                                  "username": "addons", "password": "s3cret-from-supervisor", "addon": "core_mosquitto"})
     web_port = stack.free_port()
@@ -260,6 +266,7 @@ def run_addon(args, host, folder, browser):
     try:
         step("the add-on: options and the Supervisor's MQTT service become the configuration")
         podman("run", "--detach", "--name", name, "--network", "host", "--volume", f"{data}:/data",
+               "--volume", f"{addon_config}:/config",
                "--volume", f"{host.bus_path}:/run/dbus/system_bus_socket",
                "--env", f"SUPERVISOR_TOKEN={SUPERVISOR_TOKEN}", "--env", f"SUPERVISOR_API=http://127.0.0.1:{supervisor.port}",
                "--env", "ADDON_TRUSTED_PROXY=127.0.0.1",
@@ -272,6 +279,13 @@ def run_addon(args, host, folder, browser):
         assert "s3cret" not in logs, "the broker password was logged"
         assert os.path.isdir(os.path.join(data, "state")), "no state in /data"
         step("samples reach the credentialed broker; the password is in no file and no log; state in /data/state")
+        subprocess.run(["mosquitto_pub", "-h", "127.0.0.1", "-p", str(host.secure_port), "-u", "addons", "-P",
+                        "s3cret-from-supervisor", "-q", "1", "-t", "addon/wear/bridge/request/firmware/list", "-m", "{}"],
+                       check=True, timeout=10)
+        samples.wait_for("addon/wear/bridge/response/firmware/list ", 20, "the firmware list")
+        listed = next(line for line in samples.lines if line.startswith("addon/wear/bridge/response/firmware/list "))
+        assert "carexc-2.2.0.zip" in listed, listed
+        step("a firmware package in the add-on's config folder is offered (bridge/request/firmware/list)")
 
         step("the web interface through an ingress-like proxy: no token for the trusted proxy, the WebSocket under the prefix")
         proxy = ingress.IngressProxy(web_port)
@@ -287,7 +301,9 @@ def run_addon(args, host, folder, browser):
         page.get_by_role("link", name="strap").click()
         expect(page.get_by_role("heading", name="strap")).to_be_visible()
         # Heart rate at 1 Hz reaches the plot over the WebSocket (a base topic of two levels, addon/wear).
-        expect(page.get_by_text("No samples yet")).to_have_count(0, timeout=15000)
+        expect(page.locator('figure[data-sensor="heart_rate"]')).to_be_visible(timeout=15000)
+        stack.wait_for(lambda: int(page.locator('figure[data-sensor="heart_rate"]').get_attribute("data-samples") or 0) >= 2,
+                       15, "heart-rate samples in the plot")
         page.screenshot(path=os.path.join(args.out, "addon-ingress.png"))
         context.close()
         assert not errors, errors
