@@ -66,6 +66,17 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        /// ESPHome's native API for Bluetooth proxies as remote radios (issue 42): its frames, the Noise handshake that
+        /// encrypts them, and the protobuf messages a proxy client uses.
+        .target(
+            name: "ESPHome",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            ],
+            // The trimmed schema and the scripts that make it and api.pb.swift (committed, so builds need no protoc).
+            exclude: ["Protobuf/api.proto", "Protobuf/regenerate", "Protobuf/trim.py"]
+        ),
         /// Device model and drivers; each driver's pure codec sits in its own folder.
         .target(
             name: "Wearables",
@@ -235,6 +246,8 @@ let package = Package(
         .testTarget(name: "ArchitectureTests", dependencies: ["Wearables"]),
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop"]),
         .testTarget(name: "MQTTTests", dependencies: ["MQTT", "Wear2MQTTTesting"]),
+        .testTarget(name: "ESPHomeTests", dependencies: ["ESPHome", .product(name: "Crypto", package: "swift-crypto"),
+                                                   .product(name: "SwiftProtobuf", package: "swift-protobuf")]),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "Wear2MQTTTesting"]),
         .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "Simulator", "wear2mqtt-sim", "Wear2MQTTTesting"]),
         .testTarget(name: "WearablesTests", dependencies: ["Wearables", "SimulatedWearables", "Wear2MQTTTesting"]),

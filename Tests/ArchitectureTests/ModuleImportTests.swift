@@ -20,6 +20,7 @@ struct ModuleImportTests {
         "DBus": ["CDBus", "EventLoop"],
         "BlueZ": ["CEpoll", "DBus", "EventLoop"],
         "MQTT": ["CMosquitto", "EventLoop", "DequeModule"],
+        "ESPHome": ["Crypto", "SwiftProtobuf"],
         "Wearables": ["BlueZ", "DBus", "EventLoop", "Crypto", "SwiftProtobuf"],
         "Firmware": ["Wearables", "BlueZ", "Crypto", "SwiftProtobuf", "ZIPFoundation"],
         "Gateway": ["Wearables", "Firmware", "BlueZ", "DBus", "MQTT", "EventLoop", "Yams", "ServiceLifecycle", "Prometheus", "Crypto",
@@ -41,7 +42,7 @@ struct ModuleImportTests {
     ]
 
     /// The modules that make up the daemon: none of them may import what only tests, the simulator and the bench use.
-    static let product = ["CDBus", "CMosquitto", "CTLS", "CEpoll", "EventLoop", "DBus", "BlueZ", "MQTT", "Wearables", "Firmware", "Gateway", "MetricsExporter", "Frontend", "wear2mqtt"]
+    static let product = ["CDBus", "CMosquitto", "CTLS", "CEpoll", "EventLoop", "DBus", "BlueZ", "ESPHome", "MQTT", "Wearables", "Firmware", "Gateway", "MetricsExporter", "Frontend", "wear2mqtt"]
     static let neverInTheProduct: Set<String> = ["SimulatedWearables", "Simulator", "Wear2MQTTTesting", "Testing", "FuzzTargets"]
 
     static let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
