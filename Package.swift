@@ -121,6 +121,7 @@ let package = Package(
             dependencies: [
                 "BlueZ",
                 "DBus",
+                "ESPHome",
                 "EventLoop",
                 "Wearables",
                 "SimulatedWearables",
@@ -132,6 +133,7 @@ let package = Package(
             name: "wear2mqtt-sim",
             dependencies: [
                 "Simulator",
+                "ESPHome",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -256,7 +258,7 @@ let package = Package(
         .testTarget(
             name: "SimulatorTests",
             dependencies: ["Simulator", "BlueZ", "DBus", "Wearables", "Firmware", "SimulatedWearables", "wear2mqtt-sim", "Wear2MQTTTesting"],
-            exclude: ["bleak_interop.py"]
+            exclude: ["bleak_interop.py", "esphome_interop.py"]
         ),
         .testTarget(name: "FuzzTargetsTests", dependencies: ["FuzzTargets", "wear2mqtt-fuzz", "Wear2MQTTTesting"]),
         .testTarget(name: "GatewayTests", dependencies: ["Gateway", "BlueZ", "Wearables", "Firmware", "SimulatedWearables", "Wear2MQTTTesting"]),

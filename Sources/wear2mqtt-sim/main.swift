@@ -1,5 +1,6 @@
 import ArgumentParser
 import DBus
+import ESPHome
 import Foundation
 import Logging
 import Simulator
@@ -13,7 +14,7 @@ struct SimulatorCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "wear2mqtt-sim",
         abstract: "Simulates bluetoothd 5.66 (org.bluez on D-Bus) with simulated BLE wearables.",
-        subcommands: [Run.self, Control.self, Peripheral.self, FirmwarePackage.self])
+        subcommands: [Run.self, Control.self, Peripheral.self, FirmwarePackage.self, Proxy.self])
 }
 
 /// `session`, `system`, or a D-Bus address such as `unix:path=/tmp/bus`.
@@ -66,9 +67,52 @@ struct Run: AsyncParsableCommand {
     }
 }
 
+/// `wear2mqtt-sim proxy`: an ESPHome Bluetooth proxy's native API on a TCP port (issue 42, first step: hello, device
+/// info, pings, free connection slots).
+struct Proxy: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Serves ESPHome's native API as a Bluetooth proxy would, until SIGTERM or SIGINT.")
+
+    @Option(help: "The TCP port to listen on, on 127.0.0.1 (ESPHome's is 6053).")
+    var port: Int = 6053
+
+    @Option(help: "The proxy's node name.")
+    var name: String = "wear2mqtt-sim-proxy"
+
+    @Option(help: "api.encryption.key: 32 bytes in base64; without it the API is plaintext.")
+    var key: String?
+
+    @Option(help: "Active connections the proxy holds at most.")
+    var slots: Int = 3
+
+    func run() async throws {
+        var settings = SimulatedProxyServer.Settings(port: port)
+        settings.name = name
+        settings.slots = slots
+        if let key {
+            guard let bytes = EncryptionKey.parse(base64: key) else {
+                FileHandle.standardError.write(Data("wear2mqtt-sim: --key is not 32 bytes in base64\n".utf8))
+                throw ExitCode(1)
+            }
+            settings.key = bytes
+        }
+        let server: SimulatedProxyServer
+        do {
+            server = try SimulatedProxyServer(settings)
+        } catch {
+            FileHandle.standardError.write(Data("wear2mqtt-sim: \(error)\n".utf8))
+            throw ExitCode(2)
+        }
+        server.start()
+        FileHandle.standardError.write(Data("wear2mqtt-sim: serving ESPHome's API as \(name) on 127.0.0.1:\(port)\(key == nil ? "" : " (encrypted)")\n".utf8))
+        _ = await ShutdownSignal.wait()
+        server.stop()
+    }
+}
+
 /// Waits for SIGTERM or SIGINT, or for the bus to go away.
 enum ShutdownSignal {
-    static func wait(orUntil disconnection: AsyncStream<Void>) async -> String {
+    static func wait(orUntil disconnection: AsyncStream<Void>? = nil) async -> String {
         let (events, continuation) = AsyncStream.makeStream(of: String.self)
         var sources: [DispatchSourceSignal] = []
         for (number, name) in [(SIGTERM, "SIGTERM"), (SIGINT, "SIGINT")] {
@@ -79,6 +123,7 @@ enum ShutdownSignal {
             sources.append(source)
         }
         let watcher = Task {
+            guard let disconnection else { return }
             for await _ in disconnection {}
             continuation.yield("the bus connection closed")
         }

@@ -35,7 +35,8 @@ public struct APIServerStateMachine: Sendable {
     public init(key: [UInt8]?, deviceInfo: DeviceInfoResponse) throws(NoiseError) {
         self.deviceInfo = deviceInfo
         name = deviceInfo.name
-        macAddress = deviceInfo.macAddress
+        // The hello carries the MAC as ESPHome's get_mac_address() writes it: 12 lower-case hex digits, no colons.
+        macAddress = deviceInfo.macAddress.lowercased().filter { $0 != ":" }
         if let key {
             state = .awaitingClientHello(NoiseFrameDecoder(), try NoiseHandshake(role: .responder, preSharedKey: key))
         } else {

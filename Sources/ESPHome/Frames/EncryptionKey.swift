@@ -1,0 +1,17 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// ESPHome's `api.encryption.key`: 32 random bytes written in base64 (44 characters), as the device's YAML and Home
+/// Assistant show it.
+public enum EncryptionKey {
+    /// The 32 bytes, or nil when `text` is not base64 of 32 bytes.
+    public static func parse(base64 text: String) -> [UInt8]? {
+        guard let data = Data(base64Encoded: text.trimmingCharacters(in: .whitespacesAndNewlines)), data.count == 32 else { return nil }
+        return Array(data)
+    }
+
+    public static func base64(_ key: [UInt8]) -> String { Data(key).base64EncodedString() }
+}
