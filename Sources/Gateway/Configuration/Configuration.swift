@@ -28,6 +28,8 @@ public struct Configuration: Sendable, Equatable, Codable, ConfigurationSection 
     public var frontend = FrontendSection()
     public var hrv = HeartRateVariabilitySection()
     public var roaming = RoamingSection()
+    /// ESPHome Bluetooth proxies used as radios besides the local adapter (issue 42, being built).
+    public var radios: [RadioEntry] = []
 
     public init() {}
 
@@ -44,6 +46,7 @@ public struct Configuration: Sendable, Equatable, Codable, ConfigurationSection 
         case frontend
         case hrv
         case roaming
+        case radios
     }
 
     static var nestedSchemas: [String: ConfigurationSchema] {
@@ -60,6 +63,7 @@ public struct Configuration: Sendable, Equatable, Codable, ConfigurationSection 
             CodingKeys.frontend.stringValue: FrontendSection.schema,
             CodingKeys.hrv.stringValue: HeartRateVariabilitySection.schema,
             CodingKeys.roaming.stringValue: RoamingSection.schema,
+            CodingKeys.radios.stringValue: .list(of: RadioEntry.schema),
         ]
     }
 
@@ -78,6 +82,20 @@ public struct Configuration: Sendable, Equatable, Codable, ConfigurationSection 
         frontend = try container.value(.frontend, default: FrontendSection())
         hrv = try container.value(.hrv, default: HeartRateVariabilitySection())
         roaming = try container.value(.roaming, default: RoamingSection())
+        radios = try container.value(.radios, default: [])
+        var seenRadios: [String: Int] = [:]
+        var seenEndpoints: [String: Int] = [:]
+        for (index, radio) in radios.enumerated() {
+            let path = container.keyPath(.radios).appending(.index(index))
+            if let first = seenRadios.updateValue(index, forKey: radio.name.lowercased()) {
+                throw InvalidConfigurationValue(keyPath: path.appending(RadioEntry.CodingKeys.name.stringValue),
+                                                message: "\"\(radio.name)\" is already the name of radios[\(first)] (names are compared in any case)")
+            }
+            if let first = seenEndpoints.updateValue(index, forKey: "\(radio.host.lowercased()):\(radio.port)") {
+                throw InvalidConfigurationValue(keyPath: path.appending(RadioEntry.CodingKeys.host.stringValue),
+                                                message: "\(radio.host):\(radio.port) is already radios[\(first)] (a proxy serves one client at a time)")
+            }
+        }
 
         var seenAddresses: [String: Int] = [:]
         var seenNames: [String: Int] = [:]
@@ -113,6 +131,7 @@ public struct Configuration: Sendable, Equatable, Codable, ConfigurationSection 
         try container.encode(frontend, forKey: .frontend)
         try container.encode(hrv, forKey: .hrv)
         try container.encode(roaming, forKey: .roaming)
+        try container.encode(radios, forKey: .radios)
     }
 
     /// Set to `true` in an encoder's `userInfo` to encode the MQTT password in clear text instead of `***`.

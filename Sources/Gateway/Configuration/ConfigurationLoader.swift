@@ -68,6 +68,17 @@ extension Configuration {
                                   keys: ["frontend", "auth_token_file"], what: "token") {
             configuration.frontend.authToken = token
         }
+        for (index, radio) in configuration.radios.enumerated() {
+            guard let file = radio.keyFile else { continue }
+            let keys: [ConfigurationKeyPath.Component] = [.key("radios"), .index(index), .key("key_file")]
+            let location = document.location(of: ConfigurationKeyPath(keys), in: tree, overrides: environmentOverrides)
+            let key = try readSecret(file, keyPath: "radios[\(index)].key_file", what: "key", location: location)
+            if let problem = Configuration.RadioEntry.keyProblem(key.reveal()) {
+                throw ConfigurationError(source: location.source, line: location.line, keyPath: "radios[\(index)].key_file",
+                                         message: "the key in \(file) \(problem)")
+            }
+            configuration.radios[index].key = key
+        }
         if let problem = configuration.frontend.exposureProblem {
             let location = document.location(of: ConfigurationKeyPath(keys: ["frontend", "listen"]), in: tree, overrides: environmentOverrides)
             throw ConfigurationError(source: location.source, line: location.line, keyPath: "frontend.listen", message: problem)
