@@ -71,6 +71,7 @@ let package = Package(
         .target(
             name: "ESPHome",
             dependencies: [
+                "EventLoop",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],
@@ -265,7 +266,8 @@ let package = Package(
         .testTarget(name: "FrontendTests", dependencies: ["Frontend", "Gateway", "Wear2MQTTTesting"]),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["wear2mqtt", "wear2mqtt-sim", "Gateway", "MQTT", "Simulator", "Wearables", "Firmware", "SimulatedWearables", "Wear2MQTTTesting"]
+            dependencies: ["wear2mqtt", "wear2mqtt-sim", "Gateway", "MQTT", "Simulator", "Wearables", "Firmware", "SimulatedWearables", "ESPHome",
+                           "EventLoop", "Wear2MQTTTesting"]
         ),
     ],
     swiftLanguageModes: [.v6]
