@@ -71,6 +71,8 @@ let package = Package(
         .target(
             name: "ESPHome",
             dependencies: [
+                "BlueZ",
+                "DBus",
                 "EventLoop",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),

@@ -20,7 +20,7 @@ struct ModuleImportTests {
         "DBus": ["CDBus", "EventLoop"],
         "BlueZ": ["CEpoll", "DBus", "EventLoop"],
         "MQTT": ["CMosquitto", "EventLoop", "DequeModule"],
-        "ESPHome": ["EventLoop", "Crypto", "SwiftProtobuf"],
+        "ESPHome": ["BlueZ", "DBus", "EventLoop", "Crypto", "SwiftProtobuf"],
         "Wearables": ["BlueZ", "DBus", "EventLoop", "Crypto", "SwiftProtobuf"],
         "Firmware": ["Wearables", "BlueZ", "Crypto", "SwiftProtobuf", "ZIPFoundation"],
         "Gateway": ["Wearables", "Firmware", "BlueZ", "DBus", "MQTT", "EventLoop", "Yams", "ServiceLifecycle", "Prometheus", "Crypto",
