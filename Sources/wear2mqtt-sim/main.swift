@@ -67,8 +67,8 @@ struct Run: AsyncParsableCommand {
     }
 }
 
-/// `wear2mqtt-sim proxy`: an ESPHome Bluetooth proxy's native API on a TCP port (issue 42, first step: hello, device
-/// info, pings, free connection slots).
+/// `wear2mqtt-sim proxy`: an ESPHome Bluetooth proxy's native API on a TCP port, serving the scenario's devices
+/// (advertisements, connections, GATT) from this process, with no bus.
 struct Proxy: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Serves ESPHome's native API as a Bluetooth proxy would, until SIGTERM or SIGINT.")
@@ -85,10 +85,21 @@ struct Proxy: AsyncParsableCommand {
     @Option(help: "Active connections the proxy holds at most.")
     var slots: Int = 3
 
+    @Option(help: "The scenario YAML file (as for run): the devices in the proxy's range.")
+    var scenario: String?
+
     func run() async throws {
         var settings = SimulatedProxyServer.Settings(port: port)
         settings.name = name
         settings.slots = slots
+        if let scenario {
+            do {
+                settings.scenario = try ScenarioLoader.load(contentsOf: scenario)
+            } catch {
+                FileHandle.standardError.write(Data("wear2mqtt-sim: \(error)\n".utf8))
+                throw ExitCode(1)
+            }
+        }
         if let key {
             guard let bytes = EncryptionKey.parse(base64: key) else {
                 FileHandle.standardError.write(Data("wear2mqtt-sim: --key is not 32 bytes in base64\n".utf8))
@@ -104,7 +115,7 @@ struct Proxy: AsyncParsableCommand {
             throw ExitCode(2)
         }
         server.start()
-        FileHandle.standardError.write(Data("wear2mqtt-sim: serving ESPHome's API as \(name) on 127.0.0.1:\(port)\(key == nil ? "" : " (encrypted)")\n".utf8))
+        FileHandle.standardError.write(Data("wear2mqtt-sim: serving ESPHome's API as \(name) on 127.0.0.1:\(port)\(key == nil ? "" : " (encrypted)") with \(settings.scenario?.devices.count ?? 0) device(s)\n".utf8))
         _ = await ShutdownSignal.wait()
         server.stop()
     }

@@ -7,10 +7,8 @@ import Synchronization
 
 /// The simulator's ESPHome Bluetooth proxy: ESPHome's native API on a TCP port, served on one event loop (no thread
 /// per client), each connection an `APIServerStateMachine` with the proxy's identity and key. What a connection asks of
-/// the proxy's radio goes to `radio`, which answers through the connection.
-///
-/// First step of issue 42: hello, device info, pings and the free connection slots; advertisements and GATT over the
-/// simulated peripherals come next.
+/// the proxy's Bluetooth side goes to `radio` (`ProxyRadio`: the scenario's devices, hosted in this process, with no
+/// D-Bus), which answers through the connections.
 public final class SimulatedProxyServer: Sendable {
     public struct Settings: Sendable {
         public var host = "127.0.0.1"
@@ -21,6 +19,8 @@ public final class SimulatedProxyServer: Sendable {
         public var key: [UInt8]?
         /// Active connections the proxy can hold (an ESP32 has 3 by default).
         public var slots = 3
+        /// The devices in the proxy's range, as `wear2mqtt-sim run` simulates them; nil: none.
+        public var scenario: Scenario?
 
         public init(port: Int) { self.port = port }
     }
@@ -34,10 +34,18 @@ public final class SimulatedProxyServer: Sendable {
     private let listener: Int32
     /// Per connection, by descriptor; touched on the loop thread only.
     private let connections = Mutex<[Int32: ProxyConnection]>([:])
+    private let radio: ProxyRadio
 
     public init(_ settings: Settings) throws {
         self.settings = settings
         loop = try EventLoop(name: "esphome-proxy")
+        var devices: [ProxiedDevice] = []
+        for (index, device) in (settings.scenario?.devices ?? []).enumerated() {
+            devices.append(try ProxiedDevice(settings: device, index: index, scenarioSeed: settings.scenario?.seed ?? 1))
+        }
+        var radioSettings = ProxyRadio.Settings()
+        if let scenario = settings.scenario { radioSettings.connectTimeout = scenario.adapter.connectTimeout }
+        radio = ProxyRadio(devices: devices, slots: settings.slots, settings: radioSettings, loop: loop)
         listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard listener >= 0 else { throw Failure(description: "socket: \(String(cString: strerror(errno)))") }
         var one: Int32 = 1
@@ -61,6 +69,7 @@ public final class SimulatedProxyServer: Sendable {
 
     /// Serves until `stop`.
     public func start() {
+        radio.attach { [weak self] descriptor, message in self?.perform(descriptor) { $0.machine.send(message) } }
         loop.start()
         loop.execute { [self] in
             _ = try? loop.register(listener, interest: .readable) { [self] _ in accept() }
@@ -68,6 +77,7 @@ public final class SimulatedProxyServer: Sendable {
     }
 
     public func stop() {
+        loop.execute { [radio] in radio.shutDown() }
         loop.stop()
         connections.withLock { all in
             for descriptor in all.keys { close(descriptor) }
@@ -148,14 +158,8 @@ public final class SimulatedProxyServer: Sendable {
         }
     }
 
-    /// The proxy's radio, as far as this step goes: free slots. Other requests are not answered yet.
     private func answer(_ message: APIMessage, on descriptor: Int32) {
-        guard APIMessageType(rawValue: message.type) == .subscribeBluetoothConnectionsFreeRequest else { return }
-        var free = BluetoothConnectionsFreeResponse()
-        free.free = UInt32(settings.slots)
-        free.limit = UInt32(settings.slots)
-        let reply = APIMessage(.bluetoothConnectionsFreeResponse, free)
-        perform(descriptor) { $0.machine.send(reply) }
+        radio.handle(message, from: descriptor)
     }
 
     private func flush(_ descriptor: Int32) {
@@ -175,6 +179,7 @@ public final class SimulatedProxyServer: Sendable {
         guard let connection = connections.withLock({ $0.removeValue(forKey: descriptor) }) else { return }
         loop.deregister(connection.registration)
         close(descriptor)
+        radio.clientLeft(descriptor)
     }
 }
 

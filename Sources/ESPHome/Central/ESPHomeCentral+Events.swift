@@ -1,0 +1,122 @@
+import BlueZ
+import DBus
+
+extension ESPHomeCentral {
+    /// What the proxy client reports, on the loop thread: the proxy up or down, and every message of its radio.
+    func handle(_ event: ProxyClient.Event) {
+        switch event {
+        case .ready(let identity):
+            withState { $0.identity = identity }
+            let address = BluetoothAddress(identity.bluetoothMacAddress)?.rawValue ?? BluetoothAddress(identity.macAddress)?.rawValue ?? "00:00:00:00:00:00"
+            apply { $0.propertiesChanged(path: adapterPath, interface: BlueZNames.adapter, changed: ["Powered": true, "Address": .string(address)]) }
+            // Raw advertisements, batched, for the whole connection: they carry every RSSI, and a proxy answers
+            // connection and GATT requests only to the client subscribed to them.
+            var request = SubscribeBluetoothLEAdvertisementsRequest()
+            request.flags = 1
+            clientSend(APIMessage(.subscribeBluetoothLEAdvertisementsRequest, request))
+            sendFreeSlotsSubscription()
+        case .disconnected:
+            let (connected, waiters) = withState { state -> ([UInt64], [CheckedContinuation<ProxyWaiters.Answer, Never>]) in
+                state.identity = nil
+                state.slots = (0, 0)
+                return (Array(state.gatt.keys), state.waiters.takeAll(address: nil))
+            }
+            for waiter in waiters { waiter.resume(returning: .failure(.adapterUnavailable("the proxy \(name) went away"))) }
+            for address in connected { linkLost(address) }
+            apply { $0.propertiesChanged(path: adapterPath, interface: BlueZNames.adapter, changed: ["Powered": false]) }
+        case .message(let message):
+            receive(message)
+        }
+    }
+
+    private func receive(_ message: APIMessage) {
+        switch APIMessageType(rawValue: message.type) {
+        case .bluetoothLERawAdvertisementsResponse?:
+            guard let batch = message.decoded(as: BluetoothLERawAdvertisementsResponse.self) else { return }
+            for advertisement in batch.advertisements { advertised(advertisement) }
+        case .bluetoothDeviceConnectionResponse?:
+            guard let response = message.decoded(as: BluetoothDeviceConnectionResponse.self) else { return }
+            if response.connected {
+                resume(.connect(response.address), .connected(mtu: Int(response.mtu)))
+            } else {
+                let reason = BlueZError.failed(name: BlueZErrorName.failed, message: "the proxy could not connect (error \(response.error))")
+                resume(.connect(response.address), .failure(reason))
+                resume(.disconnect(response.address), .done)
+                linkLost(response.address)
+            }
+        case .bluetoothGATTGetServicesResponse?:
+            guard let response = message.decoded(as: BluetoothGATTGetServicesResponse.self) else { return }
+            withState { $0.listing[response.address, default: []] += response.services }
+        case .bluetoothGATTGetServicesDoneResponse?:
+            guard let response = message.decoded(as: BluetoothGATTGetServicesDoneResponse.self) else { return }
+            let services = withState { $0.listing.removeValue(forKey: response.address) ?? [] }
+            resume(.services(response.address), .services(services))
+        case .bluetoothGATTReadResponse?:
+            guard let response = message.decoded(as: BluetoothGATTReadResponse.self) else { return }
+            resume(.read(response.address, response.handle), .bytes(Array(response.data)))
+        case .bluetoothGATTWriteResponse?:
+            guard let response = message.decoded(as: BluetoothGATTWriteResponse.self) else { return }
+            resume(.write(response.address, response.handle), .done)
+        case .bluetoothGATTNotifyResponse?:
+            guard let response = message.decoded(as: BluetoothGATTNotifyResponse.self) else { return }
+            resume(.notify(response.address, response.handle), .done)
+        case .bluetoothGATTErrorResponse?:
+            guard let response = message.decoded(as: BluetoothGATTErrorResponse.self) else { return }
+            let error = BlueZError.failed(name: BlueZErrorName.failed, message: "the device answered ATT error \(response.error)")
+            for waiter in takeWaiters(address: response.address, handle: response.handle) { waiter.resume(returning: .failure(error)) }
+        case .bluetoothGATTNotifyDataResponse?:
+            guard let data = message.decoded(as: BluetoothGATTNotifyDataResponse.self),
+                  let handler = withState({ $0.subscriptions[data.address]?[data.handle]?.handler }) else { return }
+            handler(Array(data.data))
+        case .bluetoothDevicePairingResponse?:
+            guard let response = message.decoded(as: BluetoothDevicePairingResponse.self) else { return }
+            resume(.pair(response.address), response.paired ? .done
+                   : .failure(.authenticationFailed("the proxy could not pair (error \(response.error))")))
+        case .bluetoothConnectionsFreeResponse?:
+            guard let response = message.decoded(as: BluetoothConnectionsFreeResponse.self) else { return }
+            withState { $0.slots = (Int(response.free), Int(response.limit)) }
+        default:
+            break
+        }
+    }
+
+    /// A device heard: BlueZ creates its object the first time it is seen while discovering, then updates its signal.
+    private func advertised(_ advertisement: BluetoothLERawAdvertisement) {
+        guard let address = ProxyAddress.address(advertisement.address) else { return }
+        let device = devicePath(address)
+        let data = AdvertisingData(decoding: Array(advertisement.data))
+        let (known, discovering) = withState { ($0.model.devices[device] != nil, $0.discovering) }
+        var values: [String: DBusValue] = ["RSSI": .int16(Int16(clamping: advertisement.rssi))]
+        if !data.manufacturerData.isEmpty {
+            values["ManufacturerData"] = .dictionary(keySignature: "q", valueSignature: "v", data.manufacturerData.sorted { $0.key < $1.key }.map {
+                DBusValue.DictionaryEntry(.uint16($0.key), .variant(.bytes($0.value)))
+            })
+        }
+        if !data.serviceData.isEmpty {
+            values["ServiceData"] = .dictionary(keySignature: "s", valueSignature: "v", data.serviceData.sorted { $0.key < $1.key }.map {
+                DBusValue.DictionaryEntry(.string($0.key), .variant(.bytes($0.value)))
+            })
+        }
+        if known {
+            apply { $0.propertiesChanged(path: device, interface: BlueZNames.device, changed: values) }
+            return
+        }
+        guard discovering else { return }
+        values["Address"] = .string(address.rawValue)
+        values["AddressType"] = advertisement.addressType == 0 ? "public" : "random"
+        values["Adapter"] = .objectPath(adapterPath)
+        for flag in ["Paired", "Bonded", "Trusted", "Blocked", "Connected", "ServicesResolved"] { values[flag] = false }
+        values["UUIDs"] = .strings(data.serviceUUIDs)
+        if let name = data.localName {
+            values["Name"] = .string(name)
+            values["Alias"] = .string(name)
+        }
+        if let appearance = data.appearance { values["Appearance"] = .uint16(appearance) }
+        if let txPower = data.txPower { values["TxPower"] = .int16(Int16(txPower)) }
+        apply { $0.interfacesAdded(path: device, interfaces: [BlueZNames.device: values]) }
+    }
+
+    private func sendFreeSlotsSubscription() {
+        clientSend(APIMessage(.subscribeBluetoothConnectionsFreeRequest))
+    }
+}

@@ -1,0 +1,309 @@
+import BlueZ
+import DBus
+import EventLoop
+import Synchronization
+
+/// An ESPHome Bluetooth proxy as a `BluetoothCentral`: the same model BlueZ gives (one adapter object for the proxy,
+/// a device object per advertiser, GATT objects while connected) and the same operations, carried over the proxy's
+/// native API by a `ProxyClient` on the data-path loop. Drivers cannot tell it from a local adapter.
+///
+/// What differs from BlueZ is said where it happens: connecting needs a free slot on the proxy (`connectionLimit`
+/// otherwise), the proxy caches services when it can (connect "with cache"), notifications are enabled by writing the
+/// CCCD as the API requires, and when the proxy goes away every device on it is disconnected at once.
+public final class ESPHomeCentral: BluetoothCentral {
+    struct State {
+        var model = BlueZModel()
+        var identity: APIClientStateMachine.ProxyIdentity?
+        var discovering = false
+        var listeners: [UInt64: AsyncStream<BlueZModelEvent>.Continuation] = [:]
+        var nextListener: UInt64 = 0
+        var waiters = ProxyWaiters()
+        /// Services arriving for a connect, by device address.
+        var listing: [UInt64: [BluetoothGATTService]] = [:]
+        /// Each connected device's GATT objects and handles.
+        var gatt: [UInt64: ProxyGATTObjects] = [:]
+        /// Each device's services as last listed: a proxy with remote caching then connects "with cache", skipping
+        /// service discovery on the air (the client keeps the cache, as ESPHome's API expects).
+        var serviceCache: [UInt64: [BluetoothGATTService]] = [:]
+        /// Notification handlers by device and value handle, with their subscriptions.
+        var subscriptions: [UInt64: [UInt32: (handler: @Sendable ([UInt8]) -> Void, subscription: NotificationSubscription)]] = [:]
+        var slots: (free: Int, limit: Int) = (0, 0)
+    }
+
+    public let name: String
+    public let adapterPath: ObjectPath
+    private let client: ProxyClient
+    private let state = Mutex(State())
+    private let forward: EventForward
+
+    public init(_ settings: ProxyClient.Settings, loop: EventLoop) {
+        name = settings.name
+        adapterPath = ObjectPath("/org/esphome/" + String(settings.name.map { $0.isLetter || $0.isNumber ? $0 : "_" }))
+        let forward = EventForward()
+        self.forward = forward
+        client = ProxyClient(settings, loop: loop) { forward.deliver($0) }
+        forward.target = self
+        apply { model in
+            model.interfacesAdded(path: adapterPath, interfaces: [BlueZNames.adapter: [
+                "Address": "00:00:00:00:00:00", "Name": .string(settings.name), "Alias": .string(settings.name),
+                "Powered": false, "Discovering": false,
+            ]])
+        }
+    }
+
+    public func start() { client.start() }
+    public func stop() { client.stop() }
+
+    /// The proxy's identity while connected.
+    public var identity: APIClientStateMachine.ProxyIdentity? { state.withLock { $0.identity } }
+    /// Free and total connection slots, as the proxy last said.
+    public var slots: (free: Int, limit: Int) { state.withLock { $0.slots } }
+
+    // MARK: BluetoothCentral
+
+    public var model: BlueZModel { state.withLock { $0.model } }
+    public var isServiceAvailable: Bool { state.withLock { $0.identity != nil } }
+    public var dbusErrorCounts: [String: UInt64] { [:] }
+
+    public func events() -> AsyncStream<BlueZModelEvent> {
+        let (stream, continuation) = AsyncStream.makeStream(of: BlueZModelEvent.self)
+        let id = state.withLock { state -> UInt64 in
+            state.nextListener += 1
+            state.listeners[state.nextListener] = continuation
+            return state.nextListener
+        }
+        continuation.onTermination = { [weak self] _ in _ = self?.state.withLock { $0.listeners.removeValue(forKey: id) } }
+        return stream
+    }
+
+    /// The proxy's advertisements are subscribed to for as long as the connection lasts (a proxy answers only the
+    /// client subscribed to them, and drops its links when that client unsubscribes); discovery decides only whether
+    /// a device not seen before gets an object, as BlueZ's does.
+    public func startDiscovery(adapter: ObjectPath, filter: DiscoveryFilter) async throws(BlueZError) {
+        try requireReady(adapter)
+        state.withLock { $0.discovering = true }
+        apply { $0.propertiesChanged(path: adapterPath, interface: BlueZNames.adapter, changed: ["Discovering": true]) }
+    }
+
+    public func stopDiscovery(adapter: ObjectPath) async throws(BlueZError) {
+        try requireReady(adapter)
+        state.withLock { $0.discovering = false }
+        apply { $0.propertiesChanged(path: adapterPath, interface: BlueZNames.adapter, changed: ["Discovering": false]) }
+    }
+
+    public func removeDevice(_ device: ObjectPath, adapter: ObjectPath) async throws(BlueZError) {
+        guard adapter == adapterPath, let info = model.devices[device] else { throw .notFound("no device \(device)") }
+        if info.connected { try? await disconnect(device, timeout: .seconds(5)) }
+        apply { $0.interfacesRemoved(path: device, interfaces: [BlueZNames.device]) }
+    }
+
+    public func connect(_ device: ObjectPath, timeout: Duration) async throws(BlueZError) {
+        let address = try address(of: device)
+        if model.devices[device]?.connected == true { return }
+        let features = state.withLock { $0.identity?.features } ?? []
+        guard state.withLock({ $0.identity != nil }) else { throw .adapterUnavailable("the proxy \(name) is not connected") }
+        if state.withLock({ $0.slots.limit > 0 && $0.slots.free == 0 }) {
+            throw .connectionLimit("the proxy \(name) has no free connection slot")
+        }
+        let cached = features.contains(.remoteCaching) ? state.withLock({ $0.serviceCache[address] }) : nil
+        var request = BluetoothDeviceRequest()
+        request.address = address
+        request.requestType = cached != nil ? .connectV3WithCache : .connectV3WithoutCache
+        request.hasAddressType_p = true
+        request.addressType = model.devices[device]?.addressType == "random" ? 1 : 0
+        guard case .connected(let mtu) = try await ask(.connect(address), timeout: timeout, APIMessage(.bluetoothDeviceRequest, request)) else {
+            throw .failed(name: BlueZErrorName.failed, message: "unexpected answer to connect")
+        }
+        let services: [BluetoothGATTService]
+        if let cached {
+            services = cached
+        } else {
+            var listing = BluetoothGATTGetServicesRequest()
+            listing.address = address
+            guard case .services(let listed) = try await ask(.services(address), timeout: timeout,
+                                                             APIMessage(.bluetoothGATTGetServicesRequest, listing)) else {
+                throw .failed(name: BlueZErrorName.failed, message: "unexpected answer to the service listing")
+            }
+            services = listed
+        }
+        let objects = ProxyGATTObjects(services: services, device: device, mtu: mtu)
+        state.withLock { state in
+            state.gatt[address] = objects
+            if !services.isEmpty { state.serviceCache[address] = services }
+        }
+        apply { model in
+            var events: [BlueZModelEvent] = []
+            for (path, interfaces) in objects.objects { events += model.interfacesAdded(path: path, interfaces: interfaces) }
+            return events + model.propertiesChanged(path: device, interface: BlueZNames.device, changed: ["Connected": true, "ServicesResolved": true])
+        }
+    }
+
+    public func disconnect(_ device: ObjectPath, timeout: Duration) async throws(BlueZError) {
+        let address = try address(of: device)
+        guard model.devices[device]?.connected == true else { return }
+        var request = BluetoothDeviceRequest()
+        request.address = address
+        request.requestType = .disconnect
+        _ = try? await ask(.disconnect(address), timeout: timeout, APIMessage(.bluetoothDeviceRequest, request))
+        linkLost(address)
+    }
+
+    public func pair(_ device: ObjectPath, timeout: Duration) async throws(BlueZError) {
+        let address = try address(of: device)
+        var request = BluetoothDeviceRequest()
+        request.address = address
+        request.requestType = .pair
+        _ = try await ask(.pair(address), timeout: timeout, APIMessage(.bluetoothDeviceRequest, request))
+        apply { $0.propertiesChanged(path: device, interface: BlueZNames.device, changed: ["Paired": true, "Bonded": true]) }
+    }
+
+    public func read(_ characteristic: ObjectPath, offset: UInt16, timeout: Duration) async throws(BlueZError) -> [UInt8] {
+        let (address, found) = try target(characteristic)
+        var request = BluetoothGATTReadRequest()
+        request.address = address
+        request.handle = found.handle
+        guard case .bytes(let value) = try await ask(.read(address, found.handle), timeout: timeout,
+                                                     APIMessage(.bluetoothGATTReadRequest, request)) else { return [] }
+        return Array(value.dropFirst(Int(offset)))
+    }
+
+    public func write(_ characteristic: ObjectPath, _ bytes: [UInt8], withResponse: Bool, timeout: Duration) async throws(BlueZError) {
+        let (address, found) = try target(characteristic)
+        var request = BluetoothGATTWriteRequest()
+        request.address = address
+        request.handle = found.handle
+        request.response = withResponse
+        request.data = .init(bytes)
+        let message = APIMessage(.bluetoothGATTWriteRequest, request)
+        guard withResponse else { return client.send(message) }
+        _ = try await ask(.write(address, found.handle), timeout: timeout, message)
+    }
+
+    public func subscribe(_ characteristic: ObjectPath, method: NotifyMethod,
+                          handler: @escaping @Sendable ([UInt8]) -> Void) async throws(BlueZError) -> NotificationSubscription {
+        let (address, found) = try target(characteristic)
+        guard found.properties & 0x30 != 0 else { throw .notSupported("\(found.uuid) does not notify") }
+        try await setNotifications(address, found, enabled: true)
+        let subscription = NotificationSubscription { [weak self] in
+            guard let self else { return }
+            _ = state.withLock { $0.subscriptions[address]?.removeValue(forKey: found.handle) }
+            Task { try? await self.setNotifications(address, found, enabled: false) }
+        }
+        state.withLock { $0.subscriptions[address, default: [:]][found.handle] = (handler, subscription) }
+        return subscription
+    }
+
+    // MARK: Inside
+
+    /// The proxy turns notifications on (NotifyRequest) and the client writes the CCCD itself, as ESPHome's v3
+    /// connections require: notify (1) or indicate (2), or off (0).
+    private func setNotifications(_ address: UInt64, _ found: ProxyGATTObjects.Characteristic, enabled: Bool) async throws(BlueZError) {
+        var notify = BluetoothGATTNotifyRequest()
+        notify.address = address
+        notify.handle = found.handle
+        notify.enable = enabled
+        _ = try await ask(.notify(address, found.handle), timeout: .seconds(10), APIMessage(.bluetoothGATTNotifyRequest, notify))
+        guard let cccd = found.clientConfigurationHandle else { return }
+        var write = BluetoothGATTWriteDescriptorRequest()
+        write.address = address
+        write.handle = cccd
+        write.data = .init(enabled ? (found.properties & 0x10 != 0 ? [1, 0] : [2, 0]) : [0, 0])
+        _ = try await ask(.write(address, cccd), timeout: .seconds(10), APIMessage(.bluetoothGATTWriteDescriptorRequest, write))
+    }
+
+    /// Sends `message` and waits for the answer `key` names, at most `timeout`.
+    private func ask(_ key: ProxyWaiters.Key, timeout: Duration, _ message: APIMessage) async throws(BlueZError) -> ProxyWaiters.Answer {
+        let answer = await withCheckedContinuation { (continuation: CheckedContinuation<ProxyWaiters.Answer, Never>) in
+            guard state.withLock({ $0.waiters.add(key, continuation) }) else {
+                return continuation.resume(returning: .failure(.inProgress("a request of the same kind is waiting")))
+            }
+            client.send(message)
+            Task { [weak self] in
+                try? await Task.sleep(for: timeout)
+                self?.state.withLock { $0.waiters.take(key) }?.resume(returning: .failure(.timeout("the proxy \(self?.name ?? "") did not answer")))
+            }
+        }
+        if case .failure(let error) = answer { throw error }
+        return answer
+    }
+
+    private func requireReady(_ adapter: ObjectPath) throws(BlueZError) {
+        guard adapter == adapterPath else { throw .adapterUnavailable("no adapter \(adapter)") }
+        guard state.withLock({ $0.identity != nil }) else { throw .adapterUnavailable("the proxy \(name) is not connected") }
+    }
+
+    private func address(of device: ObjectPath) throws(BlueZError) -> UInt64 {
+        guard let address = model.devices[device]?.address else { throw .notFound("no device \(device)") }
+        return ProxyAddress.uint64(address)
+    }
+
+    private func target(_ characteristic: ObjectPath) throws(BlueZError) -> (UInt64, ProxyGATTObjects.Characteristic) {
+        let device = model.device(owning: characteristic)
+        let address = try address(of: device)
+        guard let found = state.withLock({ $0.gatt[address]?.characteristics[characteristic] }) else {
+            throw state.withLock({ $0.gatt[address] == nil }) ? .notConnected : .notFound("no characteristic \(characteristic)")
+        }
+        return (address, found)
+    }
+
+    func devicePath(_ address: BluetoothAddress) -> ObjectPath {
+        ObjectPath(adapterPath.rawValue + "/dev_" + address.rawValue.replacingOccurrences(of: ":", with: "_"))
+    }
+
+    /// Applies a model change and announces its events, in order, to every listener.
+    @discardableResult
+    func apply(_ change: (inout BlueZModel) -> [BlueZModelEvent]) -> [BlueZModelEvent] {
+        let (events, listeners) = state.withLock { state in (change(&state.model), Array(state.listeners.values)) }
+        for event in events { for listener in listeners { listener.yield(event) } }
+        return events
+    }
+
+    /// `address`'s link is gone: its waiters fail, its subscriptions end, its GATT objects go, it shows disconnected.
+    func linkLost(_ address: UInt64) {
+        let (waiters, subscriptions) = state.withLock { state in
+            state.gatt[address] = nil
+            state.listing[address] = nil
+            return (state.waiters.takeAll(address: address), state.subscriptions.removeValue(forKey: address) ?? [:])
+        }
+        for waiter in waiters { waiter.resume(returning: .failure(.notConnected)) }
+        for (_, entry) in subscriptions { entry.subscription.finish() }
+        guard let bluetooth = ProxyAddress.address(address) else { return }
+        let device = devicePath(bluetooth)
+        apply { model in
+            guard model.devices[device]?.connected == true || model.devices[device]?.servicesResolved == true else { return [] }
+            var events = model.propertiesChanged(path: device, interface: BlueZNames.device, changed: ["Connected": false, "ServicesResolved": false])
+            let below = model.descriptors.keys.filter { $0.isDescendant(of: device) } + model.characteristics.keys.filter { $0.isDescendant(of: device) }
+                + model.services.keys.filter { $0.isDescendant(of: device) }
+            for path in below.sorted(by: >) {
+                events += model.interfacesRemoved(path: path, interfaces: [BlueZNames.gattDescriptor, BlueZNames.gattCharacteristic,
+                                                                           BlueZNames.gattService])
+            }
+            return events
+        }
+    }
+
+    /// Waiter and subscription bookkeeping for one answer (called on the loop thread through `EventForward`).
+    func resume(_ key: ProxyWaiters.Key, _ answer: ProxyWaiters.Answer) {
+        state.withLock { $0.waiters.take(key) }?.resume(returning: answer)
+    }
+
+    func takeWaiters(address: UInt64, handle: UInt32) -> [CheckedContinuation<ProxyWaiters.Answer, Never>] {
+        state.withLock { $0.waiters.take(address: address, handle: handle) }
+    }
+
+    func withState<T: Sendable>(_ body: (inout State) -> sending T) -> T { state.withLock { body(&$0) } }
+
+    func clientSend(_ message: APIMessage) { client.send(message) }
+}
+
+/// Hands the client's events to the central, which does not exist yet when the client is made.
+final class EventForward: Sendable {
+    private struct Weak { weak var central: ESPHomeCentral? }
+    private let central = Mutex(Weak())
+    var target: ESPHomeCentral? {
+        get { central.withLock { $0.central } }
+        set { central.withLock { $0.central = newValue } }
+    }
+
+    func deliver(_ event: ProxyClient.Event) { target?.handle(event) }
+}
