@@ -74,6 +74,7 @@ let package = Package(
                 "BlueZ",
                 "DBus",
                 "EventLoop",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],
@@ -153,6 +154,7 @@ let package = Package(
         .target(
             name: "Gateway",
             dependencies: [
+                "ESPHome",
                 "MQTT",
                 "EventLoop",
                 "DBus",

@@ -23,7 +23,7 @@ struct ModuleImportTests {
         "ESPHome": ["BlueZ", "DBus", "EventLoop", "Crypto", "SwiftProtobuf"],
         "Wearables": ["BlueZ", "DBus", "EventLoop", "Crypto", "SwiftProtobuf"],
         "Firmware": ["Wearables", "BlueZ", "Crypto", "SwiftProtobuf", "ZIPFoundation"],
-        "Gateway": ["Wearables", "Firmware", "BlueZ", "DBus", "MQTT", "EventLoop", "Yams", "ServiceLifecycle", "Prometheus", "Crypto",
+        "Gateway": ["Wearables", "Firmware", "BlueZ", "DBus", "ESPHome", "MQTT", "EventLoop", "Yams", "ServiceLifecycle", "Prometheus", "Crypto",
                     "DequeModule", "OrderedCollections"],
         "MetricsExporter": ["NIOCore", "NIOPosix", "NIOHTTP1", "ServiceLifecycle"],
         "Frontend": ["Gateway", "CTLS", "NIOCore", "NIOPosix", "NIOHTTP1", "NIOWebSocket", "ServiceLifecycle"],

@@ -40,6 +40,17 @@ public struct BlueZModel: Sendable, Equatable {
         return [.reset]
     }
 
+    /// `other`'s objects added to these (several radios' trees side by side: their paths never overlap, each under its
+    /// own adapter); an object in both keeps `other`'s.
+    public mutating func merge(_ other: BlueZModel) {
+        objects.merge(other.objects) { $1 }
+        adapters.merge(other.adapters) { $1 }
+        devices.merge(other.devices) { $1 }
+        services.merge(other.services) { $1 }
+        characteristics.merge(other.characteristics) { $1 }
+        descriptors.merge(other.descriptors) { $1 }
+    }
+
     /// Parses InterfacesAdded's second argument (`a{sa{sv}}`).
     public static func interfaces(_ value: DBusValue) -> [String: [String: DBusValue]] {
         var result: [String: [String: DBusValue]] = [:]

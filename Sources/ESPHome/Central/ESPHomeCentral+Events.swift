@@ -7,6 +7,10 @@ extension ESPHomeCentral {
         switch event {
         case .ready(let identity):
             withState { $0.identity = identity }
+            logger.info("Bluetooth proxy connected", metadata: [
+                "radio": "\(name)", "node": "\(identity.name)", "esphome": "\(identity.esphomeVersion)",
+                "features": "\(identity.features.rawValue)",
+            ])
             let address = BluetoothAddress(identity.bluetoothMacAddress)?.rawValue ?? BluetoothAddress(identity.macAddress)?.rawValue ?? "00:00:00:00:00:00"
             apply { $0.propertiesChanged(path: adapterPath, interface: BlueZNames.adapter, changed: ["Powered": true, "Address": .string(address)]) }
             // Raw advertisements, batched, for the whole connection: they carry every RSSI, and a proxy answers
@@ -15,9 +19,11 @@ extension ESPHomeCentral {
             request.flags = 1
             clientSend(APIMessage(.subscribeBluetoothLEAdvertisementsRequest, request))
             sendFreeSlotsSubscription()
-        case .disconnected:
+        case .disconnected(let reason, let retryIn):
+            logger.warning("Bluetooth proxy not connected", metadata: ["radio": "\(name)", "reason": "\(reason)", "retry_in": "\(retryIn)"])
             let (connected, waiters) = withState { state -> ([UInt64], [CheckedContinuation<ProxyWaiters.Answer, Never>]) in
                 state.identity = nil
+                state.sightings = [:]
                 state.slots = (0, 0)
                 return (Array(state.gatt.keys), state.waiters.takeAll(address: nil))
             }
@@ -80,12 +86,21 @@ extension ESPHomeCentral {
         }
     }
 
-    /// A device heard: BlueZ creates its object the first time it is seen while discovering, then updates its signal.
+    /// A device heard: its object is made the first time (a proxy listens all the time, so unlike BlueZ it needs no
+    /// discovery for that: a device only a proxy hears can be found whenever a session looks), then its signal and data
+    /// are updated. At most `devicesLimit` unconnected devices are kept; the one heard longest ago goes first.
     private func advertised(_ advertisement: BluetoothLERawAdvertisement) {
         guard let address = ProxyAddress.address(advertisement.address) else { return }
         let device = devicePath(address)
         let data = AdvertisingData(decoding: Array(advertisement.data))
-        let (known, discovering) = withState { ($0.model.devices[device] != nil, $0.discovering) }
+        let known = withState { state -> Bool in
+            state.sightings[advertisement.address] = (Int(advertisement.rssi), .now)
+            if state.sightings.count > Self.sightingsLimit,
+               let oldest = state.sightings.min(by: { $0.value.at < $1.value.at })?.key {
+                state.sightings.removeValue(forKey: oldest)
+            }
+            return state.model.devices[device] != nil
+        }
         var values: [String: DBusValue] = ["RSSI": .int16(Int16(clamping: advertisement.rssi))]
         if !data.manufacturerData.isEmpty {
             values["ManufacturerData"] = .dictionary(keySignature: "q", valueSignature: "v", data.manufacturerData.sorted { $0.key < $1.key }.map {
@@ -101,7 +116,6 @@ extension ESPHomeCentral {
             apply { $0.propertiesChanged(path: device, interface: BlueZNames.device, changed: values) }
             return
         }
-        guard discovering else { return }
         values["Address"] = .string(address.rawValue)
         values["AddressType"] = advertisement.addressType == 0 ? "public" : "random"
         values["Adapter"] = .objectPath(adapterPath)
@@ -114,6 +128,22 @@ extension ESPHomeCentral {
         if let appearance = data.appearance { values["Appearance"] = .uint16(appearance) }
         if let txPower = data.txPower { values["TxPower"] = .int16(Int16(txPower)) }
         apply { $0.interfacesAdded(path: device, interfaces: [BlueZNames.device: values]) }
+        evictIfCrowded()
+    }
+
+    /// Keeps the model to `devicesLimit` unconnected devices in busy places (a city flat hears hundreds).
+    private func evictIfCrowded() {
+        let stale = withState { state -> ObjectPath? in
+            let idle = state.model.devices.values.filter { !$0.connected }
+            guard idle.count > Self.devicesLimit else { return nil }
+            let sightings = state.sightings
+            func heardAt(_ info: BlueZ.DeviceInfo) -> ContinuousClock.Instant {
+                info.address.flatMap { sightings[ProxyAddress.uint64($0)]?.at } ?? .now - .seconds(86_400)
+            }
+            return idle.min { heardAt($0) < heardAt($1) }?.path
+        }
+        guard let stale else { return }
+        apply { $0.interfacesRemoved(path: stale, interfaces: [BlueZNames.device]) }
     }
 
     private func sendFreeSlotsSubscription() {

@@ -1,6 +1,7 @@
 import BlueZ
 import DBus
 import EventLoop
+import Logging
 import Synchronization
 
 /// An ESPHome Bluetooth proxy as a `BluetoothCentral`: the same model BlueZ gives (one adapter object for the proxy,
@@ -25,18 +26,31 @@ public final class ESPHomeCentral: BluetoothCentral {
         /// Each device's services as last listed: a proxy with remote caching then connects "with cache", skipping
         /// service discovery on the air (the client keeps the cache, as ESPHome's API expects).
         var serviceCache: [UInt64: [BluetoothGATTService]] = [:]
+        /// Counts each device's connections, so work left from an earlier link (a subscription's cleanup) never
+        /// reaches a later one.
+        var links: [UInt64: Int] = [:]
         /// Notification handlers by device and value handle, with their subscriptions.
         var subscriptions: [UInt64: [UInt32: (handler: @Sendable ([UInt8]) -> Void, subscription: NotificationSubscription)]] = [:]
         var slots: (free: Int, limit: Int) = (0, 0)
+        /// Every advertiser heard lately, with or without a device object (a proxy listens all the time): what radio
+        /// choice compares. Bounded; the oldest goes first.
+        var sightings: [UInt64: (rssi: Int, at: ContinuousClock.Instant)] = [:]
     }
+
+    /// At most this many advertisers remembered per proxy.
+    static let sightingsLimit = 1024
+    /// At most this many unconnected device objects per proxy.
+    static let devicesLimit = 512
 
     public let name: String
     public let adapterPath: ObjectPath
     private let client: ProxyClient
     private let state = Mutex(State())
     private let forward: EventForward
+    let logger: Logger
 
-    public init(_ settings: ProxyClient.Settings, loop: EventLoop) {
+    public init(_ settings: ProxyClient.Settings, loop: EventLoop, logger: Logger = Logger(label: "esphome")) {
+        self.logger = logger
         name = settings.name
         adapterPath = ObjectPath("/org/esphome/" + String(settings.name.map { $0.isLetter || $0.isNumber ? $0 : "_" }))
         let forward = EventForward()
@@ -59,6 +73,13 @@ public final class ESPHomeCentral: BluetoothCentral {
     /// Free and total connection slots, as the proxy last said.
     public var slots: (free: Int, limit: Int) { state.withLock { $0.slots } }
 
+    /// The last signal level heard from `address` and how long ago; nil if not heard since the proxy connected.
+    public func lastHeard(_ address: BluetoothAddress) -> (rssi: Int, age: Duration)? {
+        let key = ProxyAddress.uint64(address)
+        guard let sighting = state.withLock({ $0.sightings[key] }) else { return nil }
+        return (sighting.rssi, .now - sighting.at)
+    }
+
     // MARK: BluetoothCentral
 
     public var model: BlueZModel { state.withLock { $0.model } }
@@ -77,8 +98,8 @@ public final class ESPHomeCentral: BluetoothCentral {
     }
 
     /// The proxy's advertisements are subscribed to for as long as the connection lasts (a proxy answers only the
-    /// client subscribed to them, and drops its links when that client unsubscribes); discovery decides only whether
-    /// a device not seen before gets an object, as BlueZ's does.
+    /// client subscribed to them, and drops its links when that client unsubscribes), and every advertiser gets an
+    /// object: discovery only says so in the adapter's `Discovering`, as scans expect.
     public func startDiscovery(adapter: ObjectPath, filter: DiscoveryFilter) async throws(BlueZError) {
         try requireReady(adapter)
         state.withLock { $0.discovering = true }
@@ -129,6 +150,7 @@ public final class ESPHomeCentral: BluetoothCentral {
         let objects = ProxyGATTObjects(services: services, device: device, mtu: mtu)
         state.withLock { state in
             state.gatt[address] = objects
+            state.links[address, default: 0] += 1
             if !services.isEmpty { state.serviceCache[address] = services }
         }
         apply { model in
@@ -184,10 +206,15 @@ public final class ESPHomeCentral: BluetoothCentral {
         let (address, found) = try target(characteristic)
         guard found.properties & 0x30 != 0 else { throw .notSupported("\(found.uuid) does not notify") }
         try await setNotifications(address, found, enabled: true)
+        let link = state.withLock { $0.links[address] }
         let subscription = NotificationSubscription { [weak self] in
             guard let self else { return }
             _ = state.withLock { $0.subscriptions[address]?.removeValue(forKey: found.handle) }
-            Task { try? await self.setNotifications(address, found, enabled: false) }
+            Task {
+                // Only on the link it was made on: after a disconnect there is nothing to turn off.
+                guard self.state.withLock({ $0.links[address] == link && $0.gatt[address] != nil }) else { return }
+                try? await self.setNotifications(address, found, enabled: false)
+            }
         }
         state.withLock { $0.subscriptions[address, default: [:]][found.handle] = (handler, subscription) }
         return subscription

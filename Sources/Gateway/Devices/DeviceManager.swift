@@ -25,6 +25,8 @@ public actor DeviceManager {
     let store: DeviceStore
     let filter: DeviceFilter
     let adapterSelector: AdapterSelector?
+    /// With ESPHome proxies: which radio serves each device (nil: the configured adapter serves all).
+    let radios: RadioRouter?
     let output: @Sendable (ManagerOutput) -> Void
     let logger: Logger
     public let discovery: DiscoveryCoordinator
@@ -57,7 +59,7 @@ public actor DeviceManager {
     var siteLease: DiscoveryCoordinator.Lease?
 
     public init(bluez: any BluetoothCentral, registry: DriverRegistry, store: DeviceStore, filter: DeviceFilter,
-                adapter: AdapterSelector?, firmwarePackages: Configuration.DFUSection = .init(),
+                adapter: AdapterSelector?, radios: RadioRouter? = nil, firmwarePackages: Configuration.DFUSection = .init(),
                 output: @escaping @Sendable (ManagerOutput) -> Void, durableRecords: DurableRecords = .immediate,
                 time: TimeSource = .system, logger: Logger) {
         self.time = time
@@ -68,6 +70,7 @@ public actor DeviceManager {
         self.store = store
         self.filter = filter
         self.adapterSelector = adapter
+        self.radios = radios
         self.output = output
         self.logger = logger
         discovery = DiscoveryCoordinator(bluez: bluez, logger: logger)
@@ -215,7 +218,10 @@ public actor DeviceManager {
         let selector = adapterSelector
         let session = DeviceSession(
             device: device, address: address, driver: driver, bluez: bluez,
-            adapter: { try? bluez.adapter(selector) }, discovery: discovery,
+            adapter: { [radios, address] in
+                let fallback = try? bluez.adapter(selector)
+                return radios?.adapter(for: address, fallback: fallback) ?? fallback
+            }, discovery: discovery,
             output: { output(.device(id: id, $0)) },
             logger: logger, storage: storage, firmwarePackages: firmwarePackages, durableRecords: durableRecords, time: time)
         sessions[id] = session

@@ -159,10 +159,10 @@ public final class GatewayCore: Sendable {
 
     /// The Bluetooth stack is reachable: builds the device manager on it and starts the sessions of the configured
     /// and stored devices.
-    public func attach(_ central: any BluetoothCentral) async {
+    public func attach(_ central: any BluetoothCentral, radios: RadioRouter? = nil) async {
         let manager = DeviceManager(
             bluez: central, registry: registry, store: DeviceStore(stateDirectory: configuration.gateway.stateDirectory),
-            filter: deviceFilter, adapter: configuration.bluez.adapter.map(AdapterSelector.init),
+            filter: deviceFilter, adapter: configuration.bluez.adapter.map(AdapterSelector.init), radios: radios,
             firmwarePackages: configuration.dfu, output: { [weak self] in self?.handle($0) },
             durableRecords: durableRecords.durableRecords, time: time, logger: Logger(label: "devices"))
         attached.withLock { $0 = (central, manager) }

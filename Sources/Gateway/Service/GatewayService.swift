@@ -1,4 +1,5 @@
 import BlueZ
+import ESPHome
 import DBus
 import EventLoop
 import Logging
@@ -120,7 +121,23 @@ public final class GatewayService: Service, Sendable {
             return
         }
         let adapterEvents = bluez.events()
-        await core.attach(bluez)
+        // ESPHome Bluetooth proxies (radios:) beside the local adapter, on the data-path loop (a loop of their own
+        // when the service runs without one, as some tests do).
+        let radioLoop = core.configuration.radios.isEmpty ? nil : dataPath ?? (try? EventLoop.started(name: "radios"))
+        var proxies: [ESPHomeCentral] = []
+        if let radioLoop {
+            for radio in core.configuration.radios {
+                var settings = ProxyClient.Settings(name: radio.name, host: radio.host, port: radio.port, key: radio.keyBytes)
+                settings.clientInfo = "wear2mqtt \(core.configuration.gateway.id)"
+                proxies.append(ESPHomeCentral(settings, loop: radioLoop, logger: Logger(label: "radios")))
+            }
+        }
+        for proxy in proxies { proxy.start() }
+        if proxies.isEmpty {
+            await core.attach(bluez)
+        } else {
+            await core.attach(RadioSet([bluez] + proxies), radios: RadioRouter(local: bluez, proxies: proxies))
+        }
         guard let manager = core.manager else { return }
         let agent = PairingAgent(client: bluez) { await manager.answer($0) }
         await withTaskGroup(of: Void.self) { group in

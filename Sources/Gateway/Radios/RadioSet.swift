@@ -1,0 +1,113 @@
+import BlueZ
+import DBus
+import Synchronization
+
+/// Several radios — the local BlueZ and ESPHome proxies — as one `BluetoothCentral`: one model holding every radio's
+/// tree side by side (each under its own adapter object), every radio's events, and each operation sent to the radio
+/// whose adapter the path lies under. Device sessions pick the adapter (`RadioChoice`); everything else is unchanged.
+public final class RadioSet: BluetoothCentral {
+    public let members: [any BluetoothCentral]
+    private let listeners = Mutex<(next: UInt64, all: [UInt64: AsyncStream<BlueZModelEvent>.Continuation])>((0, [:]))
+    private let forwarders = Mutex<[Task<Void, Never>]>([])
+
+    public init(_ members: [any BluetoothCentral]) {
+        self.members = members
+        // One long-lived forwarder per radio, fanned out to every listener (a `wait` asks for events often).
+        let tasks = members.map { member in
+            let updates = member.events()
+            return Task { [weak self] in
+                for await event in updates { self?.announce(event) }
+            }
+        }
+        forwarders.withLock { $0 = tasks }
+    }
+
+    deinit {
+        for task in forwarders.withLock({ $0 }) { task.cancel() }
+    }
+
+    public var model: BlueZModel {
+        var merged = BlueZModel()
+        for member in members { merged.merge(member.model) }
+        return merged
+    }
+
+    public var isServiceAvailable: Bool { members.contains { $0.isServiceAvailable } }
+
+    public var dbusErrorCounts: [String: UInt64] {
+        members.reduce(into: [:]) { counts, member in counts.merge(member.dbusErrorCounts) { $0 + $1 } }
+    }
+
+    public func events() -> AsyncStream<BlueZModelEvent> {
+        let (stream, continuation) = AsyncStream.makeStream(of: BlueZModelEvent.self)
+        let id = listeners.withLock { state -> UInt64 in
+            state.next += 1
+            state.all[state.next] = continuation
+            return state.next
+        }
+        continuation.onTermination = { [weak self] _ in _ = self?.listeners.withLock { $0.all.removeValue(forKey: id) } }
+        return stream
+    }
+
+    /// Discovery on one adapter is discovery on every radio: a scan, or a device looked for, may be heard by any of
+    /// them. The named adapter's errors are the caller's; another radio's (a proxy not connected now) are not.
+    public func startDiscovery(adapter: ObjectPath, filter: DiscoveryFilter) async throws(BlueZError) {
+        let named = try radio(for: adapter)
+        try await named.startDiscovery(adapter: adapter, filter: filter)
+        for (member, other) in otherAdapters(than: named) { try? await member.startDiscovery(adapter: other, filter: filter) }
+    }
+
+    public func stopDiscovery(adapter: ObjectPath) async throws(BlueZError) {
+        let named = try radio(for: adapter)
+        try await named.stopDiscovery(adapter: adapter)
+        for (member, other) in otherAdapters(than: named) { try? await member.stopDiscovery(adapter: other) }
+    }
+
+    /// The powered adapters of every radio but `named`.
+    private func otherAdapters(than named: any BluetoothCentral) -> [(any BluetoothCentral, ObjectPath)] {
+        members.filter { $0 !== named }.flatMap { member in
+            member.model.adapters.values.filter(\.powered).map { (member, $0.path) }
+        }
+    }
+
+    public func removeDevice(_ device: ObjectPath, adapter: ObjectPath) async throws(BlueZError) {
+        try await radio(for: adapter).removeDevice(device, adapter: adapter)
+    }
+
+    public func connect(_ device: ObjectPath, timeout: Duration) async throws(BlueZError) {
+        try await radio(for: device).connect(device, timeout: timeout)
+    }
+
+    public func disconnect(_ device: ObjectPath, timeout: Duration) async throws(BlueZError) {
+        try await radio(for: device).disconnect(device, timeout: timeout)
+    }
+
+    public func pair(_ device: ObjectPath, timeout: Duration) async throws(BlueZError) {
+        try await radio(for: device).pair(device, timeout: timeout)
+    }
+
+    public func read(_ characteristic: ObjectPath, offset: UInt16, timeout: Duration) async throws(BlueZError) -> [UInt8] {
+        try await radio(for: characteristic).read(characteristic, offset: offset, timeout: timeout)
+    }
+
+    public func write(_ characteristic: ObjectPath, _ bytes: [UInt8], withResponse: Bool, timeout: Duration) async throws(BlueZError) {
+        try await radio(for: characteristic).write(characteristic, bytes, withResponse: withResponse, timeout: timeout)
+    }
+
+    public func subscribe(_ characteristic: ObjectPath, method: NotifyMethod,
+                          handler: @escaping @Sendable ([UInt8]) -> Void) async throws(BlueZError) -> NotificationSubscription {
+        try await radio(for: characteristic).subscribe(characteristic, method: method, handler: handler)
+    }
+
+    /// The radio whose adapter `path` is, or lies under.
+    func radio(for path: ObjectPath) throws(BlueZError) -> any BluetoothCentral {
+        for member in members where member.model.adapters.keys.contains(where: { path == $0 || path.isDescendant(of: $0) }) {
+            return member
+        }
+        throw .notFound("no radio has \(path)")
+    }
+
+    private func announce(_ event: BlueZModelEvent) {
+        for listener in listeners.withLock({ Array($0.all.values) }) { listener.yield(event) }
+    }
+}
