@@ -28,7 +28,7 @@ public struct Configuration: Sendable, Equatable, Codable, ConfigurationSection 
     public var frontend = FrontendSection()
     public var hrv = HeartRateVariabilitySection()
     public var roaming = RoamingSection()
-    /// ESPHome Bluetooth proxies used as radios besides the local adapter (issue 42, being built).
+    /// ESPHome Bluetooth proxies used as radios besides the local adapter (docs/radios.md).
     public var radios: [RadioEntry] = []
 
     public init() {}

@@ -1,6 +1,6 @@
 extension Configuration {
     /// One entry of `radios:` — an ESPHome Bluetooth proxy the gateway uses as a radio beside its local adapter
-    /// (docs/radios.md). Being built (issue 42): entries are read and checked; the gateway does not connect to them yet.
+    /// (docs/radios.md; `GatewayService` connects to each through an `ESPHomeCentral`).
     ///
     /// The key is the proxy's `api.encryption.key` (base64 of 32 bytes). It may stand here (`key`) — ESPHome users keep
     /// it in their YAML anyway — or, kept out of config.yaml, in a file (`key_file`); never both. `config check` and
