@@ -43,6 +43,9 @@ import Wear2MQTTTesting
                     "\(proxy.errorOutput)")
             #expect(await stack.until(timeout: .seconds(60)) { !stack.payloads("thermo/sensor/temperature").isEmpty })
             #expect(stack.payloads("strap").last?.contains("\"battery\":66") == true, "\(stack.payloads("strap"))")
+            // Each device's state names the radio that holds it.
+            #expect(stack.payloads("strap").last?.contains("\"radio\":\"kitchen\"") == true, "\(stack.payloads("strap").last ?? "")")
+            #expect(await stack.until(timeout: .seconds(30)) { stack.payloads("thermo").last?.contains("\"radio\":\"hci0\"") == true })
         }
         #expect(proxy.isRunning)
         await proxy.stop()

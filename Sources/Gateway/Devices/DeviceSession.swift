@@ -180,6 +180,8 @@ public actor DeviceSession {
         do {
             try await bluez.connect(path, timeout: .seconds(20))
             rememberBootloader(false)
+            // Which radio holds the link: the local adapter (hci0) or an ESPHome proxy's name (docs/radios.md).
+            output(.event(.state(["radio": .text(adapter.id)])))
             return apply(lifecycle.connected())
         } catch {
             logger.info("connection attempt failed", metadata: ["device": "\(device.id)", "error": "\(error)"])
