@@ -16,8 +16,6 @@ public final class ESPHomeCentral: BluetoothCentral {
         var model = BlueZModel()
         var identity: APIClientStateMachine.ProxyIdentity?
         var discovering = false
-        var listeners: [UInt64: AsyncStream<BlueZModelEvent>.Continuation] = [:]
-        var nextListener: UInt64 = 0
         var waiters = ProxyWaiters()
         /// Services arriving for a connect, by device address.
         var listing: [UInt64: [BluetoothGATTService]] = [:]
@@ -46,6 +44,7 @@ public final class ESPHomeCentral: BluetoothCentral {
     public let adapterPath: ObjectPath
     private let client: ProxyClient
     private let state = Mutex(State())
+    private let listeners = ModelEventListeners()
     private let forward: EventForward
     let logger: Logger
 
@@ -86,16 +85,7 @@ public final class ESPHomeCentral: BluetoothCentral {
     public var isServiceAvailable: Bool { state.withLock { $0.identity != nil } }
     public var dbusErrorCounts: [String: UInt64] { [:] }
 
-    public func events() -> AsyncStream<BlueZModelEvent> {
-        let (stream, continuation) = AsyncStream.makeStream(of: BlueZModelEvent.self)
-        let id = state.withLock { state -> UInt64 in
-            state.nextListener += 1
-            state.listeners[state.nextListener] = continuation
-            return state.nextListener
-        }
-        continuation.onTermination = { [weak self] _ in _ = self?.state.withLock { $0.listeners.removeValue(forKey: id) } }
-        return stream
-    }
+    public func events() -> AsyncStream<BlueZModelEvent> { listeners.stream() }
 
     /// The proxy's advertisements are subscribed to for as long as the connection lasts (a proxy answers only the
     /// client subscribed to them, and drops its links when that client unsubscribes), and every advertiser gets an
@@ -280,8 +270,8 @@ public final class ESPHomeCentral: BluetoothCentral {
     /// Applies a model change and announces its events, in order, to every listener.
     @discardableResult
     func apply(_ change: (inout BlueZModel) -> [BlueZModelEvent]) -> [BlueZModelEvent] {
-        let (events, listeners) = state.withLock { state in (change(&state.model), Array(state.listeners.values)) }
-        for event in events { for listener in listeners { listener.yield(event) } }
+        let events = state.withLock { change(&$0.model) }
+        listeners.announce(events)
         return events
     }
 

@@ -7,7 +7,7 @@ import Synchronization
 /// whose adapter the path lies under. Device sessions pick the adapter (`RadioChoice`); everything else is unchanged.
 public final class RadioSet: BluetoothCentral {
     public let members: [any BluetoothCentral]
-    private let listeners = Mutex<(next: UInt64, all: [UInt64: AsyncStream<BlueZModelEvent>.Continuation])>((0, [:]))
+    private let listeners = ModelEventListeners()
     private let forwarders = Mutex<[Task<Void, Never>]>([])
 
     public init(_ members: [any BluetoothCentral]) {
@@ -16,7 +16,7 @@ public final class RadioSet: BluetoothCentral {
         let tasks = members.map { member in
             let updates = member.events()
             return Task { [weak self] in
-                for await event in updates { self?.announce(event) }
+                for await event in updates { self?.listeners.announce([event]) }
             }
         }
         forwarders.withLock { $0 = tasks }
@@ -38,16 +38,7 @@ public final class RadioSet: BluetoothCentral {
         members.reduce(into: [:]) { counts, member in counts.merge(member.dbusErrorCounts) { $0 + $1 } }
     }
 
-    public func events() -> AsyncStream<BlueZModelEvent> {
-        let (stream, continuation) = AsyncStream.makeStream(of: BlueZModelEvent.self)
-        let id = listeners.withLock { state -> UInt64 in
-            state.next += 1
-            state.all[state.next] = continuation
-            return state.next
-        }
-        continuation.onTermination = { [weak self] _ in _ = self?.listeners.withLock { $0.all.removeValue(forKey: id) } }
-        return stream
-    }
+    public func events() -> AsyncStream<BlueZModelEvent> { listeners.stream() }
 
     /// Discovery on one adapter is discovery on every radio: a scan, or a device looked for, may be heard by any of
     /// them. The named adapter's errors are the caller's; another radio's (a proxy not connected now) are not.
@@ -105,9 +96,5 @@ public final class RadioSet: BluetoothCentral {
             return member
         }
         throw .notFound("no radio has \(path)")
-    }
-
-    private func announce(_ event: BlueZModelEvent) {
-        for listener in listeners.withLock({ Array($0.all.values) }) { listener.yield(event) }
     }
 }

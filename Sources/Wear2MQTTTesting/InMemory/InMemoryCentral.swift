@@ -31,8 +31,6 @@ public final class InMemoryCentral: BluetoothCentral {
         var available = true
         var discovering = false
         var hosted: [ObjectPath: Hosted] = [:]
-        var listeners: [UInt64: AsyncStream<BlueZModelEvent>.Continuation] = [:]
-        var nextListener: UInt64 = 0
         var refused: [String: BlueZError] = [:]
         var connectionFailures = 0
         var connects: [BluetoothAddress: Int] = [:]
@@ -44,6 +42,7 @@ public final class InMemoryCentral: BluetoothCentral {
     }
 
     let state = Mutex(State())
+    let listeners = ModelEventListeners()
     /// The ATT MTU every connection negotiates (BlueZ and phones usually reach 247 or more with wearables).
     public let mtu: Int
     public let adapterAddress: BluetoothAddress
@@ -76,16 +75,7 @@ public final class InMemoryCentral: BluetoothCentral {
     /// No D-Bus here: the in-memory stack's refusals are typed errors, not named D-Bus ones.
     public var dbusErrorCounts: [String: UInt64] { [:] }
 
-    public func events() -> AsyncStream<BlueZModelEvent> {
-        let (stream, continuation) = AsyncStream.makeStream(of: BlueZModelEvent.self)
-        let id = state.withLock { state -> UInt64 in
-            state.nextListener += 1
-            state.listeners[state.nextListener] = continuation
-            return state.nextListener
-        }
-        continuation.onTermination = { [weak self] _ in _ = self?.state.withLock { $0.listeners.removeValue(forKey: id) } }
-        return stream
-    }
+    public func events() -> AsyncStream<BlueZModelEvent> { listeners.stream() }
 
     public func startDiscovery(adapter: ObjectPath, filter: DiscoveryFilter) async throws(BlueZError) {
         try requireAdapter(adapter)
@@ -203,10 +193,8 @@ public final class InMemoryCentral: BluetoothCentral {
     /// Applies a model change and announces its events, in order, to every listener.
     @discardableResult
     func apply(_ change: (inout BlueZModel) -> [BlueZModelEvent]) -> [BlueZModelEvent] {
-        let (events, listeners) = state.withLock { state in
-            (change(&state.model), Array(state.listeners.values))
-        }
-        for event in events { for listener in listeners { listener.yield(event) } }
+        let events = state.withLock { change(&$0.model) }
+        listeners.announce(events)
         changes.changed()
         return events
     }
