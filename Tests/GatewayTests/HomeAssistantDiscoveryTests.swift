@@ -58,6 +58,12 @@ struct HomeAssistantDiscoveryTests {
         // Signal strength: a diagnostic, off until the user turns it on.
         #expect(components["rssi"]?["enabled_by_default"] == false && components["rssi"]?["entity_category"]?.text == "diagnostic")
         #expect(components["rssi"]?["device_class"]?.text == "signal_strength" && components["rssi"]?["unit_of_measurement"]?.text == "dBm")
+        // With ESPHome proxies (radios:), a Radio entity says which radio holds the device; none without.
+        #expect(components["radio"] == nil)
+        let withRadios = HomeAssistantDiscovery(prefix: "homeassistant", topics: TopicLayout(base: "w2m"), gatewayID: "pi", radios: true)
+        let radioComponents = try #require(try object(withRadios.wearable(strap))["cmps"]?.object)
+        #expect(radioComponents["radio"]?["value_template"]?.text?.contains("value_json.radio") == true)
+        #expect(radioComponents["radio"]?["entity_category"]?.text == "diagnostic")
         #expect(components["battery"]?["unit_of_measurement"]?.text == "%" && components["battery"]?["device_class"]?.text == "battery")
         #expect(components["refresh"]?["command_topic"]?.text == "w2m/strap/request/refresh")
         #expect(components["battery"]?["default_entity_id"]?.text == "sensor.strap_battery")

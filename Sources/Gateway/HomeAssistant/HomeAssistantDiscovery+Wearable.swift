@@ -139,6 +139,13 @@ extension HomeAssistantDiscovery {
                 "value_template": "{{ value_json.rssi if value_json.rssi is defined else None }}",
             ]).diagnostic().disabledByDefault(),
         ]
+        if radios {
+            // Which radio holds the device — the local adapter or an ESPHome proxy (docs/radios.md).
+            components.append(DiscoveryComponent("radio", platform: "sensor", [
+                "name": "Radio", "icon": "mdi:access-point", "state_topic": .text(stateTopic),
+                "value_template": "{{ value_json.radio if value_json.radio is defined else None }}",
+            ]).diagnostic())
+        }
         if roaming {
             // Which room's gateway holds the device (docs/roaming.md): a worn device gives room presence.
             let presence = topics.device(wearable.id) + "/presence"

@@ -17,15 +17,18 @@ public struct HomeAssistantDiscovery: Sendable {
 
     /// The gateway is one of a site (docs/roaming.md): every wearable gets a Room entity from its `presence`.
     public let roaming: Bool
+    /// The gateway has ESPHome proxies (`radios:`): every wearable gets a Radio entity (which radio holds it).
+    public let radios: Bool
 
     public init(prefix: String, topics: TopicLayout, gatewayID: String, version: String = Wear2MQTTVersion.current,
-                expireAfterSeconds: Int = 0, roaming: Bool = false) {
+                expireAfterSeconds: Int = 0, roaming: Bool = false, radios: Bool = false) {
         self.prefix = prefix
         self.topics = topics
         self.gatewayID = gatewayID
         self.version = version
         self.expireAfterSeconds = expireAfterSeconds
         self.roaming = roaming
+        self.radios = radios
     }
 
     // MARK: Identity

@@ -38,9 +38,9 @@ public final class HomeAssistantPublisher: Sendable {
 
     /// `stateDirectory` keeps the fitness summaries across restarts; nil keeps them in memory.
     public init(_ section: Configuration.HomeAssistantSection, topics: TopicLayout, gatewayID: String, stateDirectory: String?,
-                timeZone: TimeZone = .current, roaming: Bool = false) {
+                timeZone: TimeZone = .current, roaming: Bool = false, radios: Bool = false) {
         discovery = HomeAssistantDiscovery(prefix: section.discoveryPrefix, topics: topics, gatewayID: gatewayID,
-                                           expireAfterSeconds: section.expireAfterSeconds, roaming: roaming)
+                                           expireAfterSeconds: section.expireAfterSeconds, roaming: roaming, radios: radios)
         state = Mutex(State(feed: EntityStateFeed(interval: .seconds(section.stateIntervalSeconds)),
                             summaries: FitnessSummaries(stateDirectory: stateDirectory, timeZone: timeZone)))
     }

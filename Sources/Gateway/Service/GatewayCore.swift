@@ -102,7 +102,7 @@ public final class GatewayCore: Sendable {
             ? HomeAssistantExtension(
                 publisher: HomeAssistantPublisher(configuration.homeassistant, topics: topics, gatewayID: configuration.gateway.id,
                                                   stateDirectory: configuration.gateway.stateDirectory,
-                                                  roaming: configuration.roaming.enabled),
+                                                  roaming: configuration.roaming.enabled, radios: !configuration.radios.isEmpty),
                 statusTopic: configuration.homeassistant.statusTopic, sink: sink, time: time) : nil
         let this = GatewayCoreReference()
         self.this = this
