@@ -244,7 +244,8 @@ let package = Package(
         /// (docs/reliability.md, `Tests/fuzz/run`); never linked into `wear2mqtt`.
         .target(
             name: "FuzzTargets",
-            dependencies: ["Wearables", "Firmware", "MQTT", "Gateway"]
+            dependencies: [
+                "ESPHome", "Wearables", "Firmware", "MQTT", "Gateway"]
         ),
         /// The fuzz targets as one libFuzzer binary (built with `--sanitize fuzzer -DFUZZING`), or, built plainly,
         /// a replayer of saved inputs.
