@@ -39,12 +39,8 @@ struct APITransport: Sendable {
                 guard let frame = try decoder.next() else { return nil }
                 return try NoiseMessageLayout.decode(transport.receiving.decrypt(frame))
             }
-        } catch let error as APIFrameError {
-            throw .frame(error)
-        } catch let error as NoiseError {
-            throw .noise(error)
         } catch {
-            throw .protocolViolation("\(error)")
+            throw Self.connectionError(error)
         }
     }
 
@@ -57,12 +53,16 @@ struct APITransport: Sendable {
                 defer { framing = .noise(decoder, transport) }
                 return try NoiseFrameDecoder.encode(transport.sending.encrypt(NoiseMessageLayout.encode(message)))
             }
-        } catch let error as APIFrameError {
-            throw .frame(error)
-        } catch let error as NoiseError {
-            throw .noise(error)
         } catch {
-            throw .protocolViolation("\(error)")
+            throw Self.connectionError(error)
+        }
+    }
+
+    private static func connectionError(_ error: any Error) -> APIConnectionError {
+        switch error {
+        case let error as APIFrameError: .frame(error)
+        case let error as NoiseError: .noise(error)
+        default: .protocolViolation("\(error)")
         }
     }
 }
