@@ -64,8 +64,9 @@ class Subscription:
         stack.wait_for(lambda: any(line.startswith(prefix) for line in self.lines), timeout, what)
 
     def close(self):
-        self.process.terminate()
-        self.process.wait(timeout=10)
+        if self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(timeout=10)
 
 
 class FakeSupervisor:
@@ -201,6 +202,7 @@ devices:
            "--security-opt", "no-new-privileges", "--group-add", str(bluetooth_gid),
            "--volume", f"{volume}:/var/lib/wear2mqtt", "--volume", f"{config_dir}:/etc/wear2mqtt:ro",
            "--volume", f"{host.bus_path}:/run/dbus/system_bus_socket", image]
+    samples = None
     try:
         step(f"the gateway's image: non-root, read-only root, no capabilities, bluetooth group by GID ({bluetooth_gid})")
         samples = Subscription(host.s.broker_port, "ctr/#")
@@ -234,11 +236,12 @@ devices:
         podman("start", name)
         samples.wait_for("ctr/thermo/sensor/temperature ", 60, "the added device's samples after the restart")
         step("after the restart the device added over MQTT streams again, from the registry on the volume")
-        samples.close()
     except BaseException:
         print_container_log(name)
         raise
     finally:
+        if samples:
+            samples.close()
         podman("rm", "--force", "--time", "5", name, check=False)
         podman("volume", "rm", "--force", volume, check=False)
 
