@@ -230,16 +230,21 @@ public final class ESPHomeCentral: BluetoothCentral {
 
     /// Sends `message` and waits for the answer `key` names, at most `timeout`.
     private func ask(_ key: ProxyWaiters.Key, timeout: Duration, _ message: APIMessage) async throws(BlueZError) -> ProxyWaiters.Answer {
+        // The timeout's task, cancelled once the answer came, so no request leaves a task asleep behind it.
+        let timer = Mutex<Task<Void, Never>?>(nil)
         let answer = await withCheckedContinuation { (continuation: CheckedContinuation<ProxyWaiters.Answer, Never>) in
             guard state.withLock({ $0.waiters.add(key, continuation) }) else {
                 return continuation.resume(returning: .failure(.inProgress("a request of the same kind is waiting")))
             }
             client.send(message)
-            Task { [weak self] in
-                try? await Task.sleep(for: timeout)
-                self?.state.withLock { $0.waiters.take(key) }?.resume(returning: .failure(.timeout("the proxy \(self?.name ?? "") did not answer")))
+            timer.withLock {
+                $0 = Task { [weak self] in
+                    guard (try? await Task.sleep(for: timeout)) != nil, let self else { return }
+                    state.withLock { $0.waiters.take(key) }?.resume(returning: .failure(.timeout("the proxy \(name) did not answer")))
+                }
             }
         }
+        timer.withLock { $0?.cancel() }
         if case .failure(let error) = answer { throw error }
         return answer
     }
