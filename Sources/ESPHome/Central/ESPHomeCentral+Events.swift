@@ -45,10 +45,8 @@ extension ESPHomeCentral {
             if response.connected {
                 resume(.connect(response.address), .connected(mtu: Int(response.mtu)))
             } else {
-                let reason = BlueZError.failed(name: BlueZErrorName.failed, message: "the proxy could not connect (error \(response.error))")
-                resume(.connect(response.address), .failure(reason))
-                resume(.disconnect(response.address), .done)
-                linkLost(response.address)
+                linkLost(response.address, connectFailure: .failed(name: BlueZErrorName.failed,
+                                                                   message: "the proxy could not connect (error \(response.error))"))
             }
         case .bluetoothGATTGetServicesResponse?:
             guard let response = message.decoded(as: BluetoothGATTGetServicesResponse.self) else { return }

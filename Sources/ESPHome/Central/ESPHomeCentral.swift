@@ -281,12 +281,18 @@ public final class ESPHomeCentral: BluetoothCentral {
     }
 
     /// `address`'s link is gone: its waiters fail, its subscriptions end, its GATT objects go, it shows disconnected.
-    func linkLost(_ address: UInt64) {
-        let (waiters, subscriptions) = state.withLock { state in
+    /// Every waiter of the device is taken in the same step as its link's state, before any is resumed: a caller
+    /// resumed here (a `disconnect`, a failed `connect`) may ask again at once, and its new request must not be
+    /// taken for the old link's.
+    func linkLost(_ address: UInt64, connectFailure: BlueZError = .notConnected) {
+        let (connecting, disconnecting, waiters, subscriptions) = state.withLock { state in
             state.gatt[address] = nil
             state.listing[address] = nil
-            return (state.waiters.takeAll(address: address), state.subscriptions.removeValue(forKey: address) ?? [:])
+            return (state.waiters.take(.connect(address)), state.waiters.take(.disconnect(address)),
+                    state.waiters.takeAll(address: address), state.subscriptions.removeValue(forKey: address) ?? [:])
         }
+        connecting?.resume(returning: .failure(connectFailure))
+        disconnecting?.resume(returning: .done)
         for waiter in waiters { waiter.resume(returning: .failure(.notConnected)) }
         for (_, entry) in subscriptions { entry.subscription.finish() }
         guard let bluetooth = ProxyAddress.address(address) else { return }
