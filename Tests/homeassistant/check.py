@@ -349,6 +349,17 @@ device_automation:
         assert powered["attributes"]["adapters"][0]["address"] == "00:1A:7D:DA:71:13", powered
         print(f"bridge: {adapters['entity_id']} = 1 powered adapter ({powered['attributes']['adapters'][0]['id']})")
 
+        # The radio watchdog's problem sensor: Home Assistant renders its template over bridge/info to "off".
+        problem = ours.get(f"wear2mqtt_{GATEWAY_ID}_bridge_radio_problem")
+        assert problem, sorted(ours)
+
+        async def problem_state():
+            state = await ha.state(problem["entity_id"])
+            return state if state and state["state"] in ("on", "off") else None
+        radio = await async_wait_for(problem_state, 30, "the bridge's radio problem sensor")
+        assert radio["state"] == "off" and radio["attributes"].get("device_class") == "problem", radio
+        print(f"bridge: {problem['entity_id']} = {radio['state']}")
+
         # A button pressed in Home Assistant reaches the gateway: refresh answers on its response topic.
         refresh = ours.get(strap_prefix + "refresh")
         assert refresh, sorted(ours)

@@ -27,6 +27,13 @@ public struct BlueZModel: Sendable, Equatable {
     public private(set) var services: [ObjectPath: GattServiceInfo] = [:]
     public private(set) var characteristics: [ObjectPath: GattCharacteristicInfo] = [:]
     public private(set) var descriptors: [ObjectPath: GattDescriptorInfo] = [:]
+    /// Advertisements each adapter reported since the model was built (a device object appearing with a signal level,
+    /// or its RSSI or advertised data changing): what the radio watchdog compares between two looks, at no cost per
+    /// advertisement beyond an addition.
+    public private(set) var advertisementsHeard: [ObjectPath: UInt64] = [:]
+
+    /// The device properties an advertisement refreshes.
+    static let advertisedProperties: Set<String> = ["RSSI", "ManufacturerData", "ServiceData", "TxPower"]
 
     public init() {}
 
@@ -49,6 +56,7 @@ public struct BlueZModel: Sendable, Equatable {
         services.merge(other.services) { $1 }
         characteristics.merge(other.characteristics) { $1 }
         descriptors.merge(other.descriptors) { $1 }
+        advertisementsHeard.merge(other.advertisementsHeard) { $0 + $1 }
     }
 
     /// Parses InterfacesAdded's second argument (`a{sa{sv}}`).
@@ -76,6 +84,7 @@ public struct BlueZModel: Sendable, Equatable {
             case BlueZNames.device:
                 let device = DeviceInfo(path: path, properties: properties)
                 devices[path] = device
+                if device.rssi != nil { advertisementsHeard[device.adapter, default: 0] &+= 1 }
                 events.append(.deviceAdded(device))
             case BlueZNames.gattService:
                 services[path] = GattServiceInfo(path: path, properties: properties)
@@ -137,6 +146,7 @@ public struct BlueZModel: Sendable, Equatable {
         case BlueZNames.device:
             let device = DeviceInfo(path: path, properties: properties)
             devices[path] = device
+            if changed.keys.contains(where: Self.advertisedProperties.contains) { advertisementsHeard[device.adapter, default: 0] &+= 1 }
             return [.deviceChanged(device, changed: names)]
         case BlueZNames.gattCharacteristic:
             characteristics[path] = GattCharacteristicInfo(path: path, properties: properties)

@@ -15,9 +15,7 @@ extension ESPHomeCentral {
             apply { $0.propertiesChanged(path: adapterPath, interface: BlueZNames.adapter, changed: ["Powered": true, "Address": .string(address)]) }
             // Raw advertisements, batched, for the whole connection: they carry every RSSI, and a proxy answers
             // connection and GATT requests only to the client subscribed to them.
-            var request = SubscribeBluetoothLEAdvertisementsRequest()
-            request.flags = 1
-            clientSend(APIMessage(.subscribeBluetoothLEAdvertisementsRequest, request))
+            subscribeAdvertisements()
             sendFreeSlotsSubscription()
         case .disconnected(let reason, let retryIn):
             logger.warning("Bluetooth proxy not connected", metadata: ["radio": "\(name)", "reason": "\(reason)", "retry_in": "\(retryIn)"])
@@ -33,6 +31,13 @@ extension ESPHomeCentral {
         case .message(let message):
             receive(message)
         }
+    }
+
+    /// Raw advertisements, batched (flags 1), for the whole connection.
+    func subscribeAdvertisements() {
+        var request = SubscribeBluetoothLEAdvertisementsRequest()
+        request.flags = 1
+        clientSend(APIMessage(.subscribeBluetoothLEAdvertisementsRequest, request))
     }
 
     private func receive(_ message: APIMessage) {
@@ -92,6 +97,7 @@ extension ESPHomeCentral {
         let device = devicePath(address)
         let data = AdvertisingData(decoding: Array(advertisement.data))
         let known = withState { state -> Bool in
+            state.advertisementsHeard &+= 1
             state.sightings[advertisement.address] = (Int(advertisement.rssi), .now)
             if state.sightings.count > Self.sightingsLimit,
                let oldest = state.sightings.min(by: { $0.value.at < $1.value.at })?.key {

@@ -33,6 +33,8 @@ public final class ESPHomeCentral: BluetoothCentral {
         /// Every advertiser heard lately, with or without a device object (a proxy listens all the time): what radio
         /// choice compares. Bounded; the oldest goes first.
         var sightings: [UInt64: (rssi: Int, at: ContinuousClock.Instant)] = [:]
+        /// Advertisements received since the start: the radio watchdog compares two looks.
+        var advertisementsHeard: UInt64 = 0
     }
 
     /// At most this many advertisers remembered per proxy.
@@ -71,6 +73,18 @@ public final class ESPHomeCentral: BluetoothCentral {
     public var identity: APIClientStateMachine.ProxyIdentity? { state.withLock { $0.identity } }
     /// Free and total connection slots, as the proxy last said.
     public var slots: (free: Int, limit: Int) { state.withLock { $0.slots } }
+
+    /// Advertisements received since the start (every one, with or without a device object).
+    public var advertisementsHeard: UInt64 { state.withLock { $0.advertisementsHeard } }
+
+    /// Drops the connection and connects again at once (the radio watchdog's reset).
+    public func reconnect(reason: String) { client.reconnect(reason: reason) }
+
+    /// Asks for the advertisements again on the same connection (the watchdog's first step for a quiet proxy).
+    public func resubscribeAdvertisements() {
+        guard isServiceAvailable else { return }
+        subscribeAdvertisements()
+    }
 
     /// The last signal level heard from `address` and how long ago; nil if not heard since the proxy connected.
     public func lastHeard(_ address: BluetoothAddress) -> (rssi: Int, age: Duration)? {

@@ -82,6 +82,19 @@ public final class ProxyClient: Sendable {
         }
     }
 
+    /// Drops the connection and connects again at once (the radio watchdog's step for a proxy gone quiet).
+    public func reconnect(reason: String) {
+        loop.execute { [self] in
+            guard !state.value.stopped else { return }
+            if state.value.connection != nil {
+                close(reason: reason)
+                onEvent(.disconnected(reason: reason, retryIn: .zero))
+            }
+            // A retry already scheduled belongs to an earlier attempt and is ignored.
+            attempt()
+        }
+    }
+
     /// A message for the proxy; dropped unless the connection is ready (the radio asks again after a reconnect).
     public func send(_ message: APIMessage) {
         loop.execute { [self] in

@@ -30,6 +30,7 @@ public struct Configuration: Sendable, Equatable, Codable, ConfigurationSection 
     public var roaming = RoamingSection()
     /// ESPHome Bluetooth proxies used as radios besides the local adapter (docs/radios.md).
     public var radios: [RadioEntry] = []
+    public var watchdog = WatchdogSection()
 
     public init() {}
 
@@ -47,6 +48,7 @@ public struct Configuration: Sendable, Equatable, Codable, ConfigurationSection 
         case hrv
         case roaming
         case radios
+        case watchdog
     }
 
     static var nestedSchemas: [String: ConfigurationSchema] {
@@ -64,6 +66,7 @@ public struct Configuration: Sendable, Equatable, Codable, ConfigurationSection 
             CodingKeys.hrv.stringValue: HeartRateVariabilitySection.schema,
             CodingKeys.roaming.stringValue: RoamingSection.schema,
             CodingKeys.radios.stringValue: .list(of: RadioEntry.schema),
+            CodingKeys.watchdog.stringValue: WatchdogSection.schema,
         ]
     }
 
@@ -83,6 +86,7 @@ public struct Configuration: Sendable, Equatable, Codable, ConfigurationSection 
         hrv = try container.value(.hrv, default: HeartRateVariabilitySection())
         roaming = try container.value(.roaming, default: RoamingSection())
         radios = try container.value(.radios, default: [])
+        watchdog = try container.value(.watchdog, default: WatchdogSection())
         var seenRadios: [String: Int] = [:]
         var seenEndpoints: [String: Int] = [:]
         for (index, radio) in radios.enumerated() {
@@ -132,6 +136,7 @@ public struct Configuration: Sendable, Equatable, Codable, ConfigurationSection 
         try container.encode(hrv, forKey: .hrv)
         try container.encode(roaming, forKey: .roaming)
         try container.encode(radios, forKey: .radios)
+        try container.encode(watchdog, forKey: .watchdog)
     }
 
     /// Set to `true` in an encoder's `userInfo` to encode the MQTT password in clear text instead of `***`.

@@ -42,6 +42,8 @@ public struct BridgeEvent: Sendable, Equatable {
         case deviceAdded = "device_added"
         case deviceRemoved = "device_removed"
         case adapterChanged = "adapter_changed"
+        /// The radio watchdog's news: a radio stalled, a step taken, back to work (docs/radios.md).
+        case radioChanged = "radio_changed"
     }
 
     public var kind: Kind
@@ -120,6 +122,8 @@ public struct HealthReport: Sendable, Equatable {
     public var devices: [String: Device]
     /// The web interface, when enabled: browsers open, and messages dropped for slow ones since the start.
     public var frontend: Frontend?
+    /// Each radio's watchdog status by id (`GatewayCore.radioEntry`); empty without the watchdog.
+    public var radios: [String: [String: DeviceValue]] = [:]
 
     public struct Frontend: Sendable, Equatable {
         public var browsers: Int
@@ -228,6 +232,10 @@ public enum BridgePayload {
             writer.field("browsers", frontend.browsers)
             writer.field("dropped", frontend.dropped)
             writer.endObject()
+        }
+        if !report.radios.isEmpty {
+            writer.key("radios")
+            writer.value(.object(report.radios.mapValues(DeviceValue.object)))
         }
         writer.endObject()
         return writer.bytes

@@ -39,6 +39,21 @@ public actor DiscoveryCoordinator {
         return lease
     }
 
+    /// Whether anyone holds discovery on `adapter`.
+    public func isHeld(_ adapter: ObjectPath) -> Bool { !(leases[adapter]?.isEmpty ?? true) }
+
+    /// Stops and starts discovery again with the current filter, when anyone holds it: the radio watchdog's first
+    /// step, and how discovery resumes on an adapter that came back or was power-cycled (power-off ends it).
+    public func restart(adapter: ObjectPath) async {
+        guard isHeld(adapter) else { return }
+        try? await bluez.stopDiscovery(adapter: adapter)
+        do {
+            try await bluez.startDiscovery(adapter: adapter, filter: filter)
+        } catch {
+            logger.warning("cannot restart discovery", metadata: ["adapter": "\(adapter)", "error": "\(error)"])
+        }
+    }
+
     public func release(_ lease: Lease) async {
         leases[lease.adapter]?.remove(lease.id)
         guard leases[lease.adapter]?.isEmpty ?? true else { return }

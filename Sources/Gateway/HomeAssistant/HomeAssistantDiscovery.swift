@@ -78,6 +78,15 @@ public struct HomeAssistantDiscovery: Sendable {
                 "json_attributes_topic": .text(topics.bridgeInfo),
                 "json_attributes_template": "{{ {'adapters': value_json.adapters, 'bluez_available': value_json.bluez_available} | tojson }}",
             ]).diagnostic(),
+            // On while the radio watchdog reports any radio not working (docs/radios.md); each radio's state and
+            // reason as attributes.
+            DiscoveryComponent("radio_problem", platform: "binary_sensor", [
+                "name": "Radio problem", "device_class": "problem", "state_topic": .text(topics.bridgeInfo),
+                "value_template": "{{ 'ON' if value_json.adapters | selectattr('state', 'defined') | rejectattr('state', 'eq', 'ok') | list | count > 0 else 'OFF' }}",
+                "payload_on": "ON", "payload_off": "OFF",
+                "json_attributes_topic": .text(topics.bridgeInfo),
+                "json_attributes_template": "{{ {'radios': value_json.adapters} | tojson }}",
+            ]).diagnostic(),
             DiscoveryComponent("scan", platform: "button", [
                 "name": "Scan", "command_topic": .text(topics.bridgeRequest("scan")), "payload_press": "{}",
                 "icon": "mdi:bluetooth-settings",

@@ -16,9 +16,11 @@ extension GatewayCore {
                 devices.append(MetricsSnapshot.Device(id: device.id, connected: connected, document: document, samples: samples))
             }
         }
-        return MetricsSnapshot(mqtt: sink.statistics, devices: devices, cpuSeconds: ProcessStatistics.cpuSeconds,
-                               residentBytes: ProcessMemory.residentBytes, dbusErrors: central?.dbusErrorCounts ?? [:],
-                               frontend: frontend?.statistics)
+        var snapshot = MetricsSnapshot(mqtt: sink.statistics, devices: devices, cpuSeconds: ProcessStatistics.cpuSeconds,
+                                       residentBytes: ProcessMemory.residentBytes, dbusErrors: central?.dbusErrorCounts ?? [:],
+                                       frontend: frontend?.statistics)
+        snapshot.radiosUp = (radioWatchdog.withLock { $0?.statuses } ?? [:]).mapValues { $0.status.state == .ok }
+        return snapshot
     }
 }
 

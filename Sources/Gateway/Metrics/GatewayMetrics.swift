@@ -94,6 +94,13 @@ public final class GatewayMetrics: Sendable {
         ).record(duration)
     }
 
+    /// A step the radio watchdog took (docs/radios.md): rare, so counted as it happens. Radio labels are the
+    /// configured proxies' names and the adapters' ids: a small, fixed set.
+    public func recordRadioStep(radio: String, step: String) {
+        registry.makeCounter(descriptor: .named("wear2mqtt_radio_steps_total", "Steps the radio watchdog took to bring a radio back"),
+                             labels: [("radio", radio), ("step", step)]).increment()
+    }
+
     /// Copies a scrape's facts into the registry.
     public func update(_ snapshot: MetricsSnapshot) {
         series.withLock { series in
@@ -118,6 +125,10 @@ public final class GatewayMetrics: Sendable {
             devicesManaged.set(to: Double(snapshot.devices.count))
             devicesConnected.set(to: Double(snapshot.devices.count(where: \.connected)))
             if let resident = snapshot.residentBytes { residentBytes.set(to: Double(resident)) }
+            for (radio, up) in snapshot.radiosUp {
+                registry.makeGauge(descriptor: .named("wear2mqtt_radio_up", "1 while the radio works; 0 while it is stalled, recovering, failed or gone"),
+                                   labels: [("radio", radio)]).set(to: up ? 1 : 0)
+            }
             updateDevices(snapshot.devices, &series)
             for (name, total) in snapshot.dbusErrors {
                 var entry = series.dbusErrors[name] ?? (registry.makeCounter(

@@ -35,10 +35,13 @@ public struct MetricsSnapshot: Sendable, Equatable {
     public var dbusErrors: [String: UInt64]
     /// The web interface (`frontend.enabled`): browsers open now, and messages dropped for slow ones since the start.
     public var frontend: (browsers: Int, dropped: Int)?
+    /// Each watched radio by id: whether its watchdog says it works (`RadioStatus.State.ok`).
+    public var radiosUp: [String: Bool] = [:]
 
     public static func == (a: MetricsSnapshot, b: MetricsSnapshot) -> Bool {
         a.mqtt == b.mqtt && a.devices == b.devices && a.cpuSeconds == b.cpuSeconds && a.residentBytes == b.residentBytes
             && a.dbusErrors == b.dbusErrors && a.frontend?.browsers == b.frontend?.browsers && a.frontend?.dropped == b.frontend?.dropped
+            && a.radiosUp == b.radiosUp
     }
 
     public init(mqtt: MQTTClientStatistics, devices: [Device], cpuSeconds: Double? = nil, residentBytes: Int64? = nil,

@@ -28,6 +28,8 @@ public final class GatewayCore: Sendable {
     let logger: Logger
     let outputs: Mutex<DeviceOutputMapper>
     let attached = Mutex<(central: any BluetoothCentral, manager: DeviceManager)?>(nil)
+    /// The radio watchdog once started (`startRadioWatchdog`); its statuses go into `bridge/info` and `bridge/health`.
+    let radioWatchdog = Mutex<RadioWatchdogService?>(nil)
     private let records: AsyncStream<OutgoingMessage>
     private let recordQueue: AsyncStream<OutgoingMessage>.Continuation
     /// Which queued records are stored, for drivers that must not let a device forget records before (`emitDurably`).
@@ -435,7 +437,7 @@ public final class GatewayCore: Sendable {
     public func publishBridgeInfo() {
         guard publishesBridgeTopics else { return }
         let central = central
-        let adapters = (central?.model.adapters.values.sorted { $0.path < $1.path } ?? []).map(Self.adapterEntry)
+        let adapters = radioEntries(central?.model.adapters.values.sorted { $0.path < $1.path } ?? [])
         let info = DeviceValue.object([
             "version": .text(Wear2MQTTVersion.current),
             "gateway_id": .text(configuration.gateway.id),
@@ -585,9 +587,10 @@ public final class GatewayCore: Sendable {
         }
         let uptime = (time.now - started).components.seconds
         let browsers = frontend.map { feed in feed.statistics }.map { HealthReport.Frontend(browsers: $0.browsers, dropped: $0.dropped) }
-        sink.publish(messages.health(HealthReport(uptimeSeconds: uptime, residentBytes: ProcessMemory.residentBytes,
-                                                  mqtt: HealthReport.MQTTStatus(sink.statistics), devices: devices,
-                                                  frontend: browsers)))
+        var report = HealthReport(uptimeSeconds: uptime, residentBytes: ProcessMemory.residentBytes,
+                                  mqtt: HealthReport.MQTTStatus(sink.statistics), devices: devices, frontend: browsers)
+        report.radios = radioHealth()
+        sink.publish(messages.health(report))
     }
 
     // MARK: Shutdown

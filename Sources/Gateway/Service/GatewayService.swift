@@ -140,8 +140,10 @@ public final class GatewayService: Service, Sendable {
         }
         guard let manager = core.manager else { return }
         let agent = PairingAgent(client: bluez) { await manager.answer($0) }
+        let watchdog = core.startRadioWatchdog(local: bluez, proxies: proxies)
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await agent.keepRegistered() }
+            if let watchdog { group.addTask { await watchdog.run() } }
             group.addTask { [core] in
                 for await event in adapterEvents { core.adapterChanged(event) }
             }

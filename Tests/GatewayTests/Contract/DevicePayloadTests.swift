@@ -122,7 +122,7 @@ struct BridgePayloadTests {
         #expect(text(BridgePayload.event(BridgeEvent(.adapterChanged))) == #"{"type":"adapter_changed","data":{}}"#)
         #expect(BridgeEvent.Kind.allCases.map(\.rawValue) == [
             "device_found", "device_connected", "device_disconnected", "device_paired", "device_added", "device_removed",
-            "adapter_changed",
+            "adapter_changed", "radio_changed",
         ])
     }
 
