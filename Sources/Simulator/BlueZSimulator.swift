@@ -113,6 +113,11 @@ public final class BlueZSimulator: Sendable {
         try await daemon.inspect(address)
     }
 
+    /// The adapter's radio faults and counts, as the control interface's `Inspect` with an empty address.
+    public func inspectAdapter() async -> [String: String] {
+        await daemon.inspectAdapter()
+    }
+
     /// Stops like a bluetoothd that exits: the names are released with the connections.
     public func stop() async {
         timeline.cancel()

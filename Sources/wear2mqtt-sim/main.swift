@@ -153,7 +153,8 @@ struct Control: AsyncParsableCommand {
         Verbs: list; drop-link ADDRESS; refuse-connects ADDRESS COUNT [ERROR]; advertising ADDRESS on|off;
         latency ADDRESS|adapter MILLISECONDS; fail-next-call ADDRESS|adapter METHOD [ERROR]; power on|off;
         press-button ADDRESS; event ADDRESS button_press|find_my_phone|spot_check; rssi ADDRESS DBM;
-        rssi-noise ADDRESS DB SEED; received ADDRESS CHARACTERISTIC-UUID; inspect ADDRESS.
+        rssi-noise ADDRESS DB SEED; deafen-scanner restart|power; stick-discovery; remove-adapter; restore-adapter;
+        received ADDRESS CHARACTERISTIC-UUID; inspect ADDRESS|adapter.
         """)
 
     @Option(help: "session, system, or a D-Bus address (unix:path=…).")
@@ -216,11 +217,18 @@ struct Control: AsyncParsableCommand {
             case "rssi-noise":
                 guard let seed = UInt64(try argument(2, "a seed")) else { throw ValidationError("the seed must be a number") }
                 try await client.setRSSINoise(try argument(0, "an address"), amplitude: try number(1, "an amplitude in dB"), seed: seed)
+            case "deafen-scanner":
+                let text = try argument(0, "restart or power (what clears it)")
+                guard let cure = DeafScannerCure(rawValue: text) else { throw ValidationError("say restart or power") }
+                try await client.deafenScanner(clearedBy: cure)
+            case "stick-discovery": try await client.stickDiscovery()
+            case "remove-adapter": try await client.removeAdapter()
+            case "restore-adapter": try await client.restoreAdapter()
             case "received":
                 let values = try await client.received(try argument(0, "an address"), characteristic: try argument(1, "a UUID"))
                 for value in values { print(value.map { String(format: "%02x", $0) }.joined()) }
             case "inspect":
-                let values = try await client.inspect(try argument(0, "an address"))
+                let values = try await client.inspect(try target(0))
                 for key in values.keys.sorted() { print("\(key)=\(values[key] ?? "")") }
             default:
                 throw ValidationError("unknown verb \(verb) (see --help)")

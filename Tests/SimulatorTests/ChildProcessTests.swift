@@ -130,6 +130,32 @@ struct ChildProcessTests {
         await daemon.stop()
     }
 
+    @Test func radioFaultVerbsDriveTheRunningSimulatorsAdapter() async throws {
+        let daemon = try await DBusDaemon()
+        let simulator = try SimulatorProcess.start(on: daemon, scenario: SimulatorHarness.scenario())
+        let client = try BusConnection(.address(daemon.address))
+        #expect(await SimulatorControlClient(bus: client).untilServing())
+        func control(_ words: String...) async throws -> (status: Int32?, output: String, error: String) {
+            try await SimulatorProcess.run(["control", "--bus", daemon.address] + words, in: daemon, name: words.joined(separator: "-"))
+        }
+        #expect(try await control("deafen-scanner", "power").status == 0)
+        #expect(try await control("stick-discovery").status == 0)
+        let faulty = try await control("inspect", "adapter")
+        #expect(faulty.output.contains("scanner_deaf=power") && faulty.output.contains("discovery_stuck=yes"), "\(faulty)")
+        let unknownCure = try await control("deafen-scanner", "sometimes")
+        #expect(unknownCure.status != 0 && unknownCure.error.contains("restart or power"), "\(unknownCure)")
+        #expect(try await control("remove-adapter").status == 0)
+        let twice = try await control("remove-adapter")
+        #expect(twice.status == 1 && twice.error.contains("org.wear2mqtt.Simulator.Error.AdapterRemoved"), "\(twice)")
+        #expect(try await control("inspect", "adapter").output.contains("adapter=removed"))
+        #expect(try await control("restore-adapter").status == 0)
+        let back = try await control("inspect", "adapter")
+        #expect(back.output.contains("adapter=present") && back.output.contains("scanner_deaf=no"), "\(back)")
+        await simulator.child.stop()
+        client.close()
+        await daemon.stop()
+    }
+
     static let bleakScript = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("bleak_interop.py").path
 
     @Test(arguments: [false, true])

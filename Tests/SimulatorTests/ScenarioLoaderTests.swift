@@ -60,8 +60,23 @@ struct ScenarioLoaderTests {
         ("faults:\n  - { at: 1s, action: drop_link, device: C0:FF:EE:00:00:09 }\n", "faults[0].device"),
         ("faults:\n  - { at: 1s, action: drop_link }\n", "faults[0].device"),
         ("faults:\n  - { at: 1s, action: fail_next_call, method: Connect, error: \"not an error\" }\n", "faults[0].error"),
+        ("faults:\n  - { at: 1s, action: deafen_scanner }\n", "faults[0].cleared_by"),
+        ("faults:\n  - { at: 1s, action: deafen_scanner, cleared_by: reboot }\n", "faults[0].cleared_by"),
         ("devices: [\n", ""),
     ]
+
+    @Test func theRadioFaultsAreTimelineActions() throws {
+        let scenario = try ScenarioLoader.load(yaml: """
+        faults:
+          - { at: 1s, action: deafen_scanner, cleared_by: power }
+          - { at: 2s, action: deafen_scanner, cleared_by: restart }
+          - { at: 3s, action: stick_discovery }
+          - { at: 4s, action: remove_adapter }
+          - { at: 5s, action: restore_adapter }
+        """)
+        #expect(scenario.timeline.map(\.action) == [.deafenScanner(clearedBy: .power), .deafenScanner(clearedBy: .restart),
+                                                     .stickDiscovery, .removeAdapter, .restoreAdapter])
+    }
 
     @Test func aDeviceWhereABandsBootloaderWouldAdvertiseIsRefusedNamingItsLine() {
         let yaml = """

@@ -25,6 +25,7 @@ extension SimulatedBluetoothDaemon {
                 adapterFaults.failNextCall(of: method, with: error)
             }
         case .setPowered(let on):
+            guard !radioFaults.adapterRemoved else { throw ControlError.adapterRemoved }
             await setPowered(on)
         case .deviceEvent(let address, let event):
             let device = try simulatedDevice(address)
@@ -34,6 +35,14 @@ extension SimulatedBluetoothDaemon {
             try simulatedDevice(address).rssi = rssi
         case .setRSSINoise(let address, let amplitude, let seed):
             try simulatedDevice(address).rssiNoise = amplitude == 0 ? nil : RSSINoise(amplitude: amplitude, seed: seed)
+        case .deafenScanner(let cure):
+            try deafenScanner(clearedBy: cure)
+        case .stickDiscovery:
+            try stickDiscovery()
+        case .removeAdapter:
+            try await removeAdapter()
+        case .restoreAdapter:
+            try restoreAdapter()
         }
     }
 

@@ -7,11 +7,15 @@ extension SimulatedBluetoothDaemon {
     func startDiscovery(client: String) async throws(BlueZErrorReply) {
         try await applyFaults(nil, method: "StartDiscovery")
         guard powered else { throw .notReady }
+        // A controller that will not scan: bluetoothd answers the refused MGMT Start Discovery with busy and drops
+        // the session (`start_discovery_complete`).
+        guard !radioFaults.discoveryStuck else { throw .busy }
         do {
             if try discovery.start(client) { startScanning() }
         } catch {
             throw .busy
         }
+        adapterCounts.discoveryStarts += 1
     }
 
     func stopDiscovery(client: String) async throws(BlueZErrorReply) {
@@ -63,7 +67,8 @@ extension SimulatedBluetoothDaemon {
     /// Switches the adapter on or off. Off drops every link and ends every discovery session, as a controller
     /// power-down does; the sessions do not come back when power returns.
     func setPowered(_ on: Bool) async {
-        guard on != powered else { return }
+        // A Set that was on its way when the adapter was removed finds no controller.
+        guard on != powered, !radioFaults.adapterRemoved else { return }
         if !on {
             for device in devices.values.sorted(by: { $0.address < $1.address }) {
                 await linkDown(device, cause: .powerOff)
@@ -76,6 +81,10 @@ extension SimulatedBluetoothDaemon {
                 discoverable = false
                 setAdapterProperty("Discoverable", false)
             }
+            radioFaults.poweredOff()
+            adapterCounts.powerOffs += 1
+        } else {
+            adapterCounts.powerOns += 1
         }
         powered = on
         setAdapterProperty("Powered", .boolean(on))
@@ -113,6 +122,7 @@ extension SimulatedBluetoothDaemon {
     func stopScanning() {
         scanTask?.cancel()
         scanTask = nil
+        radioFaults.scannerStopped()
         for device in devices.values.sorted(by: { $0.address < $1.address }) where device.isExported && device.reportedRSSI != nil {
             device.reportedRSSI = nil
             invalidate(["RSSI", "TxPower"], on: device)
@@ -131,6 +141,8 @@ extension SimulatedBluetoothDaemon {
     /// One pass of the scanner; false once discovery has stopped.
     func scanOnce() -> Bool {
         guard discovery.isDiscovering, powered else { return false }
+        // A deaf scanner: the controller says it scans, but no advertising report reaches bluetoothd.
+        guard radioFaults.hearsAdvertisements else { return true }
         let now = ContinuousClock.now
         for device in devices.values.sorted(by: { $0.address < $1.address }) {
             guard device.advertising, let due = device.nextSighting, due <= now else { continue }

@@ -28,6 +28,9 @@ actor SimulatedBluetoothDaemon {
     var discovery = DiscoverySessions()
     var agents = AgentRegistry()
     var adapterFaults = DeviceFaults()
+    /// The radio's faults: a deaf scanner, a stuck discovery, the adapter removed (`RadioFaults`).
+    var radioFaults = RadioFaults()
+    var adapterCounts = AdapterCounts()
     var devices: [BluetoothAddress: SimulatedDevice] = [:]
     var pathToAddress: [ObjectPath: BluetoothAddress] = [:]
     var scanTask: Task<Void, Never>?
@@ -83,9 +86,7 @@ actor SimulatedBluetoothDaemon {
         objects.addObjectManager(at: "/")
         objects.export(Self.rootPath, interfaces: [(BlueZInterfaces.agentManagerDefinition(self), [:])])
         objects.export(adapterPath, interfaces: [(BlueZInterfaces.adapterDefinition(self), adapterProperties())])
-        for device in devices.values.sorted(by: { $0.address < $1.address }) where device.paired {
-            exportDevice(device)
-        }
+        exportStoredDevices()
         let expiry = Task { [weak self] in
             while !Task.isCancelled {
                 try? await Task.sleep(for: .milliseconds(250))
@@ -319,8 +320,17 @@ actor SimulatedBluetoothDaemon {
         objects.export(device.path, interfaces: [(device.deviceDefinition, deviceProperties(device))])
     }
 
-    /// Removes the device's object and everything below it (bluetoothd forgets it, bonding included).
-    func forgetDevice(_ device: SimulatedDevice) {
+    /// The devices bluetoothd loads from its storage when an adapter registers (at start, and when a removed
+    /// adapter comes back): the paired ones, without GATT objects until they connect.
+    func exportStoredDevices() {
+        for device in devices.values.sorted(by: { $0.address < $1.address }) where device.paired {
+            exportDevice(device)
+        }
+    }
+
+    /// Removes the device's object and everything below it, keeping what bluetoothd stores of it (pairing, trust,
+    /// alias, name) and dropping what it only knew from the air (`device_remove(device, FALSE)`).
+    func unexportDevice(_ device: SimulatedDevice) {
         guard device.isExported else { return }
         removeGATTObjects(device)
         if device.batteryExported {
@@ -329,17 +339,23 @@ actor SimulatedBluetoothDaemon {
         }
         objects.remove(interfaces: [BlueZInterfaces.device], from: device.path)
         device.isExported = false
+        device.lastSeen = nil
+        device.reportedRSSI = nil
+        device.servicesResolved = false
+    }
+
+    /// Removes the device's object and everything below it (bluetoothd forgets it, bonding included).
+    func forgetDevice(_ device: SimulatedDevice) {
+        guard device.isExported else { return }
+        unexportDevice(device)
         device.paired = false
         device.bonded = false
         device.trusted = false
         device.alias = nil
         device.temporary = true
-        device.lastSeen = nil
-        device.reportedRSSI = nil
         device.knownName = nil
         device.knownAppearance = nil
         device.advertisedUUIDs = []
-        device.servicesResolved = false
     }
 
     // MARK: GATT objects

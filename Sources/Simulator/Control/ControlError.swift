@@ -22,4 +22,12 @@ enum ControlError {
     static func invalidArgument(_ message: String) -> BlueZErrorReply {
         BlueZErrorReply(name: prefix + "InvalidArgument", message: message)
     }
+
+    /// A radio fault asked of an adapter that is removed, or removed twice.
+    static let adapterRemoved = BlueZErrorReply(name: prefix + "AdapterRemoved",
+                                                message: "the adapter is removed (RestoreAdapter brings it back)")
+
+    /// RestoreAdapter while the adapter is there.
+    static let adapterPresent = BlueZErrorReply(name: prefix + "AdapterPresent",
+                                                message: "the adapter is present (RemoveAdapter takes it away)")
 }

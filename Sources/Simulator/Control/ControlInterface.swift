@@ -86,6 +86,17 @@ public enum SimulatorControl {
                 }
                 return .setRSSINoise(try address(arguments[0]), amplitude: amplitude, seed: seed)
             },
+            action("DeafenScanner", "s") { arguments throws(BlueZErrorReply) in
+                let text = arguments[0].stringValue ?? ""
+                guard let cure = DeafScannerCure(rawValue: text) else {
+                    let known = DeafScannerCure.allCases.map(\.rawValue).joined(separator: " or ")
+                    throw ControlError.invalidArgument("\"\(text)\" is not what clears a deaf scanner (\(known))")
+                }
+                return .deafenScanner(clearedBy: cure)
+            },
+            action("StickDiscovery", "") { _ throws(BlueZErrorReply) in .stickDiscovery },
+            action("RemoveAdapter", "") { _ throws(BlueZErrorReply) in .removeAdapter },
+            action("RestoreAdapter", "") { _ throws(BlueZErrorReply) in .restoreAdapter },
             MethodDefinition("GetReceived", input: "ss", output: "aay") { call throws(BusError) in
                 try await BlueZInterfaces.answer { () throws(BlueZErrorReply) in
                     let device = try address(call.arguments[0])
@@ -98,7 +109,12 @@ public enum SimulatorControl {
             },
             MethodDefinition("Inspect", input: "s", output: "a{ss}") { call throws(BusError) in
                 try await BlueZInterfaces.answer { () throws(BlueZErrorReply) in
-                    let values = try await daemon.inspect(try address(call.arguments[0]))
+                    // An empty address: the adapter (its radio faults and counts).
+                    let values = if let device = try optionalAddress(call.arguments[0]) {
+                        try await daemon.inspect(device)
+                    } else {
+                        await daemon.inspectAdapter()
+                    }
                     return [.dictionary(keySignature: "s", valueSignature: "s", values.sorted { $0.key < $1.key }.map {
                         DBusValue.DictionaryEntry(.string($0.key), .string($0.value))
                     })]

@@ -51,6 +51,24 @@ public struct SimulatorControlClient: Sendable {
         try await call("SetRSSINoise", [.string(address), .uint16(UInt16(clamping: amplitude)), .uint64(seed)])
     }
 
+    /// No advertisement reaches BlueZ any more while Discovering stays true, until `clearedBy`: `.restart` (the
+    /// scanner stops completely: the last StopDiscovery, or power-off) or `.power` (only a power cycle).
+    public func deafenScanner(clearedBy cure: DeafScannerCure) async throws(BusError) {
+        try await call("DeafenScanner", [.string(cure.rawValue)])
+    }
+
+    /// A discovery under way ends; StartDiscovery answers org.bluez.Error.InProgress and Discovering stays false
+    /// until the adapter is power-cycled.
+    public func stickDiscovery() async throws(BusError) { try await call("StickDiscovery") }
+
+    /// The controller's index goes away: links drop, device objects and the adapter object are removed.
+    /// org.wear2mqtt.Simulator.Error.AdapterRemoved when it already is.
+    public func removeAdapter() async throws(BusError) { try await call("RemoveAdapter") }
+
+    /// The adapter object comes back (powered on) with the paired devices. org.wear2mqtt.Simulator.Error.AdapterPresent
+    /// when it was not removed.
+    public func restoreAdapter() async throws(BusError) { try await call("RestoreAdapter") }
+
     public func received(_ address: String, characteristic: String) async throws(BusError) -> [[UInt8]] {
         let reply = try await call("GetReceived", [.string(address), .string(characteristic)])
         return reply.first?.arrayValues?.compactMap(\.bytesValue) ?? []
@@ -58,6 +76,8 @@ public struct SimulatorControlClient: Sendable {
 
     /// What the device shows or counted that a central cannot read (`SimulatedPeripheral.inspect()`): for a
     /// `gofit_care_xc` its `pairing_code`, `paired`, `vibrations`, `history_records`, …; empty for most kinds.
+    /// `address` empty: the adapter, with `adapter` (`present`/`removed`), `scanner_deaf` (`no`, `restart`, `power`),
+    /// `discovery_stuck` (`yes`/`no`), and the counts `power_offs`, `power_ons` and `discovery_starts`.
     public func inspect(_ address: String) async throws(BusError) -> [String: String] {
         let reply = try await call("Inspect", [.string(address)])
         var values: [String: String] = [:]

@@ -182,6 +182,18 @@ public enum SimulatorAction: Sendable, Equatable {
     /// Every advertisement is heard at the level ± uniform noise of `amplitude` dB from a stream seeded with `seed`;
     /// amplitude 0: back to the built-in ±2 dB fading.
     case setRSSINoise(BluetoothAddress, amplitude: Int, seed: UInt64)
+    /// The scanner goes deaf: discovery stays on (Discovering true) but no advertisement reaches BlueZ any more (no
+    /// new device, no RSSI, name or advertising-data change) until `clearedBy` (`DeafScannerCure`).
+    case deafenScanner(clearedBy: DeafScannerCure)
+    /// The controller will not start a scan: a discovery under way ends, every StartDiscovery answers InProgress and
+    /// Discovering stays false, until the adapter is powered off (and on).
+    case stickDiscovery
+    /// The controller's index goes away (a USB dongle unplugged, a reset that removes the index): every link drops as
+    /// at power-off, discovery ends, and the device objects then the adapter object are removed from the bus.
+    case removeAdapter
+    /// The controller comes back: the adapter object (powered on, not discovering) and the paired devices' objects;
+    /// other devices reappear when a discovery sights them.
+    case restoreAdapter
 }
 
 /// Where devices' companions (`SimulatedCompanion`: a band's DFU bootloader) go on the air, checked against the

@@ -199,6 +199,7 @@ public enum ScenarioLoader {
     static let actionNames = [
         "drop_link", "refuse_connects", "stop_advertising", "start_advertising", "set_latency", "fail_next_call",
         "power_off", "power_on", "button_press", "find_my_phone", "spot_check", "set_rssi",
+        "deafen_scanner", "stick_discovery", "remove_adapter", "restore_adapter",
     ]
 
     /// One timeline entry; `addresses` are the devices' and their companions' (a fault may hit a bootloader).
@@ -253,6 +254,13 @@ public enum ScenarioLoader {
         case "set_rssi":
             _ = try reader.required("rssi")
             action = .setRSSI(try requireDevice(&reader), try reader.int("rssi", in: -127...20) ?? -60)
+        case "deafen_scanner":
+            _ = try reader.required("cleared_by")
+            let cure = try reader.string("cleared_by", allowed: DeafScannerCure.allCases.map(\.rawValue)) ?? ""
+            action = .deafenScanner(clearedBy: DeafScannerCure(rawValue: cure) ?? .restart)
+        case "stick_discovery": action = .stickDiscovery
+        case "remove_adapter": action = .removeAdapter
+        case "restore_adapter": action = .restoreAdapter
         default:
             throw reader.error("action", "unknown action", actionNode)
         }
