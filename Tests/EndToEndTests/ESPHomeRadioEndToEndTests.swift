@@ -46,6 +46,17 @@ import Wear2MQTTTesting
             // Each device's state names the radio that holds it.
             #expect(stack.payloads("strap").last?.contains("\"radio\":\"kitchen\"") == true, "\(stack.payloads("strap").last ?? "")")
             #expect(await stack.until(timeout: .seconds(30)) { stack.payloads("thermo").last?.contains("\"radio\":\"hci0\"") == true })
+            // So does bridge/devices, and bridge/info lists the proxy beside the adapter, both watched.
+            func radios() -> [String: String] {
+                let entries = stack.payloads("bridge/devices").last.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) } as? [[String: Any]]
+                return Dictionary((entries ?? []).compactMap { entry in (entry["radio"] as? String).map { (entry["id"] as? String ?? "", $0) } }) { $1 }
+            }
+            #expect(await stack.until(timeout: .seconds(30)) { radios() == ["strap": "kitchen", "thermo": "hci0"] }, "\(radios())")
+            func states() -> [String: String] {
+                let adapters = stack.last("bridge/info")?["adapters"] as? [[String: Any]] ?? []
+                return Dictionary(adapters.map { ($0["id"] as? String ?? "", "\($0["kind"] ?? "-") \($0["state"] ?? "-")") }) { $1 }
+            }
+            #expect(await stack.until(timeout: .seconds(30)) { states() == ["hci0": "adapter ok", "kitchen": "esphome ok"] }, "\(states())")
         }
         #expect(proxy.isRunning)
         await proxy.stop()

@@ -15,10 +15,13 @@ public struct BridgeDeviceEntry: Sendable, Equatable {
     public var connected: Bool
     /// In a site of gateways (docs/roaming.md): the gateway that owns the device; nil outside a site.
     public var gateway: String?
+    /// While connected: the radio holding the link (the adapter's id, or an ESPHome proxy's name; docs/radios.md).
+    public var radio: String?
 
     public init(id: String, name: String? = nil, vendor: String? = nil, model: String? = nil, address: String,
                 driver: String, capabilities: [String] = [], paired: Bool = false, connected: Bool = false,
-                gateway: String? = nil) {
+                gateway: String? = nil, radio: String? = nil) {
+        self.radio = radio
         self.id = id
         self.name = name
         self.vendor = vendor
@@ -172,6 +175,7 @@ public enum BridgePayload {
             writer.field("paired", entry.paired)
             writer.field("connected", entry.connected)
             if let gateway = entry.gateway { writer.field("gateway", gateway) }
+            if let radio = entry.radio { writer.field("radio", radio) }
             if let definition = definitions[entry.driver] {
                 writer.key("definition")
                 writer.value(definition)

@@ -183,7 +183,8 @@ public enum SiteMessages {
                 id: id, name: try optionalText(fields, "name"), vendor: try optionalText(fields, "vendor"),
                 model: try optionalText(fields, "model"), address: try text(fields, "address"), driver: try text(fields, "driver"),
                 capabilities: capabilities, paired: try flag(fields, "paired", label: "[\(index)].paired"),
-                connected: try flag(fields, "connected", label: "[\(index)].connected"), gateway: gateway))
+                connected: try flag(fields, "connected", label: "[\(index)].connected"), gateway: gateway,
+                radio: try optionalText(fields, "radio")))
         }
         return entries
     }

@@ -519,7 +519,8 @@ public final class GatewayCore: Sendable {
                 id: device.id, name: device.name, vendor: document.fields["manufacturer"]?.text ?? driver?.vendor,
                 model: document.fields["model"]?.text, address: device.address, driver: device.driver,
                 capabilities: (driver.map { Array($0.commands) } ?? []).sorted() + sensors.sorted(),
-                paired: paired, connected: connection == .connected))
+                paired: paired, connected: connection == .connected,
+                radio: connection == .connected ? document.fields["radio"]?.text : nil))
             let services = BluetoothAddress(device.address).flatMap { central.model.device(address: $0) }
                 .map { central.model.services(of: $0.path).map(\.uuid) } ?? []
             let expected = driver.map { ExpectedSensors.sensors($0.driverDescription, serviceUUIDs: services,
