@@ -98,7 +98,13 @@ extension ESPHomeCentral {
         let data = AdvertisingData(decoding: Array(advertisement.data))
         let known = withState { state -> Bool in
             state.advertisementsHeard &+= 1
-            state.sightings[advertisement.address] = (Int(advertisement.rssi), .now)
+            let now = ContinuousClock.now
+            // Smoothed: one advertisement's fading (a few dB either way) must not decide which radio a device uses.
+            var rssi = Int(advertisement.rssi)
+            if let last = state.sightings[advertisement.address], now - last.at < .seconds(30) {
+                rssi = last.rssi + Int((Double(rssi - last.rssi) * Self.rssiSmoothing).rounded())
+            }
+            state.sightings[advertisement.address] = (rssi, now)
             if state.sightings.count > Self.sightingsLimit,
                let oldest = state.sightings.min(by: { $0.value.at < $1.value.at })?.key {
                 state.sightings.removeValue(forKey: oldest)

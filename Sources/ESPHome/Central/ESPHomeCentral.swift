@@ -37,6 +37,8 @@ public final class ESPHomeCentral: BluetoothCentral {
         var advertisementsHeard: UInt64 = 0
     }
 
+    /// The weight of each advertisement's RSSI in a sighting's level (exponential smoothing).
+    static let rssiSmoothing = 0.3
     /// At most this many advertisers remembered per proxy.
     static let sightingsLimit = 1024
     /// At most this many unconnected device objects per proxy.
@@ -86,7 +88,8 @@ public final class ESPHomeCentral: BluetoothCentral {
         subscribeAdvertisements()
     }
 
-    /// The last signal level heard from `address` and how long ago; nil if not heard since the proxy connected.
+    /// The signal level heard from `address` (smoothed over its advertisements) and how long ago the last one came;
+    /// nil if not heard since the proxy connected.
     public func lastHeard(_ address: BluetoothAddress) -> (rssi: Int, age: Duration)? {
         let key = ProxyAddress.uint64(address)
         guard let sighting = state.withLock({ $0.sightings[key] }) else { return nil }

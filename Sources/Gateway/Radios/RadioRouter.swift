@@ -1,20 +1,28 @@
 import BlueZ
+import DBus
 import ESPHome
+import Synchronization
 
 /// Which radio serves a device when its session connects: the one holding it if any does (a session never loses its
-/// link to a change of mind), else the one that hears it best lately among those with a free connection slot — the
-/// local adapter (by BlueZ's RSSI) or an ESPHome proxy (by its advertisements) — else the configured adapter, where
-/// discovery then looks for it. Moving a connected device to a better radio with hysteresis comes later (issue 42).
+/// link to a change of mind), else `RadioChoice` among the radios that heard it in the last `freshness` with a free
+/// connection slot — the local adapter (by BlueZ's RSSI) or an ESPHome proxy (by its smoothed advertisements) — else
+/// the configured adapter, where discovery then looks for it. A connected device is not moved to a louder radio: a
+/// handover costs a reconnect and a gap in its data; it moves when its link drops (radio lost, walked out of range).
 public final class RadioRouter: Sendable {
     public let local: any BluetoothCentral
     public let proxies: [ESPHomeCentral]
     /// A sighting older than this does not count.
     public let freshness: Duration
+    public let choice: RadioChoice
+    /// The radio each device last connected through.
+    private let previous = Mutex<[BluetoothAddress: ObjectPath]>([:])
 
-    public init(local: any BluetoothCentral, proxies: [ESPHomeCentral], freshness: Duration = .seconds(30)) {
+    public init(local: any BluetoothCentral, proxies: [ESPHomeCentral], freshness: Duration = .seconds(30),
+                choice: RadioChoice = RadioChoice()) {
         self.local = local
         self.proxies = proxies
         self.freshness = freshness
+        self.choice = choice
     }
 
     public func adapter(for address: BluetoothAddress, fallback: AdapterInfo?) -> AdapterInfo? {
@@ -27,17 +35,22 @@ public final class RadioRouter: Sendable {
             if model.devices.values.contains(where: { $0.address == address && $0.connected }),
                let adapter = model.adapters[proxy.adapterPath] { return adapter }
         }
-        var best: (adapter: AdapterInfo, rssi: Int)?
+        var adapters: [ObjectPath: AdapterInfo] = [:]
+        var candidates: [RadioChoice.Candidate] = []
         if let fallback, fallback.powered, let rssi = localModel.device(address: address, adapter: fallback.path)?.rssi {
-            best = (fallback, rssi)
+            adapters[fallback.path] = fallback
+            candidates.append(.init(adapter: fallback.path, rssi: rssi))
         }
         for proxy in proxies {
             guard proxy.isServiceAvailable, let adapter = proxy.model.adapters[proxy.adapterPath], adapter.powered,
                   let heard = proxy.lastHeard(address), heard.age < freshness else { continue }
             let slots = proxy.slots
             if slots.limit > 0, slots.free == 0 { continue }
-            if best == nil || heard.rssi > best!.rssi { best = (adapter, heard.rssi) }
+            adapters[adapter.path] = adapter
+            candidates.append(.init(adapter: adapter.path, rssi: heard.rssi))
         }
-        return best?.adapter ?? fallback
+        guard let chosen = choice.choose(candidates, previous: previous.withLock { $0[address] }) else { return fallback }
+        previous.withLock { $0[address] = chosen }
+        return adapters[chosen]
     }
 }
