@@ -305,6 +305,9 @@ public final class ESPHomeCentral: BluetoothCentral {
         let (connecting, disconnecting, waiters, subscriptions) = state.withLock { state in
             state.gatt[address] = nil
             state.listing[address] = nil
+            // Only an advertisement after the link ended says the device is still here: one that walked out of range
+            // must not look heard for the sighting's freshness and draw its reconnect back to this proxy.
+            state.sightings[address] = nil
             return (state.waiters.take(.connect(address)), state.waiters.take(.disconnect(address)),
                     state.waiters.takeAll(address: address), state.subscriptions.removeValue(forKey: address) ?? [:])
         }

@@ -180,8 +180,11 @@ public actor DeviceSession {
         do {
             try await bluez.connect(path, timeout: .seconds(20))
             rememberBootloader(false)
-            // Which radio holds the link: the local adapter (hci0) or an ESPHome proxy's name (docs/radios.md).
-            output(.event(.state(["radio": .text(adapter.id)])))
+            // Which radio holds the link: the local adapter (hci0) or an ESPHome proxy's name (docs/radios.md) — the
+            // one the device object lies under, which the choice made after discovery may have changed.
+            let model = bluez.model
+            let radio = model.devices[path].flatMap { model.adapters[$0.adapter] }?.id ?? adapter.id
+            output(.event(.state(["radio": .text(radio)])))
             return apply(lifecycle.connected())
         } catch {
             logger.info("connection attempt failed", metadata: ["device": "\(device.id)", "error": "\(error)"])
