@@ -71,7 +71,12 @@ struct Run: AsyncParsableCommand {
 /// (advertisements, connections, GATT) from this process, with no bus.
 struct Proxy: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Serves ESPHome's native API as a Bluetooth proxy would, until SIGTERM or SIGINT.")
+        abstract: "Serves ESPHome's native API as a Bluetooth proxy would, until SIGTERM or SIGINT.",
+        discussion: """
+        SIGUSR1: every device walks out of range (links drop with a connection timeout, 0x08; no advertisements; \
+        connects fail after the adapter's connect_timeout with 0x3E). SIGUSR2: they walk back in (advertising \
+        resumes; the client connects again).
+        """)
 
     @Option(help: "The TCP port to listen on, on 127.0.0.1 (ESPHome's is 6053).")
     var port: Int = 6053
@@ -88,7 +93,12 @@ struct Proxy: AsyncParsableCommand {
     @Option(help: "The scenario YAML file (as for run): the devices in the proxy's range.")
     var scenario: String?
 
+    @Option(help: "Log level: trace, debug, info, notice, warning, error.")
+    var logLevel: String = "info"
+
     func run() async throws {
+        bootstrapLogging(logLevel)
+        let logger = Logger(label: "wear2mqtt-sim")
         var settings = SimulatedProxyServer.Settings(port: port)
         settings.name = name
         settings.slots = slots
@@ -114,10 +124,38 @@ struct Proxy: AsyncParsableCommand {
             FileHandle.standardError.write(Data("wear2mqtt-sim: \(error)\n".utf8))
             throw ExitCode(2)
         }
+        // Before the serving line, which tests wait for: SIGUSR1's default action would end the process.
+        let walks = RangeWalkSignals.observe { inRange in
+            if inRange {
+                server.walkBackIntoRange()
+                logger.info("devices back in range")
+            } else {
+                server.walkOutOfRange()
+                logger.info("devices walked out of range")
+            }
+        }
         server.start()
         FileHandle.standardError.write(Data("wear2mqtt-sim: serving ESPHome's API as \(name) on 127.0.0.1:\(port)\(key == nil ? "" : " (encrypted)") with \(settings.scenario?.devices.count ?? 0) device(s)\n".utf8))
         _ = await ShutdownSignal.wait()
+        for source in walks { source.cancel() }
         server.stop()
+    }
+}
+
+/// SIGUSR1 and SIGUSR2 as the proxy's devices walking out of its range and back in (false, then true), handled as
+/// `ShutdownSignal` handles SIGTERM: the signals ignored and watched by dispatch sources, so nothing runs in a signal
+/// handler; one serial queue for both, so signals sent one after the other are carried out in that order. The sources
+/// are the caller's to cancel.
+enum RangeWalkSignals {
+    static func observe(_ walked: @escaping @Sendable (_ inRange: Bool) -> Void) -> [DispatchSourceSignal] {
+        let queue = DispatchQueue(label: "wear2mqtt-sim.range-walk")
+        return [(SIGUSR1, false), (SIGUSR2, true)].map { number, inRange in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+            source.setEventHandler { walked(inRange) }
+            source.resume()
+            return source
+        }
     }
 }
 

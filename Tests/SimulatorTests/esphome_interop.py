@@ -11,14 +11,21 @@ without cache, lists the services (Heart Rate, Battery), reads the battery level
 disconnects and sees its slot come back. With --other ADDRESS as well and a proxy of one slot, the second connect is
 refused (not connected, the slot still the strap's).
 
+With --walk PID as well (PID the proxy's; its scenario's connect_timeout short) it walks the strap out of the proxy's
+range and back instead: hears the strap and connects, sends the proxy SIGUSR1, sees the link drop with the connection
+timeout reason (0x08) and the slot freed, hears no advertisement for a second, sees a connect fail with 0x3E after the
+connect timeout, sends SIGUSR2, hears the strap again and connects to it.
+
 Prints PASS and what it saw, or raises.
 
 Usage: esphome_interop.py PORT NAME [--key BASE64] [--wrong-key BASE64] [--no-key] [--slots N]
-                          [--strap ADDRESS [--other ADDRESS]]
+                          [--strap ADDRESS [--other ADDRESS | --walk PID]]
 """
 
 import argparse
 import asyncio
+import os
+import signal
 
 import aioesphomeapi
 from aioesphomeapi import APIClient, BluetoothProxyFeature
@@ -31,6 +38,8 @@ CONTROL_POINT = "00002a39-0000-1000-8000-00805f9b34fb"
 BATTERY_LEVEL = "00002a19-0000-1000-8000-00805f9b34fb"
 CCCD = "00002902-0000-1000-8000-00805f9b34fb"
 RANDOM = 1
+CONNECTION_TIMEOUT = 0x08
+FAILED_TO_ESTABLISH = 0x3E
 
 
 def as_int(address):
@@ -161,6 +170,72 @@ async def strap_session(client, info, args, slots):
             f"battery={battery[0]} notifications={len(values)} other={other} free_after={free}/{limit}")
 
 
+async def until(condition, what, timeout=10):
+    """Polls `condition` every 20 ms; `timeout` only guards against a hang."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not condition():
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError(f"{what}: not within {timeout} s")
+        await asyncio.sleep(0.02)
+
+
+async def walk_session(client, info, args, slots):
+    strap = as_int(args.strap)
+    # What the proxy sent, in the order it arrived: ("advertisement", address) and ("connection", connected, error).
+    # aioesphomeapi calls back as it reads each message, so an entry after another was sent after it.
+    events = []
+
+    def on_advertisements(response):
+        events.extend(("advertisement", advertisement.address) for advertisement in response.advertisements)
+
+    def heard_strap(since):
+        return ("advertisement", strap) in events[since:]
+
+    def connect(on_state):
+        return client.bluetooth_device_connect(strap, on_state, timeout=20,
+                                               feature_flags=info.bluetooth_proxy_feature_flags, has_cache=False,
+                                               address_type=RANDOM)
+
+    stop_advertisements = client.subscribe_bluetooth_le_raw_advertisements(on_advertisements)
+    await until(lambda: heard_strap(0), "the strap was never heard")
+    stop_state = await connect(lambda connected, mtu, error: events.append(("connection", connected, error)))
+    assert events[-1][:2] == ("connection", True), f"not connected: {events[-1]}"
+    await slots.until(lambda f, l, a: strap in a, "listed the strap")
+
+    os.kill(args.walk, signal.SIGUSR1)
+    await until(lambda: ("connection", False, CONNECTION_TIMEOUT) in events, "the link never dropped with 0x08")
+    dropped = events.index(("connection", False, CONNECTION_TIMEOUT))
+    assert [e for e in events if e[0] == "connection"][-2:] == [("connection", True, 0), events[dropped]], events
+    free, limit, _ = await slots.until(lambda f, l, a: f == l and not a, "came back after the drop")
+    stop_state()
+    # Ten of the strap's 100 ms advertising intervals: in range it would have been heard about ten times.
+    await asyncio.sleep(1)
+    heard_out = sum(1 for event in events[dropped:] if event[0] == "advertisement")
+    assert heard_out == 0, f"{heard_out} advertisements out of range"
+
+    refusal = []
+    stop_refusal = await connect(lambda *state: refusal.append(state))
+    stop_refusal()
+    assert refusal == [(False, 0, FAILED_TO_ESTABLISH)], f"a connect out of range: {refusal}"
+    await slots.until(lambda f, l, a: f == l and not a, "came back after the failed connect")
+    assert not any(event[0] == "advertisement" for event in events[dropped:]), "heard out of range"
+
+    came_back = len(events)
+    os.kill(args.walk, signal.SIGUSR2)
+    await until(lambda: heard_strap(came_back), "the strap was not heard again")
+    again = []
+    stop_again = await connect(lambda *state: again.append(state))
+    assert again and again[-1][0], f"not connected again: {again}"
+    connected_again = again[-1][0]
+    await client.bluetooth_device_disconnect(strap)
+    await slots.until(lambda f, l, a: f == l and not a, "came back after the disconnect")
+    stop_again()
+    stop_advertisements()
+    return (f"walk: dropped(error={CONNECTION_TIMEOUT}) free_after_drop={free}/{limit} heard_out_of_range={heard_out} "
+            f"connect_out_of_range=refused(connected={refusal[0][0]},error={refusal[0][2]}) heard_again=True "
+            f"connected_again={connected_again}")
+
+
 async def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("port", type=int)
@@ -171,6 +246,7 @@ async def main():
     parser.add_argument("--slots", type=int, default=3)
     parser.add_argument("--strap")
     parser.add_argument("--other")
+    parser.add_argument("--walk", type=int)
     args = parser.parse_args()
 
     if args.wrong_key or args.no_key:
@@ -189,7 +265,10 @@ async def main():
     unsubscribe = client.subscribe_bluetooth_connections_free(slots)
     free, limit, _ = await slots.until(lambda f, l, a: True, "arrived")
     assert (free, limit) == (args.slots, args.slots), (free, limit)
-    session = await asyncio.wait_for(strap_session(client, info, args, slots), 60) if args.strap else ""
+    session = ""
+    if args.strap:
+        run = walk_session if args.walk else strap_session
+        session = await asyncio.wait_for(run(client, info, args, slots), 60)
     unsubscribe()
     version = client.api_version
     await client.disconnect()

@@ -67,12 +67,10 @@ extension ProxyRadio {
             let generation = state.value.generation
             state.value.phases[address] = .connecting(generation: generation, withCache: withCache)
             publishSlots()
-            guard let device = state.value.devices[address], device.isConnectable else {
-                loop.schedule(at: .now + settings.connectTimeout) { [self] in
-                    failConnecting(address, generation: generation)
-                }
-                return
-            }
+            // Every attempt gives up after the timeout unless its link came up first: a device that does not advertise
+            // connectable packets, or that is out of range when its link would come up (`linkUp`), never answers.
+            loop.schedule(at: .now + settings.connectTimeout) { [self] in failConnecting(address, generation: generation) }
+            guard let device = state.value.devices[address], device.isConnectable else { return }
             // Without the client's cache the proxy discovers the services before it says connected.
             let delay = device.settings.connectDelay + (withCache ? .zero : device.settings.serviceDiscoveryTime)
             loop.schedule(at: .now + delay) { [self] in linkUp(address, generation: generation) }
@@ -89,7 +87,7 @@ extension ProxyRadio {
 
     private func linkUp(_ address: UInt64, generation: Int) {
         guard case .connecting(generation, let withCache)? = state.value.phases[address],
-              let device = state.value.devices[address] else { return }
+              let device = state.value.devices[address], state.value.inRange else { return }
         let mtu = min(settings.localMTU, device.settings.mtu)
         let link = ProxyLink(device: device, mtu: mtu, notification: { [self] handle, value in
             loop.execute { [self] in forward(address, generation: generation, handle: handle, value: value) }

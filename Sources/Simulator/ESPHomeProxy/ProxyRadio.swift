@@ -34,6 +34,8 @@ final class ProxyRadio: Sendable {
         var batcher = AdvertisementBatcher()
         var ticking = false
         var generation = 0
+        /// False while every device is out of the proxy's range (`walkOutOfRange`): nothing is heard, nothing connects.
+        var inRange = true
     }
 
     struct Settings: Sendable {
@@ -174,7 +176,9 @@ final class ProxyRadio: Sendable {
             return
         }
         let now = ContinuousClock.now
-        for address in state.value.devices.keys.sorted() {
+        // Out of range nothing is heard; the tick goes on for when the devices come back.
+        let heard = state.value.inRange ? state.value.devices.keys.sorted() : []
+        for address in heard {
             guard var device = state.value.devices[address], device.settings.advertising,
                   let due = device.nextSighting, due <= now else { continue }
             device.nextSighting = now + device.settings.advertisingInterval * Double.random(in: 0.9...1.1, using: &device.random)

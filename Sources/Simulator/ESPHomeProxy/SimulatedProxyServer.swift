@@ -86,6 +86,17 @@ public final class SimulatedProxyServer: Sendable {
         close(listener)
     }
 
+    /// Every device walks out of the proxy's range: links dropped with a supervision timeout's 0x08, no advertisements,
+    /// connects failing as for a device not heard (`ProxyRadio.walkOutOfRange`). From any thread.
+    public func walkOutOfRange() {
+        loop.execute { [radio] in radio.walkOutOfRange() }
+    }
+
+    /// The devices are back: advertising resumes; links are not restored. From any thread.
+    public func walkBackIntoRange() {
+        loop.execute { [radio] in radio.walkBackIntoRange() }
+    }
+
     private func accept() {
         while true {
             let descriptor = Glibc.accept(listener, nil, nil)
