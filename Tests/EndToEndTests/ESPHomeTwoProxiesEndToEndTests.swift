@@ -98,6 +98,50 @@ import Wear2MQTTTesting
             }, "radios: \(Self.radios(stack)); gateway: \(stack.gateway.child.errorOutput.suffix(2000))")
         }
     }
+
+    @Test func aStrapWalksFromTheKitchenToTheHallAndTheQuietKitchenIsReportedUntilSomeoneIsBack() async throws {
+        let directory = try TemporaryDirectory(prefix: "esphome-walk")
+        defer { directory.remove() }
+        let kitchen = try await Room.start("kitchen", devices: [(Self.strap1, -50)], slots: 3, in: directory)
+        let hall = try await Room.start("hall", devices: [(Self.strap1, -75)], slots: 3, in: directory)
+        defer {
+            kitchen.process.signal(SIGKILL)
+            hall.process.signal(SIGKILL)
+        }
+        #expect(try await kitchen.serving())
+        #expect(try await hall.serving())
+        try await Stack.with(scenarioDevices: "  - kind: thermometer\n    address: \(Self.thermometer)\n    advertising_interval: 100ms",
+                             configuredDevices: "  - address: \(Self.strap1)\n    name: strap1\n",
+                             gatewayExtra: "radios:\n" + kitchen.configuration + hall.configuration
+                                + "watchdog:\n  silence_s: 5\n  grace_s: 2\n  interval_s: 1") { stack in
+            // The kitchen hears it louder.
+            #expect(await stack.until(timeout: .seconds(60)) { Self.radios(stack)["strap1"] == "kitchen" && Self.samples(stack, "strap1") >= 3 },
+                    "radios: \(Self.radios(stack)); gateway: \(stack.gateway.child.errorOutput.suffix(2000))")
+            // It walks out of the kitchen (SIGUSR1: its link there times out, the kitchen hears nobody): it carries on
+            // through the hall, without waiting for the kitchen's last sighting to go stale.
+            kitchen.process.signal(SIGUSR1)
+            let walked = ContinuousClock.now
+            let before = Self.samples(stack, "strap1")
+            #expect(await stack.until(timeout: .seconds(30)) { Self.radios(stack)["strap1"] == "hall" && Self.samples(stack, "strap1") >= before + 3 },
+                    "radios: \(Self.radios(stack)); gateway: \(stack.gateway.child.errorOutput.suffix(2000))")
+            let moved = ContinuousClock.now - walked
+            // The kitchen, which heard someone and now hears nobody, is taken through the watchdog's steps
+            // (advertisements asked for again, then reconnected: it holds no link) and reported failed.
+            func kitchenEvents() -> [String] {
+                stack.payloads("bridge/event").compactMap(stack.json).filter { $0["type"] as? String == "radio_changed" }
+                    .compactMap { $0["data"] as? [String: Any] }.filter { $0["id"] as? String == "kitchen" }
+                    .map { "\($0["state"] ?? "-")/\($0["step"] ?? "-")" }
+            }
+            #expect(await stack.until(timeout: .seconds(45)) { kitchenEvents().contains("failed/-") },
+                    "kitchen: \(kitchenEvents()); info: \(String(describing: stack.last("bridge/info")))")
+            #expect(kitchenEvents().contains("recovering/restart_discovery") && kitchenEvents().contains("recovering/reset"), "\(kitchenEvents())")
+            #expect(Self.radios(stack)["strap1"] == "hall")
+            // Someone walks back in: the kitchen hears again and is reported working.
+            kitchen.process.signal(SIGUSR2)
+            #expect(await stack.until(timeout: .seconds(30)) { Self.radioState(stack, "kitchen") == "ok" }, "kitchen: \(kitchenEvents())")
+            print("figure: strap1 streaming through the hall \(moved) after it walked out of the kitchen")
+        }
+    }
 }
 
 extension ESPHomeTwoProxiesEndToEndTests.Room {

@@ -18,6 +18,8 @@ public struct RadioWatchdog: Sendable {
         /// The first wait before a failed radio is tried again; it doubles up to `retryLimit`.
         public var retry: Duration = .seconds(60)
         public var retryLimit: Duration = .seconds(900)
+        /// The reset is a reconnect (a proxy): the radio is away for a moment after it, which is not news.
+        public var resetReconnects = false
 
         public init() {}
     }
@@ -103,7 +105,8 @@ public struct RadioWatchdog: Sendable {
         track(radio, at: now)
         let symptom = self.symptom(radio, at: now)
         if symptom == .absent {
-            guard phase != .absent else { return [] }
+            // A proxy being reconnected by our own reset is away for a moment: part of the step, not news.
+            guard phase != .absent, !resetUnderWay(at: now) else { return [] }
             return enter(.absent, at: now)
         }
         switch phase {
@@ -122,7 +125,7 @@ public struct RadioWatchdog: Sendable {
                 return [.reset, .report(status)]
             }
             return enter(.failed(first, step: step, at: at, retryAt: now + settings.retry, attempts: 1), at: now)
-        case .failed(let first, let step, let at, let retryAt, let attempts):
+        case .failed(let first, _, let at, let retryAt, let attempts):
             if cured(first, since: at, radio, symptom) { return enter(.healthy, at: now) }
             guard now >= retryAt else { return [] }
             let backoff = min(settings.retry * (1 << min(attempts, 16)), settings.retryLimit)
@@ -164,6 +167,15 @@ public struct RadioWatchdog: Sendable {
         case .notDiscovering: radio.discovering && now == nil
         case .unpowered: radio.powered && now == nil
         case .absent: radio.present
+        }
+    }
+
+    /// Within `grace` of a reset (a reconnect) the watchdog took.
+    private func resetUnderWay(at now: ContinuousClock.Instant) -> Bool {
+        guard settings.resetReconnects else { return false }
+        return switch phase {
+        case .recovering(_, .reset, let at), .failed(_, .reset, let at, _, _): now - at < settings.grace
+        default: false
         }
     }
 

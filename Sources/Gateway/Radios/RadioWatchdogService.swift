@@ -56,6 +56,8 @@ public final class RadioWatchdogService: Sendable {
         for radio in radios() {
             watched.withLock { known in
                 if known[radio.id] == nil {
+                    var settings = settings
+                    settings.resetReconnects = radio.kind == .proxy
                     known[radio.id] = Watched(radio: radio, machine: RadioWatchdog(settings: settings, now: now))
                     added = true
                 }

@@ -161,6 +161,26 @@ struct RadioWatchdogTests {
         #expect(watchdog.status.state == .ok)
     }
 
+    @Test("a proxy away for a moment while our reset reconnects it stays in its recovery; away past the grace it is absent")
+    func resetReconnects() {
+        var settings = RadioWatchdog.Settings()
+        settings.resetReconnects = true
+        var watchdog = RadioWatchdog(settings: settings, now: at(0))
+        _ = watchdog.observe(scanning(heard: 0), at: at(0))
+        _ = watchdog.observe(scanning(heard: 0), at: at(90))
+        #expect(watchdog.observe(scanning(heard: 0), at: at(180)) == [.reset, .report(watchdog.status)])
+        let reconnecting = RadioWatchdog.Observation(present: false, lastAdvertisement: at(0))
+        #expect(watchdog.observe(reconnecting, at: at(181)).isEmpty)
+        // Back and still silent: not cured by coming back, failed once the silence outlasts the reset.
+        #expect(watchdog.observe(scanning(heard: 0), at: at(182)).isEmpty)
+        #expect(watchdog.status.state == .recovering)
+        #expect(reports(watchdog.observe(scanning(heard: 0), at: at(270))).map(\.state) == [.failed])
+        // Gone for good after a reset: absent once the grace has passed.
+        #expect(watchdog.observe(scanning(heard: 0), at: at(330)) == [.reset])
+        #expect(watchdog.observe(reconnecting, at: at(331)).isEmpty)
+        #expect(reports(watchdog.observe(reconnecting, at: at(346))).map(\.state) == [.absent])
+    }
+
     @Test("a failed radio takes no step while nobody needs discovery, and resumes when someone does")
     func failedWaitsForDemand() {
         var watchdog = RadioWatchdog(now: at(0))
