@@ -18,14 +18,20 @@ struct BenchRunCommand: AsyncParsableCommand {
         mixed devices, 20 silent ones) for the gateway and the Python peer (bleak + paho-mqtt, python/peer.py).
         --profile soak runs 50 devices at their own rates through the gateway for an hour (or --seconds), reading its
         memory and CPU every 10 s: RSS flat within 2 MB after warm-up, nothing lost.
+        --profile radios measures the gateway through simulated ESPHome Bluetooth proxies (loopback TCP, plaintext and
+        Noise): CPU per sample through one proxy against the local adapter (3 sensors at 50 and 250 Hz), then --proxies
+        proxies with 3 sensors each at 50 Hz (delivered, lost, CPU, RSS).
         """)
 
     enum Profile: String, ExpressibleByArgument, CaseIterable {
-        case `default`, targets, realistic, soak
+        case `default`, targets, realistic, soak, radios
     }
 
-    @Option(help: "default; targets (the scenarios of the performance targets); realistic (cost per sample vs the Python peer); soak (50 devices for --seconds, default an hour).")
+    @Option(help: "default; targets (the scenarios of the performance targets); realistic (cost per sample vs the Python peer); soak (50 devices for --seconds, default an hour); radios (through ESPHome proxies).")
     var profile: Profile = .default
+
+    @Option(help: "--profile radios: comma-separated numbers of simulated proxies (3 sensors at 50 Hz each) for its scaling runs.")
+    var proxies: String = RadiosProfile.defaultProxyCounts.map(String.init).joined(separator: ",")
 
     @Option(help: "The Python that runs the peer of --profile realistic (needs bleak and paho-mqtt; default the venv `deploy/prerequisites bench` makes).")
     var python: String = FileManager.default.isExecutableFile(atPath: TestTools.python) ? TestTools.python : "python3"
@@ -75,6 +81,7 @@ struct BenchRunCommand: AsyncParsableCommand {
     var coalesceMs: Int = 2
 
     private var batchList: [Int] { batchMs.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) } }
+    private var proxyCounts: [Int] { proxies.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) } }
     private var methodList: [String] { methods.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
 
     func validate() throws {
@@ -88,6 +95,9 @@ struct BenchRunCommand: AsyncParsableCommand {
         guard windowSeconds >= 1 && windowSeconds <= longest else { throw ValidationError("--seconds must be 1…\(Int(longest))") }
         guard !batchList.isEmpty, batchList.allSatisfy({ (0...10_000).contains($0) }) else {
             throw ValidationError("--batch-ms: comma-separated values 0…10000")
+        }
+        guard !proxyCounts.isEmpty, proxyCounts.allSatisfy({ (1...32).contains($0) }) else {
+            throw ValidationError("--proxies: comma-separated values 1…32")
         }
         guard !methodList.isEmpty, methodList.allSatisfy({ ["acquire", "start_notify"].contains($0) }) else {
             throw ValidationError("--methods: acquire and/or start_notify")
@@ -109,7 +119,7 @@ struct BenchRunCommand: AsyncParsableCommand {
             let peer = plan.contains { $0.carrier == .peer } ? try PythonPeer.locate(python: python) : nil
             let broker = try await BenchBroker(noDelay: !brokerNagle)
             var flood: MosquittoBaselineResult?
-            if !skipBaselines && profile != .realistic && profile != .soak {
+            if !skipBaselines && profile != .realistic && profile != .soak && profile != .radios {
                 progress("mosquitto baseline: \(floodMessages) messages")
                 flood = try await MosquittoBaseline.run(broker: broker, messages: floodMessages)
             }
@@ -123,6 +133,7 @@ struct BenchRunCommand: AsyncParsableCommand {
                 results.append(result)
             }
             await broker.stop()
+            let radioCosts = profile == .radios ? RadiosProfile.costs(results) : nil
             let report = BenchReport(
                 command: commandLine, profile: profile.rawValue, brokerTCPNoDelay: !brokerNagle, coalesceMilliseconds: coalesceMs,
                 build: BuildProducts.isDebugDirectory || BuildProducts.benchIsDebugBuild ? "debug" : "release",
@@ -130,8 +141,9 @@ struct BenchRunCommand: AsyncParsableCommand {
                 ratios: Self.ratios(results, flood: flood),
                 targets: profile == .targets ? Self.targets(results)
                     : profile == .realistic ? RealisticProfile.targets(RealisticProfile.costs(results))
-                    : profile == .soak ? SoakProfile.targets(results) : [],
-                costs: profile == .realistic ? RealisticProfile.costs(results) : nil,
+                    : profile == .soak ? SoakProfile.targets(results)
+                    : profile == .radios ? RadiosProfile.targets(radioCosts ?? []) : [],
+                costs: profile == .realistic ? RealisticProfile.costs(results) : nil, radios: radioCosts,
                 totalSeconds: (ContinuousClock.now - started).seconds, loadAverageAtStart: loadAtStart,
                 loadAverageAtEnd: BenchReport.loadAverage, caveats: caveats)
             print(ReportTable.render(report))
@@ -238,6 +250,8 @@ struct BenchRunCommand: AsyncParsableCommand {
             specs = RealisticProfile.plan(seconds: windowSeconds)
         case .soak:
             specs = SoakProfile.plan(seconds: windowSeconds)
+        case .radios:
+            specs = RadiosProfile.plan(seconds: windowSeconds, proxyCounts: proxyCounts)
         }
         return specs
     }

@@ -18,7 +18,7 @@ struct RunSpec: Sendable {
     }
 
     /// What the run is for in the report: `throughput`, `latency`, `rss`, `relay-ratio`, `batching`, and in the
-    /// realistic profile `realistic`, `mixed`, `idle`.
+    /// realistic profile `realistic`, `mixed`, `idle`, in the radios profile `cost`, `scale`.
     var purpose: String
     var carrier: Carrier
     var method: String
@@ -31,12 +31,15 @@ struct RunSpec: Sendable {
     var sampleEvery: Double? = nil
     /// The gateway's web interface: nil off; on, with this many browsers open during the window (`BenchBrowsers`).
     var browsers: Int? = nil
+    /// Gateway runs only: the heart-rate sensors are heard through these simulated ESPHome proxies (`BenchProxies`)
+    /// instead of the local adapter's simulator; nil: the local adapter.
+    var radios: ProxyRadios? = nil
 
     /// The last CPU: the bench and broker are started first and do not care which one they get.
     static var oneCore: Int { max(0, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))) - 1) }
 
     var title: String {
-        var text = "\(carrier.rawValue) \(method)"
+        var text = "\(carrier.rawValue) \(radios.map { "via " + $0.summary } ?? method)"
         if carrier == .gateway && batchMilliseconds > 0 { text += " batch \(batchMilliseconds) ms" }
         if cpu != nil { text += " (1 core)" }
         return text
@@ -103,6 +106,10 @@ struct RunResult: Codable, Sendable {
     var browsersOpen: Int? = nil
     var browserMessagesPerSecond: Double? = nil
     var browserDropped: Int? = nil
+    /// The proxies the heart-rate sensors were heard through (`--profile radios`), and their event loop threads in
+    /// the bench process over the window: what serving the gateway cost the simulated proxies.
+    var radios: ProxyRadios? = nil
+    var proxyLoops: ThreadActivity? = nil
     var notes: [String]
 }
 
@@ -133,11 +140,19 @@ struct MeasurementRunner: Sendable {
         let records = RecordCounter()
         let simulator: BlueZSimulator
         do {
-            simulator = try await BlueZSimulator.start(workload.scenario(ledger: ledger, records: records),
-                                                       on: .address(bus.address), logger: Self.simulatorLogger)
+            let scenario = workload.scenario(ledger: ledger, records: records, strapsInRange: spec.radios == nil)
+            simulator = try await BlueZSimulator.start(scenario, on: .address(bus.address), logger: Self.simulatorLogger)
         } catch {
             await bus.stop()
             throw BenchError("the simulator did not start: \(error)")
+        }
+        let proxies: BenchProxies?
+        do {
+            proxies = try spec.radios.map { try BenchProxies($0, workload: workload, ledger: ledger) }
+        } catch {
+            await simulator.stop()
+            await bus.stop()
+            throw error
         }
         let subscriber: SampleSubscriber
         let carrier: ChildProcess
@@ -146,8 +161,10 @@ struct MeasurementRunner: Sendable {
             subscriber = try SampleSubscriber(port: broker.port, topics: ["bench/+/sensor/#", "relay/#"], ledger: ledger,
                                               heartRateDevices: workload.straps, boseDevices: workload.bose)
             try await subscriber.waitUntilSubscribed()
-            carrier = try startCarrier(spec, bus: bus.address, directory: directory, frontendPort: frontendPort)
+            carrier = try startCarrier(spec, bus: bus.address, directory: directory, frontendPort: frontendPort,
+                                       proxies: proxies)
         } catch {
+            proxies?.stop()
             await simulator.stop()
             await bus.stop()
             if !keepLogs { directory.remove() }
@@ -159,6 +176,7 @@ struct MeasurementRunner: Sendable {
             await carrier.stop(grace: .seconds(5))
             ChildProcesses.shared.unregister(carrier.pid)
             subscriber.stop()
+            proxies?.stop()
             await simulator.stop()
             await bus.stop()
             ChildProcesses.shared.unregister(bus.pid)
@@ -216,6 +234,7 @@ struct MeasurementRunner: Sendable {
         let memoryAtStart = ProcessStatistics.read(pid: carrier.pid)
         cpu.begin(processes)
         let threadsAtStart = ThreadCounters.read(pid: carrier.pid)
+        let proxyLoopsAtStart = spec.radios.map { _ in BenchProxies.loopThreads() }
         let floor = subscriber.beginWindow(floor: ledger.sentCounters)
         let series = try await Self.watch(pid: carrier.pid, for: spec.seconds, every: spec.sampleEvery, log: log)
         let ceiling = subscriber.endReceipts(ceiling: ledger.sentCounters)
@@ -225,6 +244,7 @@ struct MeasurementRunner: Sendable {
         let recordsAtEnd = records.total
         let cpuPercent = cpu.end()
         let threads = ThreadCounters.read(pid: carrier.pid).since(threadsAtStart)
+        let proxyLoops = proxyLoopsAtStart.map { BenchProxies.loopThreads().since($0) }
         let memory = ProcessStatistics.read(pid: carrier.pid)
         let anonymousGrowth = Double((memory?.residentAnonymousBytes ?? 0) - (memoryAtStart?.residentAnonymousBytes ?? 0))
             / 1_048_576 / window * 60
@@ -283,6 +303,7 @@ struct MeasurementRunner: Sendable {
             series: series,
             browsersOpen: spec.browsers, browserMessagesPerSecond: browserMessagesPerSecond,
             browserDropped: browsersAtEnd?.reduce(0) { $0 + $1.dropped },
+            radios: spec.radios, proxyLoops: proxyLoops,
             notes: notes)
     }
 
@@ -319,15 +340,18 @@ struct MeasurementRunner: Sendable {
         ProcessInfo.processInfo.environment.merging(["MALLOC_ARENA_MAX": "2"]) { _, deployed in deployed }
     }
 
-    private func startCarrier(_ spec: RunSpec, bus: String, directory: TemporaryDirectory, frontendPort: Int?) throws -> ChildProcess {
+    private func startCarrier(_ spec: RunSpec, bus: String, directory: TemporaryDirectory, frontendPort: Int?,
+                              proxies: BenchProxies?) throws -> ChildProcess {
         switch spec.carrier {
         case .gateway:
-            let configuration = try gatewayConfiguration(spec, bus: bus, directory: directory, frontendPort: frontendPort)
+            let configuration = try gatewayConfiguration(spec, bus: bus, directory: directory, frontendPort: frontendPort,
+                                                         proxies: proxies)
             let (executable, arguments) = Self.held(to: spec.cpu, BuildProducts.gatewayExecutable, ["run", "--config", configuration])
             return try ChildProcess(executable: executable, arguments: arguments,
                                     environment: Self.deployedEnvironment,
                                     outputPath: directory.file("gateway.out"), errorPath: directory.file("gateway.err"))
         case .relay:
+            guard proxies == nil else { throw BenchError("the raw relay reads BlueZ only: no run through proxies") }
             let addresses = (0..<spec.workload.straps).map(Workload.strapAddress).joined(separator: ",")
             let (executable, arguments) = Self.held(to: spec.cpu, BuildProducts.benchExecutable, [
                 "relay", "--bus", bus, "--port", String(broker.port), "--method", spec.method, "--devices", addresses,
@@ -337,6 +361,7 @@ struct MeasurementRunner: Sendable {
                                     outputPath: directory.file("relay.out"), errorPath: directory.file("relay.err"))
         case .peer:
             guard let peer else { throw BenchError("a Python peer run without a Python peer (PythonPeer.locate)") }
+            guard proxies == nil else { throw BenchError("the Python peer reads BlueZ only: no run through proxies") }
             return try peer.start(bus: bus, port: broker.port, method: spec.method, straps: spec.workload.straps,
                                   directory: directory)
         }
@@ -370,7 +395,8 @@ struct MeasurementRunner: Sendable {
     /// config.yaml for the run; `batch_ms` and `notify` are device options, which config.yaml does not take:
     /// they go into the device store (`state_dir/devices.json`), where `device/options` over MQTT would have put
     /// them, so the devices connect once, already with their options.
-    private func gatewayConfiguration(_ spec: RunSpec, bus: String, directory: TemporaryDirectory, frontendPort: Int?) throws -> String {
+    private func gatewayConfiguration(_ spec: RunSpec, bus: String, directory: TemporaryDirectory, frontendPort: Int?,
+                                      proxies: BenchProxies?) throws -> String {
         let workload = spec.workload
         let stateDirectory = directory.file("state")
         try FileManager.default.createDirectory(atPath: stateDirectory, withIntermediateDirectories: true)
@@ -385,6 +411,7 @@ struct MeasurementRunner: Sendable {
             "bluez: {bus: \"\(bus)\"}",
         ]
         if let frontendPort { lines.append("frontend: {enabled: true, listen: \"127.0.0.1:\(frontendPort)\"}") }
+        if let proxies { lines += proxies.configuration }
         lines.append("devices:")
         var stored: [ManagedDevice] = []
         for index in 0..<workload.straps {

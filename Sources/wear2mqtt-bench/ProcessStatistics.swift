@@ -82,11 +82,16 @@ struct ThreadCounters: Sendable {
 
     var threads: [Int32: Counts]
 
-    /// Reads every thread of `pid`; empty when the process is gone.
-    static func read(pid: Int32) -> ThreadCounters {
+    /// Reads every thread of `pid` (only those whose kernel name, `comm`, is `named`, when given); empty when the
+    /// process is gone.
+    static func read(pid: Int32, named wanted: String? = nil) -> ThreadCounters {
         var threads: [Int32: Counts] = [:]
         let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
         for name in tasks {
+            if let wanted {
+                let comm = (try? String(contentsOfFile: "/proc/\(pid)/task/\(name)/comm", encoding: .utf8)) ?? ""
+                guard comm.trimmingCharacters(in: .newlines) == wanted else { continue }
+            }
             guard let tid = Int32(name),
                   let status = try? String(contentsOfFile: "/proc/\(pid)/task/\(name)/status", encoding: .utf8) else { continue }
             func value(_ key: String) -> UInt64 {

@@ -20,6 +20,8 @@ struct BenchReport: Codable, Sendable {
     var targets: [TargetCheck]
     /// `--profile realistic`: each run's cost per delivered sample, and the Python peer's against the gateway's.
     var costs: [SampleCost]?
+    /// `--profile radios`: each run's gateway cost, through proxies or the local adapter, and the ratio of the two.
+    var radios: [RadiosProfile.RadioCost]?
     var totalSeconds: Double
     /// `/proc/loadavg` (1, 5 and 15 minutes) when the first run started and after the last: the bench shares
     /// the machine with whatever else runs.
@@ -73,7 +75,7 @@ struct BenchReport: Codable, Sendable {
 
 extension RunResult {
     var title: String {
-        var text = "\(carrier) \(method)"
+        var text = "\(carrier) \(radios.map { "via " + $0.summary } ?? method)"
         if carrier == RunSpec.Carrier.gateway.rawValue && batchMs > 0 { text += " batch \(batchMs)" }
         return text
     }
@@ -137,6 +139,7 @@ enum ReportTable {
             }
         }
         if let costs = report.costs { lines += RealisticProfile.render(costs) }
+        if let radios = report.radios { lines += RadiosProfile.render(radios) }
         lines.append("")
         lines.append("CPU % is of one core over the window; \"bench\" is this process: the simulator (all devices) and the")
         lines.append("subscriber, on the same \(machine.cores) cores as what it measures. samples/s counts receipts during the")

@@ -56,20 +56,12 @@ struct Workload: Sendable, Codable, Equatable {
     var boseSensorNames: [String] { BoseSensor.allCases.prefix(boseSensors).map(\.kind.rawValue) }
 
     /// The simulator's scenario: one adapter with room for every device (the simulator's default of 7 links is
-    /// a controller's; the benchmark lifts it), the bench sensors and counted Bose Frames.
-    func scenario(ledger: SendLedger, records: RecordCounter) -> Scenario {
+    /// a controller's; the benchmark lifts it), the bench sensors and counted Bose Frames. With `strapsInRange`
+    /// false the heart-rate sensors are left out: ESPHome proxies hear them instead (`BenchProxies`).
+    func scenario(ledger: SendLedger, records: RecordCounter, strapsInRange: Bool = true) -> Scenario {
         var adapter = AdapterSettings()
         adapter.maxConnections = max(7, deviceCount)
-        var devices: [DeviceSettings] = []
-        for index in 0..<straps {
-            let name = "BENCH-HR-\(index)"
-            let rate = rateHz
-            let kind = SimulatedDeviceKind(name: "bench_heart_rate", summary: "sequenced heart-rate sensor") { _ in
-                SequencedHeartRateSensor(index: index, name: name, rateHz: rate, ledger: ledger)
-            }
-            devices.append(DeviceSettings(kind: kind, address: BluetoothAddress(Self.strapAddress(index))!,
-                                          advertisingInterval: .milliseconds(200)))
-        }
+        var devices = strapsInRange ? strapDevices(0..<straps, ledger: ledger) : []
         let sensors = boseSensors
         for index in 0..<bose {
             let kind = SimulatedDeviceKind(name: "bench_bose_frames", summary: "Bose Frames, records counted") { configuration
@@ -81,5 +73,18 @@ struct Workload: Sendable, Codable, Equatable {
                                           options: ["max_active_sensors": .int(max(3, sensors))]))
         }
         return Scenario(seed: 1, adapter: adapter, devices: devices)
+    }
+
+    /// The sequenced heart-rate sensors `indices` (their ledger and topic index), advertising every 200 ms.
+    func strapDevices(_ indices: Range<Int>, ledger: SendLedger) -> [DeviceSettings] {
+        indices.map { index in
+            let name = "BENCH-HR-\(index)"
+            let rate = rateHz
+            let kind = SimulatedDeviceKind(name: "bench_heart_rate", summary: "sequenced heart-rate sensor") { _ in
+                SequencedHeartRateSensor(index: index, name: name, rateHz: rate, ledger: ledger)
+            }
+            return DeviceSettings(kind: kind, address: BluetoothAddress(Self.strapAddress(index))!,
+                                  advertisingInterval: .milliseconds(200))
+        }
     }
 }
