@@ -171,7 +171,15 @@ public actor DeviceSession {
             // BlueZ can only connect to a device it has seen advertise since it started.
             let lease = await discovery.acquire(adapter: adapter.path)
             let address = address
-            _ = await bluez.wait(timeout: .seconds(20)) { $0.device(address: address, adapter: adapter.path) != nil }
+            let chosen = adapter.path
+            let choose = self.adapter
+            // Heard by the chosen radio, or by another that the choice now prefers (an ESPHome proxy that had not yet
+            // heard the device when the session started: waiting out the 20 s for the local adapter delayed every
+            // proxy-only device's first connection by that much).
+            _ = await bluez.wait(timeout: .seconds(20)) { model in
+                model.device(address: address, adapter: chosen) != nil
+                    || (model.devices.values.contains { $0.address == address } && choose()?.path != chosen)
+            }
             await discovery.release(lease)
             path = devicePath()
         }
