@@ -54,92 +54,93 @@ import Wear2MQTTTesting
 
     static func samples(_ stack: Stack, _ id: String) -> Int { stack.payloads("\(id)/sensor/heart_rate").count }
 
-    @Test func slotsSpreadTheStrapsAndAProxyKilledMidStreamLeavesItsStrapReportedUntilItIsBack() async throws {
-        let directory = try TemporaryDirectory(prefix: "esphome-two")
+    /// The kitchen and the hall started and serving, killed by pid however `body` ends (the kitchen as it is then: a
+    /// test may restart it).
+    static func withRooms(_ prefix: String, kitchen: [(address: String, rssi: Int)], hall: [(address: String, rssi: Int)], slots: Int,
+                          _ body: (_ kitchen: inout Room, _ hall: Room, _ directory: TemporaryDirectory) async throws -> Void) async throws {
+        let directory = try TemporaryDirectory(prefix: prefix)
         defer { directory.remove() }
-        // Both rooms hear both straps, the kitchen louder; each proxy holds one connection.
-        var kitchen = try await Room.start("kitchen", devices: [(Self.strap1, -50), (Self.strap2, -55)], slots: 1, in: directory)
-        let hall = try await Room.start("hall", devices: [(Self.strap1, -75), (Self.strap2, -80)], slots: 1, in: directory)
+        var kitchenRoom = try await Room.start("kitchen", devices: kitchen, slots: slots, in: directory)
+        let hallRoom = try await Room.start("hall", devices: hall, slots: slots, in: directory)
         defer {
-            kitchen.process.signal(SIGKILL)
-            hall.process.signal(SIGKILL)
+            kitchenRoom.process.signal(SIGKILL)
+            hallRoom.process.signal(SIGKILL)
         }
-        #expect(try await kitchen.serving())
-        #expect(try await hall.serving())
-        try await Stack.with(scenarioDevices: "  - kind: thermometer\n    address: \(Self.thermometer)\n    advertising_interval: 100ms",
-                             configuredDevices: "  - address: \(Self.strap1)\n    name: strap1\n  - address: \(Self.strap2)\n    name: strap2\n"
-                                + "  - address: \(Self.thermometer)\n    name: thermo\n",
-                             gatewayExtra: "radios:\n" + kitchen.configuration + hall.configuration) { stack in
-            // One strap in each room (the kitchen has one slot), the thermometer on the local adapter.
-            #expect(await stack.until(timeout: .seconds(90)) {
-                let radios = Self.radios(stack)
-                return Set([radios["strap1"], radios["strap2"]]) == ["kitchen", "hall"] && radios["thermo"] == "hci0"
-                    && Self.samples(stack, "strap1") >= 3 && Self.samples(stack, "strap2") >= 3
-            }, "radios: \(Self.radios(stack)); gateway: \(stack.gateway.child.errorOutput.suffix(2000))")
-            let inKitchen = Self.radios(stack)["strap1"] == "kitchen" ? "strap1" : "strap2"
-            let inHall = inKitchen == "strap1" ? "strap2" : "strap1"
+        #expect(try await kitchenRoom.serving())
+        #expect(try await hallRoom.serving())
+        try await body(&kitchenRoom, hallRoom, directory)
+    }
 
-            // The kitchen's plug pulled: its strap goes offline and the kitchen is reported gone; the hall's strap
-            // keeps streaming; the kitchen's strap cannot move (the hall's only slot is taken) and stays reported offline.
-            try await kitchen.killAndRestartLater(in: directory)
-            #expect(await stack.until(timeout: .seconds(30)) {
-                stack.payloads("\(inKitchen)/availability").last == #"{"state":"offline"}"# && Self.radioState(stack, "kitchen") == "absent"
-            }, "\(String(describing: stack.last("bridge/info")))")
-            let hallSamples = Self.samples(stack, inHall)
-            #expect(await stack.until(timeout: .seconds(20)) { Self.samples(stack, inHall) >= hallSamples + 5 })
-            #expect(stack.payloads("\(inKitchen)/availability").last == #"{"state":"offline"}"#)
+    @Test func slotsSpreadTheStrapsAndAProxyKilledMidStreamLeavesItsStrapReportedUntilItIsBack() async throws {
+        // Both rooms hear both straps, the kitchen louder; each proxy holds one connection.
+        try await Self.withRooms("esphome-two", kitchen: [(Self.strap1, -50), (Self.strap2, -55)], hall: [(Self.strap1, -75), (Self.strap2, -80)], slots: 1) { kitchen, hall, directory in
+            try await Stack.with(scenarioDevices: "  - kind: thermometer\n    address: \(Self.thermometer)\n    advertising_interval: 100ms",
+                                 configuredDevices: "  - address: \(Self.strap1)\n    name: strap1\n  - address: \(Self.strap2)\n    name: strap2\n"
+                                    + "  - address: \(Self.thermometer)\n    name: thermo\n",
+                                 gatewayExtra: "radios:\n" + kitchen.configuration + hall.configuration) { stack in
+                // One strap in each room (the kitchen has one slot), the thermometer on the local adapter.
+                #expect(await stack.until(timeout: .seconds(90)) {
+                    let radios = Self.radios(stack)
+                    return Set([radios["strap1"], radios["strap2"]]) == ["kitchen", "hall"] && radios["thermo"] == "hci0"
+                        && Self.samples(stack, "strap1") >= 3 && Self.samples(stack, "strap2") >= 3
+                }, "radios: \(Self.radios(stack)); gateway: \(stack.gateway.child.errorOutput.suffix(2000))")
+                let inKitchen = Self.radios(stack)["strap1"] == "kitchen" ? "strap1" : "strap2"
+                let inHall = inKitchen == "strap1" ? "strap2" : "strap1"
 
-            // The kitchen back: its strap reconnects through it by itself.
-            try await kitchen.restart(in: directory)
-            #expect(try await kitchen.serving())
-            let before = Self.samples(stack, inKitchen)
-            #expect(await stack.until(timeout: .seconds(90)) {
-                Self.radios(stack)[inKitchen] == "kitchen" && Self.samples(stack, inKitchen) >= before + 3 && Self.radioState(stack, "kitchen") == "ok"
-            }, "radios: \(Self.radios(stack)); gateway: \(stack.gateway.child.errorOutput.suffix(2000))")
+                // The kitchen's plug pulled: its strap goes offline and the kitchen is reported gone; the hall's strap
+                // keeps streaming; the kitchen's strap cannot move (the hall's only slot is taken) and stays reported offline.
+                try await kitchen.killAndRestartLater(in: directory)
+                #expect(await stack.until(timeout: .seconds(30)) {
+                    stack.payloads("\(inKitchen)/availability").last == #"{"state":"offline"}"# && Self.radioState(stack, "kitchen") == "absent"
+                }, "\(String(describing: stack.last("bridge/info")))")
+                let hallSamples = Self.samples(stack, inHall)
+                #expect(await stack.until(timeout: .seconds(20)) { Self.samples(stack, inHall) >= hallSamples + 5 })
+                #expect(stack.payloads("\(inKitchen)/availability").last == #"{"state":"offline"}"#)
+
+                // The kitchen back: its strap reconnects through it by itself.
+                try await kitchen.restart(in: directory)
+                #expect(try await kitchen.serving())
+                let before = Self.samples(stack, inKitchen)
+                #expect(await stack.until(timeout: .seconds(90)) {
+                    Self.radios(stack)[inKitchen] == "kitchen" && Self.samples(stack, inKitchen) >= before + 3 && Self.radioState(stack, "kitchen") == "ok"
+                }, "radios: \(Self.radios(stack)); gateway: \(stack.gateway.child.errorOutput.suffix(2000))")
+            }
         }
     }
 
     @Test func aStrapWalksFromTheKitchenToTheHallAndTheQuietKitchenIsReportedUntilSomeoneIsBack() async throws {
-        let directory = try TemporaryDirectory(prefix: "esphome-walk")
-        defer { directory.remove() }
-        let kitchen = try await Room.start("kitchen", devices: [(Self.strap1, -50)], slots: 3, in: directory)
-        let hall = try await Room.start("hall", devices: [(Self.strap1, -75)], slots: 3, in: directory)
-        defer {
-            kitchen.process.signal(SIGKILL)
-            hall.process.signal(SIGKILL)
-        }
-        #expect(try await kitchen.serving())
-        #expect(try await hall.serving())
-        try await Stack.with(scenarioDevices: "  - kind: thermometer\n    address: \(Self.thermometer)\n    advertising_interval: 100ms",
-                             configuredDevices: "  - address: \(Self.strap1)\n    name: strap1\n",
-                             gatewayExtra: "radios:\n" + kitchen.configuration + hall.configuration
-                                + "watchdog:\n  silence_s: 5\n  grace_s: 2\n  interval_s: 1") { stack in
-            // The kitchen hears it louder.
-            #expect(await stack.until(timeout: .seconds(60)) { Self.radios(stack)["strap1"] == "kitchen" && Self.samples(stack, "strap1") >= 3 },
-                    "radios: \(Self.radios(stack)); gateway: \(stack.gateway.child.errorOutput.suffix(2000))")
-            // It walks out of the kitchen (SIGUSR1: its link there times out, the kitchen hears nobody): it carries on
-            // through the hall, without waiting for the kitchen's last sighting to go stale.
-            kitchen.process.signal(SIGUSR1)
-            let walked = ContinuousClock.now
-            let before = Self.samples(stack, "strap1")
-            #expect(await stack.until(timeout: .seconds(30)) { Self.radios(stack)["strap1"] == "hall" && Self.samples(stack, "strap1") >= before + 3 },
-                    "radios: \(Self.radios(stack)); gateway: \(stack.gateway.child.errorOutput.suffix(2000))")
-            let moved = ContinuousClock.now - walked
-            // The kitchen, which heard someone and now hears nobody, is taken through the watchdog's steps
-            // (advertisements asked for again, then reconnected: it holds no link) and reported failed.
-            func kitchenEvents() -> [String] {
-                stack.payloads("bridge/event").compactMap(stack.json).filter { $0["type"] as? String == "radio_changed" }
-                    .compactMap { $0["data"] as? [String: Any] }.filter { $0["id"] as? String == "kitchen" }
-                    .map { "\($0["state"] ?? "-")/\($0["step"] ?? "-")" }
+        try await Self.withRooms("esphome-walk", kitchen: [(Self.strap1, -50)], hall: [(Self.strap1, -75)], slots: 3) { kitchen, hall, directory in
+            try await Stack.with(scenarioDevices: "  - kind: thermometer\n    address: \(Self.thermometer)\n    advertising_interval: 100ms",
+                                 configuredDevices: "  - address: \(Self.strap1)\n    name: strap1\n",
+                                 gatewayExtra: "radios:\n" + kitchen.configuration + hall.configuration
+                                    + "watchdog:\n  silence_s: 5\n  grace_s: 2\n  interval_s: 1") { stack in
+                // The kitchen hears it louder.
+                #expect(await stack.until(timeout: .seconds(60)) { Self.radios(stack)["strap1"] == "kitchen" && Self.samples(stack, "strap1") >= 3 },
+                        "radios: \(Self.radios(stack)); gateway: \(stack.gateway.child.errorOutput.suffix(2000))")
+                // It walks out of the kitchen (SIGUSR1: its link there times out, the kitchen hears nobody): it carries on
+                // through the hall, without waiting for the kitchen's last sighting to go stale.
+                kitchen.process.signal(SIGUSR1)
+                let walked = ContinuousClock.now
+                let before = Self.samples(stack, "strap1")
+                #expect(await stack.until(timeout: .seconds(30)) { Self.radios(stack)["strap1"] == "hall" && Self.samples(stack, "strap1") >= before + 3 },
+                        "radios: \(Self.radios(stack)); gateway: \(stack.gateway.child.errorOutput.suffix(2000))")
+                let moved = ContinuousClock.now - walked
+                // The kitchen, which heard someone and now hears nobody, is taken through the watchdog's steps
+                // (advertisements asked for again, then reconnected: it holds no link) and reported failed.
+                func kitchenEvents() -> [String] {
+                    stack.payloads("bridge/event").compactMap(stack.json).filter { $0["type"] as? String == "radio_changed" }
+                        .compactMap { $0["data"] as? [String: Any] }.filter { $0["id"] as? String == "kitchen" }
+                        .map { "\($0["state"] ?? "-")/\($0["step"] ?? "-")" }
+                }
+                #expect(await stack.until(timeout: .seconds(45)) { kitchenEvents().contains("failed/-") },
+                        "kitchen: \(kitchenEvents()); info: \(String(describing: stack.last("bridge/info")))")
+                #expect(kitchenEvents().contains("recovering/restart_discovery") && kitchenEvents().contains("recovering/reset"), "\(kitchenEvents())")
+                #expect(Self.radios(stack)["strap1"] == "hall")
+                // Someone walks back in: the kitchen hears again and is reported working.
+                kitchen.process.signal(SIGUSR2)
+                #expect(await stack.until(timeout: .seconds(30)) { Self.radioState(stack, "kitchen") == "ok" }, "kitchen: \(kitchenEvents())")
+                print("figure: strap1 streaming through the hall \(moved) after it walked out of the kitchen")
             }
-            #expect(await stack.until(timeout: .seconds(45)) { kitchenEvents().contains("failed/-") },
-                    "kitchen: \(kitchenEvents()); info: \(String(describing: stack.last("bridge/info")))")
-            #expect(kitchenEvents().contains("recovering/restart_discovery") && kitchenEvents().contains("recovering/reset"), "\(kitchenEvents())")
-            #expect(Self.radios(stack)["strap1"] == "hall")
-            // Someone walks back in: the kitchen hears again and is reported working.
-            kitchen.process.signal(SIGUSR2)
-            #expect(await stack.until(timeout: .seconds(30)) { Self.radioState(stack, "kitchen") == "ok" }, "kitchen: \(kitchenEvents())")
-            print("figure: strap1 streaming through the hall \(moved) after it walked out of the kitchen")
         }
     }
 }
