@@ -107,8 +107,10 @@ struct ESPHomeProxyWalkTests {
         let (free, links) = await Self.onLoop(loop) { (radio.state.value.slots.free, radio.state.value.phases.count) }
         #expect(free == 2 && links == 0)
 
-        // Ten advertising intervals of both devices: any advertisement of either would have been heard by now.
-        try await Task.sleep(for: .seconds(1))
+        // Ten of the radio's ticks (each advertising interval of both devices is one): any advertisement of either
+        // would have gone out in one of them. Counted, not timed, so a loaded machine cannot shorten the window.
+        let ticksAtWalk = await Self.onLoop(loop) { radio.state.value.ticks }
+        #expect(await eventually(timeout: .seconds(20)) { await Self.onLoop(loop) { radio.state.value.ticks } >= ticksAtWalk + 10 })
         #expect(sent.advertised(from: walkedOut).isEmpty)
         #expect(await Self.onLoop(loop) { radio.state.value.batcher.isEmpty })
 

@@ -141,14 +141,13 @@ extension SimulatedBluetoothDaemon {
     /// One pass of the scanner; false once discovery has stopped.
     func scanOnce() -> Bool {
         guard discovery.isDiscovering, powered else { return false }
-        // A deaf scanner: the controller says it scans, but no advertising report reaches bluetoothd.
-        guard radioFaults.hearsAdvertisements else { return true }
         let now = ContinuousClock.now
         for device in devices.values.sorted(by: { $0.address < $1.address }) {
             guard device.advertising, let due = device.nextSighting, due <= now else { continue }
             let interval = device.settings.advertisingInterval
             device.nextSighting = now + interval * Double.random(in: 0.9...1.1, using: &device.random)
-            sighted(device, at: now)
+            // A deaf scanner: the controller says it scans, but no advertising report reaches bluetoothd.
+            if radioFaults.hearsAdvertisements { sighted(device, at: now) } else { adapterCounts.unheardAdvertisements += 1 }
         }
         return true
     }

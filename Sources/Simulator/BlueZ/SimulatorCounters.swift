@@ -16,8 +16,12 @@ struct AdapterCounts: Sendable, Equatable {
     var powerOns = 0
     /// StartDiscovery calls answered with success (one new session each).
     var discoveryStarts = 0
+    /// Advertisements sent on the air while the scanner was deaf, which it did not report: what a test of
+    /// "nothing arrives" waits for, instead of a length of time.
+    var unheardAdvertisements = 0
 
     var summary: [String: String] {
-        ["power_offs": String(powerOffs), "power_ons": String(powerOns), "discovery_starts": String(discoveryStarts)]
+        ["power_offs": String(powerOffs), "power_ons": String(powerOns), "discovery_starts": String(discoveryStarts),
+         "unheard_advertisements": String(unheardAdvertisements)]
     }
 }

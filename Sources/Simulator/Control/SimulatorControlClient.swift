@@ -77,7 +77,8 @@ public struct SimulatorControlClient: Sendable {
     /// What the device shows or counted that a central cannot read (`SimulatedPeripheral.inspect()`): for a
     /// `gofit_care_xc` its `pairing_code`, `paired`, `vibrations`, `history_records`, …; empty for most kinds.
     /// `address` empty: the adapter, with `adapter` (`present`/`removed`), `scanner_deaf` (`no`, `restart`, `power`),
-    /// `discovery_stuck` (`yes`/`no`), and the counts `power_offs`, `power_ons` and `discovery_starts`.
+    /// `discovery_stuck` (`yes`/`no`), and the counts `power_offs`, `power_ons`, `discovery_starts` and
+    /// `unheard_advertisements`.
     public func inspect(_ address: String) async throws(BusError) -> [String: String] {
         let reply = try await call("Inspect", [.string(address)])
         var values: [String: String] = [:]

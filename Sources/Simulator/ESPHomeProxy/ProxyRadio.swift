@@ -33,6 +33,8 @@ final class ProxyRadio: Sendable {
         var subscriber: Int32?
         var batcher = AdvertisementBatcher()
         var ticking = false
+        /// Ticks since the start: a test waits for ticks, not for time, before saying nothing was heard.
+        var ticks = 0
         var generation = 0
         /// False while every device is out of the proxy's range (`walkOutOfRange`): nothing is heard, nothing connects.
         var inRange = true
@@ -175,6 +177,7 @@ final class ProxyRadio: Sendable {
             state.value.ticking = false
             return
         }
+        state.value.ticks += 1
         let now = ContinuousClock.now
         // Out of range nothing is heard; the tick goes on for when the devices come back.
         let heard = state.value.inRange ? state.value.devices.keys.sorted() : []
