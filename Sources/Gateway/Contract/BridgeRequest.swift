@@ -215,22 +215,33 @@ public struct DeviceOptionsChange: Sendable, Equatable {
     public var retainSamples: Bool?
     /// `acquire` (AcquireNotify) or `start_notify`.
     public var notify: String?
+    /// `always`, `on_demand` or `auto`.
+    public var link: LinkMode?
+    /// 60…86400 s between two visits of an on-demand device.
+    public var syncEverySeconds: Int?
 
     public static let notifyMethods = ["acquire", "start_notify"]
+    public static let syncIntervals: ClosedRange<Int64> = 60...86_400
 
-    public init(batchMilliseconds: Int? = nil, sampleQoS: Int? = nil, retainSamples: Bool? = nil, notify: String? = nil) {
+    public init(batchMilliseconds: Int? = nil, sampleQoS: Int? = nil, retainSamples: Bool? = nil, notify: String? = nil,
+                link: LinkMode? = nil, syncEverySeconds: Int? = nil) {
         self.batchMilliseconds = batchMilliseconds
         self.sampleQoS = sampleQoS
         self.retainSamples = retainSamples
         self.notify = notify
+        self.link = link
+        self.syncEverySeconds = syncEverySeconds
     }
 
     init(_ reader: RequestReader) throws(CommandError) {
-        try reader.rejectUnknownFields(allowed: ["batch_ms", "qos", "retain", "notify"], request: "device/options")
+        try reader.rejectUnknownFields(allowed: ["batch_ms", "qos", "retain", "notify", "link", "sync_every_s"],
+                                       request: "device/options")
         batchMilliseconds = try reader.integer("batch_ms", in: 0...10_000, unit: " milliseconds").map { Int($0) }
         sampleQoS = try reader.integer("qos", in: 0...2).map { Int($0) }
         retainSamples = try reader.bool("retain")
         notify = try reader.choice("notify", from: Self.notifyMethods)
+        link = try reader.choice("link", from: LinkMode.allCases.map(\.rawValue)).flatMap(LinkMode.init(rawValue:))
+        syncEverySeconds = try reader.integer("sync_every_s", in: Self.syncIntervals, unit: " seconds").map { Int($0) }
     }
 
     public var isEmpty: Bool { self == DeviceOptionsChange() }
@@ -242,6 +253,8 @@ public struct DeviceOptionsChange: Sendable, Equatable {
         if let sampleQoS { object["qos"] = .integer(Int64(sampleQoS)) }
         if let retainSamples { object["retain"] = .flag(retainSamples) }
         if let notify { object["notify"] = .text(notify) }
+        if let link { object["link"] = .text(link.rawValue) }
+        if let syncEverySeconds { object["sync_every_s"] = .integer(Int64(syncEverySeconds)) }
         return object
     }
 
@@ -252,6 +265,8 @@ public struct DeviceOptionsChange: Sendable, Equatable {
         if let sampleQoS { options.sampleQoS = sampleQoS }
         if let retainSamples { options.retainSamples = retainSamples }
         if let notify { options.notify = notify }
+        if let link { options.link = link }
+        if let syncEverySeconds { options.syncEverySeconds = syncEverySeconds }
         return options
     }
 }

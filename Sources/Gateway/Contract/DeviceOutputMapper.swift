@@ -55,7 +55,7 @@ public struct DeviceOutputMapper: Sendable {
                 actions.append(.publish(messages.state(id, document)))
             }
             if connection == .connected || connection == .disconnected {
-                actions.append(.publish(messages.availability(id, online: online)))
+                actions.append(.publish(messages.availability(id, online: document(id).isAvailable)))
                 actions.append(.publish(messages.bridgeEvent(BridgeEvent(online ? .deviceConnected : .deviceDisconnected,
                                                                          data: ["id": .text(id)]))))
                 if !online {
@@ -65,6 +65,10 @@ public struct DeviceOutputMapper: Sendable {
                 actions.append(.publishDeviceList)
             }
             return actions
+        case .device(let id, .link(let link)):
+            // A link on demand reached, let go or not reached: available or not without a change of connection.
+            guard let document = update(id, { $0.setLink(link) }) else { return [] }
+            return [.publish(messages.state(id, document)), .publish(messages.availability(id, online: document.isAvailable))]
         case .deviceListChanged:
             return [.publishDeviceList]
         case .deviceRetired(let id):
@@ -199,7 +203,7 @@ public struct DeviceOutputMapper: Sendable {
     public func retainedDeviceMessages(of managed: Set<String>? = nil) -> [OutgoingMessage] {
         documents.filter { managed?.contains($0.key) ?? true }.sorted { $0.key < $1.key }.flatMap { id, document in
             [messages.state(id, document),
-             messages.availability(id, online: document.fields["connection"]?.text == ConnectionState.connected.rawValue)]
+             messages.availability(id, online: document.isAvailable)]
         }
     }
 

@@ -11,7 +11,7 @@ import Wearables
 /// publishes (and may throttle `last_seen`, which changes with every message).
 public struct DeviceStateDocument: Sendable, Equatable {
     /// Keys only the gateway sets.
-    public static let gatewayKeys: Set<String> = ["connection", "last_seen"]
+    public static let gatewayKeys: Set<String> = ["connection", "last_seen", "link"]
 
     public private(set) var fields: [String: DeviceValue]
 
@@ -66,6 +66,15 @@ public struct DeviceStateDocument: Sendable, Equatable {
     /// `connected`, `connecting`, `disconnecting` or `disconnected`.
     @discardableResult
     public mutating func setConnection(_ connection: String) -> Bool { set("connection", .text(connection)) }
+
+    /// How the link is held on demand; nil removes it.
+    public mutating func setLink(_ link: DeviceValue?) -> Bool { set("link", link) }
+
+    /// What `<id>/availability` says: connected, or let go on purpose after a visit that reached it (a link on demand,
+    /// `link.state` `idle`), when its values still hold and a command brings the link back.
+    public var isAvailable: Bool {
+        fields["connection"]?.text == "connected" || fields["link"]?["state"]?.text == "idle"
+    }
 
     /// Unix milliseconds of the last message from the device.
     @discardableResult

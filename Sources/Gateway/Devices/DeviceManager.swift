@@ -223,7 +223,8 @@ public actor DeviceManager {
                 return radios?.adapter(for: address, fallback: fallback) ?? fallback
             }, discovery: discovery,
             output: { output(.device(id: id, $0)) },
-            logger: logger, storage: storage, firmwarePackages: firmwarePackages, durableRecords: durableRecords, time: time)
+            logger: logger, storage: storage, firmwarePackages: firmwarePackages, durableRecords: durableRecords,
+            radioIsShared: { [radios] in radios?.isProxy($0) ?? false }, time: time)
         sessions[id] = session
         // Unstructured: `start` is the session actor's; adding a device must not wait for it.
         Task { await session.start() }

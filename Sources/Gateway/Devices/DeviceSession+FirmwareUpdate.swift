@@ -76,6 +76,8 @@ extension DeviceSession {
             updateJob = .scheduled(order)
             emitUpdate(.progress(key: "update", OperationProgress(state: "scheduled")))
             logger.info("firmware update scheduled for the next connection", metadata: ["device": "\(device.id)", "file": "\(order.file)"])
+            // A link on demand is wanted now for it.
+            if visits != nil { wakes.signal() }
             return .object(["update": .text("scheduled"), "file": .text(order.file)])
         default:
             lifecycle = decision

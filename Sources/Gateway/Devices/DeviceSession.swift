@@ -10,6 +10,8 @@ import Wearables
 public enum SessionOutput: Sendable {
     case event(WearableEvent)
     case connection(ConnectionState)
+    /// How the link is held on demand (the state document's `link`); nil while it is simply held.
+    case link(DeviceValue?)
 }
 
 /// The link to one device as the contract's state shows it (`connection`).
@@ -59,6 +61,18 @@ public actor DeviceSession {
     private let commits = RecordCommits()
     /// The data of the update the lifecycle says is scheduled or running (`DeviceSession+FirmwareUpdate.swift`).
     var updateJob: FirmwareUpdateJob?
+    /// With `link` on demand (or `auto` for a device that only syncs): when the link is wanted and when it is let go
+    /// (`DeviceSession+OnDemand.swift`); nil when the link is always held.
+    var visits: OnDemandVisits?
+    /// Whether the radio at an adapter path has few connection slots (an ESPHome proxy), for `link: auto`.
+    let radioIsShared: @Sendable (ObjectPath) -> Bool
+    /// Attempts to connect so far, and a signal at the end of each: a command waiting for a visit learns its outcome.
+    var attempts: UInt64 = 0
+    let attemptEnded: WakeSignal
+    /// Signalled when a command on a visit ends, so the visit looks again at when to let the link go.
+    let visitNews: WakeSignal
+    /// When the driver last reported something other than a sample, for the visit's quiet time.
+    let lastReport: ReportClock
 
     public var state: ConnectionState { lifecycle.connection }
 
@@ -67,10 +81,17 @@ public actor DeviceSession {
          output: @escaping @Sendable (SessionOutput) -> Void, logger: Logger,
          storage: DriverStorage = .inMemory(), firmwarePackages: Configuration.DFUSection = .init(),
          commandTimeout: Duration = .seconds(30), queueCapacity: Int = 8, durableRecords: DurableRecords = .immediate,
-         time: TimeSource = .system) {
+         radioIsShared: @escaping @Sendable (ObjectPath) -> Bool = { _ in false }, time: TimeSource = .system) {
         self.time = time
         wakes = WakeSignal(time: time)
         linkUp = WakeSignal(time: time)
+        attemptEnded = WakeSignal(time: time)
+        visitNews = WakeSignal(time: time)
+        lastReport = ReportClock(time.now)
+        self.radioIsShared = radioIsShared
+        if device.options.link == .onDemand || (device.options.link == .auto && type(of: driver).driverDescription.onlySyncs) {
+            visits = OnDemandVisits(interval: .seconds(device.options.syncEverySeconds), now: time.now)
+        }
         self.durableRecords = durableRecords
         self.storage = storage
         self.firmwarePackages = firmwarePackages
@@ -122,6 +143,7 @@ public actor DeviceSession {
 
     /// Tries to connect now instead of waiting out the backoff (the `connect` command).
     public func connectNow() {
+        visitRequested()
         apply(lifecycle.connectRequested())
     }
 
@@ -146,14 +168,20 @@ public actor DeviceSession {
 
     private func keepConnected() async {
         var backoff = ReconnectBackoff(minimumDelay: .seconds(1), maximumDelay: .seconds(60))
+        // A document kept from when the link was on demand says so no longer.
+        if visits == nil { output(.link(nil)) }
         while !Task.isCancelled {
             // Held by the user or by an update: nothing to do until released.
             while !lifecycle.mayConnect && !Task.isCancelled { await wakes.wait(until: nil) }
             guard !Task.isCancelled else { break }
+            // On demand: not before a visit is wanted.
+            await waitForVisit()
+            guard !Task.isCancelled else { break }
             var outcome = await connectOnce()
+            let syncs = attemptOver(connected: outcome.contains(.runSession))
             if outcome.contains(.runSession) {
                 backoff.reset()
-                outcome = await runSession(startingUpdate: outcome.contains(.startUpdate))
+                outcome = await runSession(startingUpdate: outcome.contains(.startUpdate), visitSyncs: syncs)
             }
             guard !Task.isCancelled else { break }
             // Sleep out the backoff (or a short pause after a session), unless a `connect` or an update wakes us.
@@ -200,16 +228,27 @@ public actor DeviceSession {
         }
     }
 
-    /// Runs the driver until the link drops (starting the update the lifecycle took up on connecting); answers
-    /// what the lifecycle says next.
-    private func runSession(startingUpdate: Bool) async -> [DeviceLifecycle.Action] {
+    /// Runs the driver until the link drops (starting the update the lifecycle took up on connecting, and on demand
+    /// the visit that lets the link go); answers what the lifecycle says next.
+    private func runSession(startingUpdate: Bool, visitSyncs: Bool) async -> [DeviceLifecycle.Action] {
         guard let path = devicePath() else { return apply(lifecycle.disconnected()) }
         let output = output
         let deviceID = device.id
+        let emit: @Sendable (WearableEvent) -> Void
+        if visits == nil {
+            emit = { output(.event($0)) }
+        } else {
+            // What the driver reports keeps an on-demand link a while longer (a sync's pages); samples do not.
+            let lastReport = lastReport, time = time
+            emit = { event in
+                if case .sample = event {} else { lastReport.note(time.now) }
+                output(.event(event))
+            }
+        }
         let sessionLink = DeviceLink(
             central: bluez, device: path, address: address,
             notifyMethod: device.options.notify == "start_notify" ? .startNotify : .acquire,
-            logger: logger, emit: { output(.event($0)) },
+            logger: logger, emit: emit,
             time: time, durable: durableRecords, commits: commits)
         link = sessionLink
         linkUp.signal()
@@ -227,6 +266,7 @@ public actor DeviceSession {
                 await sessionLink.waitForDisconnection()
             }
             group.addTask { await sessionLink.waitForDisconnection() }
+            if visits != nil { group.addTask { await self.visit(sessionLink, path: path, syncs: visitSyncs) } }
             await group.next()
             group.cancelAll()
         }
@@ -277,9 +317,19 @@ public actor DeviceSession {
     }
 
     private func run(_ command: DeviceCommand) async throws(CommandError) -> DeviceValue {
-        guard let link, state == .connected else {
-            throw CommandError(.deviceDisconnected, "\(device.id) is not connected; the command was not sent")
+        if visits != nil {
+            visits?.commandQueued()
+            wakes.signal()
         }
+        defer { commandEnded(command) }
+        let (link, broughtUp) = try await linkForCommand()
+        // A command that brought an on-demand link up waits for the driver's session to start (BUSY while, say, a
+        // band proves its key) rather than answer BUSY to a client that could not know the link was down.
+        guard broughtUp else { return try await run(command, on: link) }
+        return try await whileSessionStarts { () async throws(CommandError) -> DeviceValue in try await run(command, on: link) }
+    }
+
+    private func run(_ command: DeviceCommand, on link: DeviceLink) async throws(CommandError) -> DeviceValue {
         let driver = driver
         let runsLong = type(of: driver).driverDescription.command(command.name)?.duration.isLong(command.arguments) ?? false
         let timeout = runsLong ? max(commandTimeout, .seconds(6 * 3600)) : commandTimeout

@@ -25,6 +25,9 @@ public final class RadioRouter: Sendable {
         self.choice = choice
     }
 
+    /// Whether the adapter path is an ESPHome proxy's: 3–4 connection slots, worth giving back (`link: auto`).
+    public func isProxy(_ adapter: ObjectPath) -> Bool { proxies.contains { $0.adapterPath == adapter } }
+
     public func adapter(for address: BluetoothAddress, fallback: AdapterInfo?) -> AdapterInfo? {
         let localModel = local.model
         // Held: stay where the link is.

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import Wearables
 
@@ -132,12 +133,17 @@ struct BridgeRequestTests {
         #expect(bridgeError("device/pair/confirm", payload) == CommandError(.invalidValue, message))
     }
 
-    @Test("device/options changes batch_ms, qos, retain and notify, leaving the others")
+    @Test("device/options changes batch_ms, qos, retain, notify, link and sync_every_s, leaving the others")
     func options() throws {
         #expect(try bridgeRequest("device/options", #"{"id":"band","options":{"batch_ms":250,"qos":1,"retain":true,"notify":"start_notify"}}"#)
             == .setDeviceOptions(id: "band", DeviceOptionsChange(batchMilliseconds: 250, sampleQoS: 1, retainSamples: true, notify: "start_notify")))
         #expect(try bridgeRequest("device/options", #"{"id":"band","options":{"batch_ms":0}}"#)
             == .setDeviceOptions(id: "band", DeviceOptionsChange(batchMilliseconds: 0)))
+        let link = try bridgeRequest("device/options", #"{"id":"band","options":{"link":"on_demand","sync_every_s":900}}"#)
+        #expect(link == .setDeviceOptions(id: "band", DeviceOptionsChange(link: .onDemand, syncEverySeconds: 900)))
+        // What a devices.json written before these options existed holds keeps its device, with their defaults.
+        let old = try JSONDecoder().decode(DeviceOptions.self, from: Data(#"{"batch_ms":5,"qos":1,"retain":false,"notify":"acquire"}"#.utf8))
+        #expect(old.batchMilliseconds == 5 && old.link == .auto && old.syncEverySeconds == 3600)
         let empty = try bridgeRequest("device/options", #"{"id":"band","options":{}}"#)
         #expect(empty == .setDeviceOptions(id: "band", DeviceOptionsChange()))
     }
@@ -149,7 +155,14 @@ struct BridgeRequestTests {
         (#"{"id":"band","options":{"retain":"yes"}}"#, #"options.retain must be true or false, got "yes""#),
         (#"{"id":"band","options":{"notify":"poll"}}"#, #"options.notify must be one of "acquire" or "start_notify", got "poll""#),
         (#"{"id":"band","options":{"batch":100}}"#,
-         #"unknown field "options.batch" for device/options, which accepts options.batch_ms, options.qos, options.retain and options.notify"#),
+         #"unknown field "options.batch" for device/options, which accepts options.batch_ms, options.qos, options.retain, "#
+         + #"options.notify, options.link and options.sync_every_s"#),
+        (#"{"id":"band","options":{"link":"sometimes"}}"#,
+         #"options.link must be one of "always", "on_demand" or "auto", got "sometimes""#),
+        (#"{"id":"band","options":{"link":true}}"#, #"options.link must be one of "always", "on_demand" or "auto", got true"#),
+        (#"{"id":"band","options":{"sync_every_s":59}}"#, "options.sync_every_s must be an integer from 60 to 86400 seconds, got 59"),
+        (#"{"id":"band","options":{"sync_every_s":"hourly"}}"#,
+         #"options.sync_every_s must be an integer from 60 to 86400 seconds, got "hourly""#),
         (#"{"id":"band","options":[1]}"#, "options must be a JSON object, got [1]"),
         (#"{"id":"band"}"#, "options is required: an object of options to change"),
     ])

@@ -10,6 +10,8 @@ const optionsCommand = {
     { name: "qos", type: "integer", min: 0, max: 2, summary: "MQTT QoS of samples" },
     { name: "retain", type: "boolean", summary: "retain samples" },
     { name: "notify", type: "choice", options: ["acquire", "start_notify"], summary: "how BlueZ delivers notifications" },
+    { name: "link", type: "choice", options: ["auto", "always", "on_demand"], summary: "hold the link always, or connect for a visit (a sync, a command) and let it go (auto: on demand for a band that only syncs behind an ESPHome proxy)" },
+    { name: "sync_every_s", type: "integer", min: 60, max: 86400, summary: "seconds between two visits of a device on demand" },
   ],
 };
 

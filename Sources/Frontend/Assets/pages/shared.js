@@ -19,6 +19,11 @@ export function throttle(fn, ms) {
 
 // The connection in a word, with a colour that is never the only cue.
 export function connectionPill(state, availability) {
+  // A link on demand let go after a visit is not a fault: the device is available until the next one.
+  if (state.connection === "disconnected" && state.link?.state === "idle") {
+    const next = state.link.next_visit_ts ? ` · next visit ${new Date(state.link.next_visit_ts).toLocaleTimeString()}` : "";
+    return h("span", { class: "pill ok", title: "connected for each sync or command, then let go" }, `on demand${next}`);
+  }
   const connection = state.connection || (availability === "online" ? "connected" : availability === "offline" ? "disconnected" : "unknown");
   const kind = connection === "connected" ? "ok" : connection === "disconnected" ? "bad" : "warn";
   return h("span", { class: `pill ${kind}` }, connection);

@@ -10,6 +10,7 @@ extension DriverDescription {
             "commands": .list(commands.sorted { $0.name < $1.name }.map(\.deviceValue)),
             "settings": .list(settings.map(\.deviceValue)),
             "record_kinds": .list(recordKinds.map(DeviceValue.text)),
+            "only_syncs": .flag(onlySyncs),
             "pairing": .text(pairing.rawValue),
             "status_flags": .list(statusFlags.map(\.deviceValue)),
         ]

@@ -53,6 +53,10 @@ public struct DriverDescription: Sendable, Equatable {
     }
 
     public var commandNames: Set<String> { Set(commands.map(\.name)) }
+
+    /// Its devices stream nothing and download records (a GoFIT band): a link held between two syncs serves only
+    /// commands, so where connection slots are few (an ESPHome proxy) the gateway lets it go (`link: auto`).
+    public var onlySyncs: Bool { sensors.isEmpty && !recordKinds.isEmpty && command("sync") != nil }
     public func command(_ name: String) -> CommandDescription? { commands.first { $0.name == name } }
 }
 
