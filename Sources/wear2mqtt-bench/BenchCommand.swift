@@ -21,13 +21,16 @@ struct BenchRunCommand: AsyncParsableCommand {
         --profile radios measures the gateway through simulated ESPHome Bluetooth proxies (loopback TCP, plaintext and
         Noise): CPU per sample through one proxy against the local adapter (3 sensors at 50 and 250 Hz), then --proxies
         proxies with 3 sensors each at 50 Hz (delivered, lost, CPU, RSS).
+        --profile floor measures the batched floor relay (one read per source and one write per wake-up), the raw
+        relay, the gateway and, at 1,000 samples/s, the Python peer, at 1,000, 5,000 and 20,000 samples/s with each
+        notify method: CPU per sample and the gateway's ratio to the floor.
         """)
 
     enum Profile: String, ExpressibleByArgument, CaseIterable {
-        case `default`, targets, realistic, soak, radios
+        case `default`, targets, realistic, soak, radios, floor
     }
 
-    @Option(help: "default; targets (the scenarios of the performance targets); realistic (cost per sample vs the Python peer); soak (50 devices for --seconds, default an hour); radios (through ESPHome proxies).")
+    @Option(help: "default; targets (the scenarios of the performance targets); realistic (cost per sample vs the Python peer); soak (50 devices for --seconds, default an hour); radios (through ESPHome proxies); floor (the gateway against the batched floor relay at 1,000, 5,000 and 20,000 samples/s).")
     var profile: Profile = .default
 
     @Option(help: "--profile radios: comma-separated numbers of simulated proxies (3 sensors at 50 Hz each) for its scaling runs.")
@@ -119,7 +122,7 @@ struct BenchRunCommand: AsyncParsableCommand {
             let peer = plan.contains { $0.carrier == .peer } ? try PythonPeer.locate(python: python) : nil
             let broker = try await BenchBroker(noDelay: !brokerNagle)
             var flood: MosquittoBaselineResult?
-            if !skipBaselines && profile != .realistic && profile != .soak && profile != .radios {
+            if !skipBaselines && profile != .realistic && profile != .soak && profile != .radios && profile != .floor {
                 progress("mosquitto baseline: \(floodMessages) messages")
                 flood = try await MosquittoBaseline.run(broker: broker, messages: floodMessages)
             }
@@ -142,8 +145,10 @@ struct BenchRunCommand: AsyncParsableCommand {
                 targets: profile == .targets ? Self.targets(results)
                     : profile == .realistic ? RealisticProfile.targets(RealisticProfile.costs(results))
                     : profile == .soak ? SoakProfile.targets(results)
-                    : profile == .radios ? RadiosProfile.targets(radioCosts ?? []) : [],
-                costs: profile == .realistic ? RealisticProfile.costs(results) : nil, radios: radioCosts,
+                    : profile == .radios ? RadiosProfile.targets(radioCosts ?? [])
+                    : profile == .floor ? FloorProfile.targets(FloorProfile.costs(results), results) : [],
+                costs: profile == .realistic ? RealisticProfile.costs(results) : profile == .floor ? FloorProfile.costs(results) : nil,
+                radios: radioCosts,
                 totalSeconds: (ContinuousClock.now - started).seconds, loadAverageAtStart: loadAtStart,
                 loadAverageAtEnd: BenchReport.loadAverage, caveats: caveats)
             print(ReportTable.render(report))
@@ -252,6 +257,8 @@ struct BenchRunCommand: AsyncParsableCommand {
             specs = SoakProfile.plan(seconds: windowSeconds)
         case .radios:
             specs = RadiosProfile.plan(seconds: windowSeconds, proxyCounts: proxyCounts)
+        case .floor:
+            specs = FloorProfile.plan(seconds: windowSeconds, methods: methodList)
         }
         return specs
     }

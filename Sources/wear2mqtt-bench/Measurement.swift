@@ -13,6 +13,8 @@ struct RunSpec: Sendable {
     enum Carrier: String, Sendable, Codable {
         case gateway = "wear2mqtt"
         case relay
+        /// `floor-relay`: the batched floor (issue 43), one read per source and one write per wake-up.
+        case floor = "floor-relay"
         /// `python/peer.py`: bleak + paho-mqtt, publishing the gateway's heart-rate JSON.
         case peer = "python-peer"
     }
@@ -359,6 +361,14 @@ struct MeasurementRunner: Sendable {
             ])
             return try ChildProcess(executable: executable, arguments: arguments,
                                     outputPath: directory.file("relay.out"), errorPath: directory.file("relay.err"))
+        case .floor:
+            guard proxies == nil else { throw BenchError("the floor relay reads BlueZ only: no run through proxies") }
+            let addresses = (0..<spec.workload.straps).map(Workload.strapAddress).joined(separator: ",")
+            let (executable, arguments) = Self.held(to: spec.cpu, BuildProducts.benchExecutable, [
+                "floor-relay", "--bus", bus, "--port", String(broker.port), "--method", spec.method, "--devices", addresses,
+            ])
+            return try ChildProcess(executable: executable, arguments: arguments,
+                                    outputPath: directory.file("floor.out"), errorPath: directory.file("floor.err"))
         case .peer:
             guard let peer else { throw BenchError("a Python peer run without a Python peer (PythonPeer.locate)") }
             guard proxies == nil else { throw BenchError("the Python peer reads BlueZ only: no run through proxies") }

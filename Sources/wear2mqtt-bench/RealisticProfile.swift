@@ -122,7 +122,7 @@ enum RealisticProfile {
                      + "schedstat; context switches summed over its threads):"]
         let header = [pad("run", 27), pad("devices", 30), rpad("samples/s", 9), rpad("CPU %", 6), rpad("µs/sample", 9),
                       rpad("runtime µs", 10), rpad("vol cs", 7), rpad("invol cs", 8), rpad("threads", 7),
-                      rpad("peer ÷ gw", 9)]
+                      rpad("peer ÷ gw", 9), rpad("÷ floor", 8)]
         lines.append(header.joined(separator: " "))
         for cost in costs where cost.purpose != "idle" {
             let row = [pad(cost.title, 27), pad(cost.workload.summary, 30), rpad(format(cost.samplesPerSecond, 0), 9),
@@ -130,7 +130,8 @@ enum RealisticProfile {
                        rpad(optional(cost.runtimeMicrosecondsPerSample, 1), 10),
                        rpad(optional(cost.voluntaryContextSwitchesPerSample, 2), 7),
                        rpad(optional(cost.involuntaryContextSwitchesPerSample, 2), 8), rpad(String(cost.threads), 7),
-                       rpad(cost.peerToGateway.map { format($0, 2) + "×" } ?? "", 9)]
+                       rpad(cost.peerToGateway.map { format($0, 2) + "×" } ?? "", 9),
+                       rpad(cost.toFloor.map { format($0, 2) + "×" } ?? "", 8)]
             lines.append(row.joined(separator: " "))
         }
         let idle = costs.filter { $0.purpose == "idle" }
@@ -176,6 +177,8 @@ struct SampleCost: Codable, Sendable {
     /// stime are a few ticks there), and which gateway run that was.
     var peerToGateway: Double?
     var comparedWith: String?
+    /// `--profile floor`: this carrier's µs per sample ÷ the floor relay's at the same load and notify method.
+    var toFloor: Double?
     /// Runs with the web interface on: browsers open, what they received, what was dropped for them.
     var browsersOpen: Int?
     var browserMessagesPerSecond: Double?

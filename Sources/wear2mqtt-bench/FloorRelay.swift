@@ -1,0 +1,248 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CDBus
+import CEpoll
+
+/// The floor relay's one thread (`FloorRelayCommand`): an `epoll` set of the notification sources, and per wake-up
+/// every waiting notification read in as few calls as the kernel and libdbus allow, and one `write` of all their
+/// PUBLISH packets to the broker.
+final class FloorRelay {
+    struct Source {
+        /// The Heart Rate Measurement characteristic's object path.
+        var characteristic: String
+        var topic: [UInt8]
+    }
+
+    /// The relay's private libdbus connection (`DBusConnection *`): AcquireNotify and StartNotify are owned by the
+    /// connection that asked, so it stays open.
+    private let bus: OpaquePointer
+    /// The TCP socket to the broker, after CONNECT and CONNACK.
+    private let broker: Int32
+    private var sources: [Source] = []
+    /// AcquireNotify: each source's socket, in `sources` order; empty with StartNotify.
+    private var sockets: [Int32] = []
+    /// StartNotify: the topic of each characteristic's object path.
+    private var topicsByPath: [String: [UInt8]] = [:]
+    private var batch = PublishBatch()
+
+    private static let slots = 32
+    private static let slotSize = 512
+    private static let array = Int32(UInt8(ascii: "a")), dictionaryEntry = Int32(UInt8(ascii: "e"))
+    private static let string = Int32(UInt8(ascii: "s")), variant = Int32(UInt8(ascii: "v"))
+    private static let byte = Int32(UInt8(ascii: "y")), unixFD = Int32(UInt8(ascii: "h"))
+
+    init(bus address: String, brokerPort: Int) throws {
+        var error = CDBus.DBusError()
+        dbus_error_init(&error)
+        defer { dbus_error_free(&error) }
+        guard let connection = dbus_connection_open_private(address, &error), dbus_bus_register(connection, &error) != 0 else {
+            throw BenchError("floor-relay: cannot open the bus: \(Self.text(error))")
+        }
+        dbus_connection_set_exit_on_disconnect(connection, 0)
+        bus = connection
+        broker = try Self.connectToBroker(port: brokerPort)
+    }
+
+    // MARK: Subscribing
+
+    func subscribe(_ sources: [Source], acquire: Bool) throws {
+        self.sources = sources
+        for source in sources {
+            if acquire {
+                let reply = try call(source.characteristic, "AcquireNotify", emptyOptions: true)
+                defer { dbus_message_unref(reply) }
+                var iterator = DBusMessageIter()
+                var descriptor: Int32 = -1
+                guard dbus_message_iter_init(reply, &iterator) != 0, dbus_message_iter_get_arg_type(&iterator) == Self.unixFD else {
+                    throw BenchError("floor-relay: AcquireNotify answered no descriptor")
+                }
+                dbus_message_iter_get_basic(&iterator, &descriptor)
+                _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
+                sockets.append(descriptor)
+            } else {
+                // A precise rule per characteristic: the bus sends this connection its Value changes and nothing else.
+                var error = CDBus.DBusError()
+                dbus_error_init(&error)
+                defer { dbus_error_free(&error) }
+                dbus_bus_add_match(bus, "type='signal',sender='org.bluez',interface='org.freedesktop.DBus.Properties',"
+                                   + "member='PropertiesChanged',path='\(source.characteristic)',arg0='org.bluez.GattCharacteristic1'", &error)
+                guard dbus_error_is_set(&error) == 0 else { throw BenchError("floor-relay: AddMatch: \(Self.text(error))") }
+                topicsByPath[source.characteristic] = source.topic
+                dbus_message_unref(try call(source.characteristic, "StartNotify", emptyOptions: false))
+            }
+        }
+    }
+
+    /// A blocking method call on GattCharacteristic1 (setting up only); the reply, which the caller releases.
+    private func call(_ path: String, _ member: String, emptyOptions: Bool) throws -> OpaquePointer {
+        guard let message = dbus_message_new_method_call("org.bluez", path, "org.bluez.GattCharacteristic1", member) else {
+            throw BenchError("floor-relay: out of memory")
+        }
+        defer { dbus_message_unref(message) }
+        if emptyOptions {
+            var iterator = DBusMessageIter(), dictionary = DBusMessageIter()
+            dbus_message_iter_init_append(message, &iterator)
+            dbus_message_iter_open_container(&iterator, Self.array, "{sv}", &dictionary)
+            dbus_message_iter_close_container(&iterator, &dictionary)
+        }
+        var error = CDBus.DBusError()
+        dbus_error_init(&error)
+        defer { dbus_error_free(&error) }
+        guard let reply = dbus_connection_send_with_reply_and_block(bus, message, 30_000, &error) else {
+            throw BenchError("floor-relay: \(member) on \(path): \(Self.text(error))")
+        }
+        return reply
+    }
+
+    // MARK: Relaying
+
+    /// Relays until the process is killed.
+    func run() throws {
+        let poll = epoll_create1(Int32(EPOLL_CLOEXEC))
+        guard poll >= 0 else { throw BenchError("floor-relay: epoll_create1: errno \(errno)") }
+        if sockets.isEmpty {
+            var descriptor: Int32 = -1
+            guard dbus_connection_get_unix_fd(bus, &descriptor) != 0 else { throw BenchError("floor-relay: the bus has no socket") }
+            try watch(descriptor, id: UInt64.max, in: poll)
+        } else {
+            for (index, socket) in sockets.enumerated() { try watch(socket, id: UInt64(index), in: poll) }
+        }
+        var events = [epoll_event](repeating: epoll_event(), count: 64)
+        var datagrams = [UInt8](repeating: 0, count: Self.slots * Self.slotSize)
+        var lengths = [Int32](repeating: 0, count: Self.slots)
+        while true {
+            let ready = epoll_wait(poll, &events, Int32(events.count), -1)
+            if ready < 0 {
+                if errno == EINTR { continue }
+                throw BenchError("floor-relay: epoll_wait: errno \(errno)")
+            }
+            for index in 0..<Int(ready) {
+                let id = events[index].data.u64
+                if id == UInt64.max {
+                    readSignals()
+                } else {
+                    readNotifications(Int(id), into: &datagrams, lengths: &lengths)
+                }
+            }
+            if batch.count > 0 {
+                try send(batch.bytes)
+                batch.removeAll()
+            }
+        }
+    }
+
+    private func watch(_ descriptor: Int32, id: UInt64, in poll: Int32) throws {
+        var event = epoll_event(events: EPOLLIN.rawValue, data: epoll_data_t(u64: id))
+        guard epoll_ctl(poll, EPOLL_CTL_ADD, descriptor, &event) == 0 else { throw BenchError("floor-relay: epoll_ctl: errno \(errno)") }
+    }
+
+    /// Every datagram waiting on one AcquireNotify socket, 32 per `recvmmsg`.
+    private func readNotifications(_ index: Int, into datagrams: inout [UInt8], lengths: inout [Int32]) {
+        let topic = sources[index].topic
+        while true {
+            let count = datagrams.withUnsafeMutableBufferPointer { buffer in
+                lengths.withUnsafeMutableBufferPointer { lengths in
+                    wear2mqtt_receive_datagrams(sockets[index], buffer.baseAddress, Int32(Self.slotSize), Int32(Self.slots), lengths.baseAddress)
+                }
+            }
+            guard count > 0 else { return }
+            datagrams.withUnsafeBytes { buffer in
+                for slot in 0..<Int(count) {
+                    batch.append(topic: topic, payload: UnsafeRawBufferPointer(rebasing: buffer[(slot * Self.slotSize)..<(slot * Self.slotSize + Int(lengths[slot]))]))
+                }
+            }
+            if count < Self.slots { return }
+        }
+    }
+
+    /// Every PropertiesChanged signal libdbus can read from the bus now, each Value's bytes read in place.
+    private func readSignals() {
+        while true {
+            _ = dbus_connection_read_write(bus, 0)
+            var popped = 0
+            while let message = dbus_connection_pop_message(bus) {
+                popped += 1
+                defer { dbus_message_unref(message) }
+                guard dbus_message_get_type(message) == DBUS_MESSAGE_TYPE_SIGNAL, let path = dbus_message_get_path(message),
+                      let topic = topicsByPath[String(cString: path)] else { continue }
+                appendValue(of: message, topic: topic)
+            }
+            if popped == 0 { return }
+        }
+    }
+
+    /// PropertiesChanged's arguments are (s interface, a{sv} changed, as invalidated): the `Value` entry's `ay`.
+    private func appendValue(of message: OpaquePointer, topic: [UInt8]) {
+        var arguments = DBusMessageIter(), changed = DBusMessageIter()
+        guard dbus_message_iter_init(message, &arguments) != 0, dbus_message_iter_next(&arguments) != 0,
+              dbus_message_iter_get_arg_type(&arguments) == Self.array else { return }
+        dbus_message_iter_recurse(&arguments, &changed)
+        while dbus_message_iter_get_arg_type(&changed) == Self.dictionaryEntry {
+            var entry = DBusMessageIter(), value = DBusMessageIter(), bytes = DBusMessageIter()
+            dbus_message_iter_recurse(&changed, &entry)
+            var key: UnsafePointer<CChar>?
+            dbus_message_iter_get_basic(&entry, &key)
+            if let key, strcmp(key, "Value") == 0, dbus_message_iter_next(&entry) != 0,
+               dbus_message_iter_get_arg_type(&entry) == Self.variant {
+                dbus_message_iter_recurse(&entry, &value)
+                guard dbus_message_iter_get_arg_type(&value) == Self.array else { return }
+                dbus_message_iter_recurse(&value, &bytes)
+                var pointer: UnsafePointer<UInt8>?
+                var count: Int32 = 0
+                if dbus_message_iter_get_arg_type(&bytes) == Self.byte { dbus_message_iter_get_fixed_array(&bytes, &pointer, &count) }
+                batch.append(topic: topic, payload: UnsafeRawBufferPointer(start: pointer, count: Int(count)))
+                return
+            }
+            dbus_message_iter_next(&changed)
+        }
+    }
+
+    // MARK: The broker
+
+    private func send(_ bytes: [UInt8]) throws {
+        var sent = 0
+        while sent < bytes.count {
+            let written = bytes.withUnsafeBytes { write(broker, $0.baseAddress! + sent, bytes.count - sent) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw BenchError("floor-relay: write to the broker: errno \(errno)")
+            }
+            sent += written
+        }
+    }
+
+    private static func connectToBroker(port: Int) throws -> Int32 {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw BenchError("floor-relay: socket: errno \(errno)") }
+        var yes: Int32 = 1
+        setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &yes, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { throw BenchError("floor-relay: connect to the broker: errno \(errno)") }
+        let hello = PublishBatch.connect(clientID: "wear2mqtt-bench-floor-\(getpid())")
+        guard hello.withUnsafeBytes({ write(descriptor, $0.baseAddress, $0.count) }) == hello.count else {
+            throw BenchError("floor-relay: CONNECT not sent")
+        }
+        var acknowledgement = [UInt8](repeating: 0, count: 4)
+        var received = 0
+        while received < 4 {
+            let count = acknowledgement.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + received, 4 - received) }
+            guard count > 0 else { throw BenchError("floor-relay: no CONNACK") }
+            received += count
+        }
+        guard acknowledgement[0] == 0x20, acknowledgement[3] == 0 else {
+            throw BenchError("floor-relay: the broker refused the connection (\(acknowledgement))")
+        }
+        return descriptor
+    }
+
+    private static func text(_ error: CDBus.DBusError) -> String {
+        error.message.map { String(cString: $0) } ?? "unknown error"
+    }
+}
