@@ -97,8 +97,9 @@ final class FloorRelay {
 
     // MARK: Relaying
 
-    /// Relays until the process is killed.
-    func run() throws {
+    /// Relays until the process is killed. `coalescing`: interrupt moderation as the gateway's event loop does it
+    /// (`EventLoop.coalescingWindow`): a wake-up within two windows of the last waits out the window before the next.
+    func run(coalescing window: Duration) throws {
         let poll = epoll_create1(Int32(EPOLL_CLOEXEC))
         guard poll >= 0 else { throw BenchError("floor-relay: epoll_create1: errno \(errno)") }
         if sockets.isEmpty {
@@ -111,12 +112,14 @@ final class FloorRelay {
         var events = [epoll_event](repeating: epoll_event(), count: 64)
         var datagrams = [UInt8](repeating: 0, count: Self.slots * Self.slotSize)
         var lengths = [Int32](repeating: 0, count: Self.slots)
+        var lastWake: ContinuousClock.Instant?
         while true {
             let ready = epoll_wait(poll, &events, Int32(events.count), -1)
             if ready < 0 {
                 if errno == EINTR { continue }
                 throw BenchError("floor-relay: epoll_wait: errno \(errno)")
             }
+            let woke = window > .zero ? ContinuousClock.now : nil
             for index in 0..<Int(ready) {
                 let id = events[index].data.u64
                 if id == UInt64.max {
@@ -128,6 +131,14 @@ final class FloorRelay {
             if batch.count > 0 {
                 try send(batch.bytes)
                 batch.removeAll()
+            }
+            if let woke {
+                defer { lastWake = woke }
+                if let lastWake, woke - lastWake < window * 2 {
+                    let (seconds, attoseconds) = (woke + window - .now).components
+                    var rest = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
+                    if seconds >= 0, attoseconds > 50_000_000_000_000 { _ = nanosleep(&rest, nil) }
+                }
             }
         }
     }

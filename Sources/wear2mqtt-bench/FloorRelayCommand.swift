@@ -32,6 +32,9 @@ struct FloorRelayCommand: AsyncParsableCommand {
     @Option(help: "Comma-separated device addresses.")
     var devices: String
 
+    @Option(help: "The coalescing window in milliseconds, as the gateway's mqtt.coalesce_ms: after a wake-up that came within two windows of the last, wait out the window so what arrives meanwhile goes in the same batch.")
+    var coalesceMs: Int = 0
+
     func validate() throws {
         guard ["acquire", "start_notify"].contains(method) else {
             throw ValidationError("--method must be acquire or start_notify, got \(method)")
@@ -48,7 +51,7 @@ struct FloorRelayCommand: AsyncParsableCommand {
         let characteristics = try await Self.connect(addresses, bus: bus)
         let relay = try FloorRelay(bus: bus, brokerPort: port)
         try relay.subscribe(characteristics, acquire: method == "acquire")
-        try relay.run()
+        try relay.run(coalescing: .milliseconds(coalesceMs))
     }
 
     /// Discovers and connects every device with the project's client, then closes that client's bus connection:

@@ -366,6 +366,7 @@ struct MeasurementRunner: Sendable {
             let addresses = (0..<spec.workload.straps).map(Workload.strapAddress).joined(separator: ",")
             let (executable, arguments) = Self.held(to: spec.cpu, BuildProducts.benchExecutable, [
                 "floor-relay", "--bus", bus, "--port", String(broker.port), "--method", spec.method, "--devices", addresses,
+                "--coalesce-ms", String(coalesceMilliseconds),
             ])
             return try ChildProcess(executable: executable, arguments: arguments,
                                     outputPath: directory.file("floor.out"), errorPath: directory.file("floor.err"))
