@@ -20,38 +20,14 @@ struct FloorRelayCommand: AsyncParsableCommand {
         commandName: "floor-relay",
         abstract: "Forward heart-rate notifications to MQTT in batches: one read per source and one write per wake-up (the benchmark's floor).")
 
-    @Option(help: "D-Bus address of BlueZ (or the simulator).")
-    var bus: String
-
-    @Option(help: "Port of the MQTT broker on 127.0.0.1.")
-    var port: Int
-
-    @Option(help: "acquire (AcquireNotify) or start_notify (PropertiesChanged signals).")
-    var method: String = "acquire"
-
-    @Option(help: "Comma-separated device addresses.")
-    var devices: String
-
-    @Option(help: "The coalescing window in milliseconds, as the gateway's mqtt.coalesce_ms: after a wake-up that came within two windows of the last, wait out the window so what arrives meanwhile goes in the same batch.")
-    var coalesceMs: Int = 0
-
-    func validate() throws {
-        guard ["acquire", "start_notify"].contains(method) else {
-            throw ValidationError("--method must be acquire or start_notify, got \(method)")
-        }
-        guard !addresses.isEmpty else { throw ValidationError("--devices names no address") }
-    }
-
-    private var addresses: [BluetoothAddress] {
-        devices.split(separator: ",").compactMap { BluetoothAddress(String($0)) }
-    }
+    @OptionGroup var options: RelayOptions
 
     func run() async throws {
         BenchLogging.bootstrap()
-        let characteristics = try await Self.connect(addresses, bus: bus)
-        let relay = try FloorRelay(bus: bus, brokerPort: port)
-        try relay.subscribe(characteristics, acquire: method == "acquire")
-        try relay.run(coalescing: .milliseconds(coalesceMs))
+        let characteristics = try await Self.connect(options.addresses, bus: options.bus)
+        let relay = try FloorRelay(bus: options.bus, brokerPort: options.port)
+        try relay.subscribe(characteristics, acquire: options.method == "acquire")
+        try relay.run(coalescing: .milliseconds(options.coalesceMs))
     }
 
     /// Discovers and connects every device with the project's client, then closes that client's bus connection:

@@ -22,54 +22,30 @@ struct RelayCommand: AsyncParsableCommand {
         commandName: "relay",
         abstract: "Forward heart-rate notifications from BlueZ to MQTT unchanged (the benchmark's baseline).")
 
-    @Option(help: "D-Bus address of BlueZ (or the simulator).")
-    var bus: String
-
-    @Option(help: "Port of the MQTT broker on 127.0.0.1.")
-    var port: Int
-
-    @Option(help: "acquire (AcquireNotify) or start_notify (PropertiesChanged signals).")
-    var method: String = "acquire"
-
-    @Option(help: "Comma-separated device addresses.")
-    var devices: String
+    @OptionGroup var options: RelayOptions
 
     @Option(help: "Directory for the MQTT client's spool (unused at QoS 0, but the client wants one).")
     var spoolDirectory: String
-
-    @Option(help: "The event loop's coalescing window in milliseconds (the gateway's mqtt.coalesce_ms).")
-    var coalesceMs: Int = 0
-
-    func validate() throws {
-        guard ["acquire", "start_notify"].contains(method) else {
-            throw ValidationError("--method must be acquire or start_notify, got \(method)")
-        }
-        guard !addresses.isEmpty else { throw ValidationError("--devices names no address") }
-    }
-
-    private var addresses: [BluetoothAddress] {
-        devices.split(separator: ",").compactMap { BluetoothAddress(String($0)) }
-    }
 
     func run() async throws {
         BenchLogging.bootstrap()
         let logger = Logger(label: "relay")
         let loop = try EventLoop(name: "data-path")
-        loop.coalescingWindow = .milliseconds(coalesceMs)
+        loop.coalescingWindow = .milliseconds(options.coalesceMs)
         loop.start()
-        let connection = try BusConnection(.address(bus), logger: logger, loop: loop)
+        let connection = try BusConnection(.address(options.bus), logger: logger, loop: loop)
         let bluez = BlueZClient(connection: connection, logger: logger, loop: loop)
         try await bluez.start()
         let mqtt = try MQTTClient(configuration: MQTTClientConfiguration(
-            host: "127.0.0.1", port: port, clientID: "wear2mqtt-bench-relay-\(getpid())", spoolDirectory: spoolDirectory,
+            host: "127.0.0.1", port: options.port, clientID: "wear2mqtt-bench-relay-\(getpid())", spoolDirectory: spoolDirectory,
             offlineQueueCapacity: 100_000), loop: loop)
-        let notifyMethod: NotifyMethod = method == "start_notify" ? .startNotify : .acquire
+        let notifyMethod: NotifyMethod = options.method == "start_notify" ? .startNotify : .acquire
 
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await mqtt.run() }
             let adapter = try await Self.adapter(bluez)
             try await bluez.startDiscovery(adapter: adapter)
-            let wanted = addresses
+            let wanted = options.addresses
             guard await bluez.wait(timeout: .seconds(60), until: { model in
                 wanted.allSatisfy { model.device(address: $0, adapter: adapter) != nil }
             }) else { throw BenchError("relay: not every device was discovered within 60 s") }
