@@ -37,6 +37,8 @@ struct ModuleImportTests {
         "wear2mqtt-fuzz": ["FuzzTargets"],
         "wear2mqtt-bench": ["Gateway", "Simulator", "BlueZ", "MQTT", "CMosquitto", "DBus", "EventLoop", "Wearables", "SimulatedWearables",
                             "Wear2MQTTTesting", "ArgumentParser", "Histogram",
+                            // The floor relay: epoll and recvmmsg, libdbus read directly (FloorRelay).
+                            "CEpoll", "CDBus",
                             // A browser's WebSocket on the web interface (BenchBrowsers).
                             "NIOCore", "NIOPosix", "NIOHTTP1", "NIOWebSocket"],
     ]
