@@ -33,7 +33,10 @@ extension DeviceSession {
         if connected {
             let periodic = visits?.connected(at: time.now) ?? false
             publishLink()
-            return periodic && type(of: driver).driverDescription.command(DeviceCommand.sync(since: nil, until: nil).name) != nil
+            // Only a link that is let go syncs by itself: `auto` holding the link (a radio with slots to spare) leaves
+            // syncing to the user, as `always` does.
+            let letGo = devicePath().map(givesLinkBack) ?? false
+            return periodic && letGo && type(of: driver).driverDescription.command(DeviceCommand.sync(since: nil, until: nil).name) != nil
         }
         if visits?.phase != .unreachable {
             visits?.attemptFailed()

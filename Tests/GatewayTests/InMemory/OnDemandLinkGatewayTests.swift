@@ -1,4 +1,5 @@
 import BlueZ
+import Foundation
 import EventLoop
 import Gateway
 import SimulatedWearables
@@ -105,7 +106,7 @@ struct OnDemandLinkGatewayTests {
         }
     }
 
-    @Test("link always (and auto on a local adapter) holds the link as before, and shows no link state")
+    @Test("auto on a local adapter holds the link as before: no link state, no sync by itself")
     func heldLinks() async throws {
         let clock = ManualClock()
         let gateway = try GatewayHarness(configuration: """
@@ -113,13 +114,20 @@ struct OnDemandLinkGatewayTests {
           - address: "\(Self.band)"
             name: band
         """, time: clock.timeSource)
-        try gateway.addDevice("gofit_care_xc", address: Self.band)
+        // Paired already (its key where device/pair leaves it), so a sync by itself would run and show.
+        let folder = gateway.stateDirectory.path + "/drivers/c0f170000001"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
+        try Data(#"{"key":"000102030405060708090a0b0c0d0e0f"}"#.utf8).write(to: URL(fileURLWithPath: folder + "/credentials.json"))
+        try gateway.addDevice("gofit_care_xc", address: Self.band, options: ["paired": .bool(true)])
         await gateway.start()
         await withStopping(gateway) { gateway in
-            #expect(await gateway.until { gateway.last("band")?["pairing"]?.text == "required" })
+            #expect(await gateway.until { gateway.last("band")?["pairing"]?.text == "paired" })
             #expect(await clock.step(by: .seconds(5), until: { Self.connection(gateway) != "connected" }, limit: .seconds(120)) == false)
             #expect(gateway.central.connectionCount(Self.address) == 1)
             #expect(gateway.last("band")?["link"] == nil)
+            // Nor does it sync by itself: syncing a held link is the user's (a `sync` request), as with `always`.
+            #expect(gateway.all("band").allSatisfy { $0["sync"] == nil })
         }
     }
 }
