@@ -42,6 +42,8 @@ public final class GoFITDriver: WearableDriver {
     /// Set once `pairing_required` was reported, so a band that stays unpaired is not reported at every reconnect.
     private let pairingRequiredReported = Mutex(false)
     private let syncRunning = Mutex(false)
+    /// How often an interrupted download is asked to resume while the one before it still winds down (500 ms apart).
+    private static let resumeAttempts = 20
 
     public init(configuration: DriverConfiguration) {
         storage = configuration.storage
@@ -119,8 +121,19 @@ public final class GoFITDriver: WearableDriver {
         }
         if let pending = storage.load("sync")?["pending"]?.object {
             link.logger.info("resuming the interrupted history download")
-            _ = try? await runSync(since: pending["since"]?.integer.map(UInt32.init) ?? 0,
-                                   until: pending["until"]?.integer.map(UInt32.init) ?? UInt32.max, link, channel)
+            let since = pending["since"]?.integer.map(UInt32.init) ?? 0, until = pending["until"]?.integer.map(UInt32.init) ?? UInt32.max
+            // The download the dropped link interrupted may still be winding down (its request waits for its task to
+            // end), and holds the one-sync guard until it does: asked again rather than given up as BUSY.
+            for attempt in 1...Self.resumeAttempts {
+                do throws(CommandError) {
+                    _ = try await runSync(since: since, until: until, link, channel)
+                    break
+                } catch where error.code == .busy && attempt < Self.resumeAttempts && link.isConnected {
+                    try? await link.time.sleep(for: .milliseconds(500))
+                } catch {
+                    break
+                }
+            }
         }
     }
 
