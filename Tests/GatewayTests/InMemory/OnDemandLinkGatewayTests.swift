@@ -10,7 +10,7 @@ import Wearables
 /// A GoFIT band whose link is on demand (`link: on_demand`), on a clock the test moves: it is connected for a visit
 /// and let go when the link has been quiet, synced at each periodic visit, brought back by a command, and reported
 /// unreachable (offline) when a visit cannot reach it — while between visits it stays available.
-@Suite("Gateway in memory: a link on demand", .timeLimit(.minutes(1)))
+@Suite("Gateway in memory: a link on demand")
 struct OnDemandLinkGatewayTests {
     static let band = "C0:F1:70:00:00:01"
     static let address = BluetoothAddress(band)!
