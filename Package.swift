@@ -11,7 +11,6 @@ let package = Package(
         .executable(name: "wear2mqtt-bench", targets: ["wear2mqtt-bench"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
@@ -35,6 +34,17 @@ let package = Package(
             pkgConfig: "openssl",
             providers: [.apt(["libssl-dev"])]
         ),
+        /// The system's libyaml: YAML without a Foundation-based library (docs/decisions.md, "A binary without ICU").
+        .systemLibrary(
+            name: "CYAML",
+            pkgConfig: "yaml-0.1",
+            providers: [.apt(["libyaml-dev"])]
+        ),
+        /// YAML documents as node trees with lines, and `Codable` over them: the configuration file and the scenarios.
+        .target(name: "YAML", dependencies: ["CYAML"]),
+        /// SHA-2, HMAC, PBKDF2, ChaCha20-Poly1305 and X25519 from the system's libcrypto (docs/decisions.md, "A binary
+        /// without ICU": swift-crypto imports all of Foundation on Linux).
+        .target(name: "SystemCrypto", dependencies: ["CTLS"]),
         .systemLibrary(
             name: "CDBus",
             pkgConfig: "dbus-1",
@@ -75,7 +85,7 @@ let package = Package(
                 "DBus",
                 "EventLoop",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "Crypto", package: "swift-crypto"),
+                "SystemCrypto",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],
             // The trimmed schema and the scripts that make it and api.pb.swift (committed, so builds need no protoc).
@@ -88,7 +98,7 @@ let package = Package(
                 "BlueZ",
                 "EventLoop",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "Crypto", package: "swift-crypto"),
+                "SystemCrypto",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],
             exclude: ["Polar/Protobuf/psftp.proto", "Polar/Protobuf/regenerate"]
@@ -100,7 +110,7 @@ let package = Package(
             dependencies: [
                 "Wearables",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "Crypto", package: "swift-crypto"),
+                "SystemCrypto",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ],
@@ -129,7 +139,7 @@ let package = Package(
                 "EventLoop",
                 "Wearables",
                 "SimulatedWearables",
-                .product(name: "Yams", package: "Yams"),
+                "YAML",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -161,9 +171,9 @@ let package = Package(
                 "BlueZ",
                 "Wearables",
                 "Firmware",
-                .product(name: "Yams", package: "Yams"),
+                "YAML",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "Crypto", package: "swift-crypto"),
+                "SystemCrypto",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "DequeModule", package: "swift-collections"),
@@ -258,11 +268,12 @@ let package = Package(
         .testTarget(name: "ArchitectureTests", dependencies: ["Wearables"]),
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop"]),
         .testTarget(name: "MQTTTests", dependencies: ["MQTT", "Wear2MQTTTesting"]),
-        .testTarget(name: "ESPHomeTests", dependencies: ["ESPHome", .product(name: "Crypto", package: "swift-crypto"),
+        .testTarget(name: "ESPHomeTests", dependencies: ["ESPHome", "SystemCrypto",
                                                    .product(name: "SwiftProtobuf", package: "swift-protobuf")]),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "Wear2MQTTTesting"]),
         .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "Simulator", "wear2mqtt-sim", "Wear2MQTTTesting"]),
         .testTarget(name: "WearablesTests", dependencies: ["Wearables", "SimulatedWearables", "Wear2MQTTTesting"]),
+        .testTarget(name: "YAMLTests", dependencies: ["YAML"]),
         .testTarget(name: "FirmwareTests", dependencies: ["Firmware", "Wearables", "SimulatedWearables"]),
         .testTarget(name: "SimulatedWearablesTests", dependencies: ["SimulatedWearables", "Wearables", "Firmware", "Wear2MQTTTesting"]),
         .testTarget(
@@ -271,7 +282,7 @@ let package = Package(
             exclude: ["bleak_interop.py", "esphome_interop.py"]
         ),
         .testTarget(name: "FuzzTargetsTests", dependencies: ["FuzzTargets", "wear2mqtt-fuzz", "Wear2MQTTTesting"]),
-        .testTarget(name: "GatewayTests", dependencies: ["Gateway", "BlueZ", "Wearables", "Firmware", "SimulatedWearables", "Wear2MQTTTesting"]),
+        .testTarget(name: "GatewayTests", dependencies: ["Gateway", "YAML", "BlueZ", "Wearables", "Firmware", "SimulatedWearables", "Wear2MQTTTesting"]),
         .testTarget(name: "FrontendTests", dependencies: ["Frontend", "Gateway", "Wear2MQTTTesting"]),
         .testTarget(
             name: "EndToEndTests",

@@ -15,3 +15,8 @@ static inline long wear2mqtt_tls_pending_output(BIO *bio) {
 static inline void wear2mqtt_tls_no_renegotiation(SSL_CTX *context) {
     SSL_CTX_set_options(context, SSL_OP_NO_RENEGOTIATION | SSL_OP_CIPHER_SERVER_PREFERENCE);
 }
+
+// libcrypto's digests, MACs, ciphers and key agreement, for the SystemCrypto module.
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <openssl/rand.h>

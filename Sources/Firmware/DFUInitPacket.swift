@@ -1,4 +1,4 @@
-import Crypto
+import SystemCrypto
 import Foundation
 import Wearables
 import ZIPFoundation
@@ -118,18 +118,7 @@ public struct DFUInitPacket: Sendable, Equatable {
 
     /// SHA-256 in the byte order nrfutil stores it: the digest reversed.
     public static func storedSHA256(of image: [UInt8]) -> [UInt8] {
-        Array(SHA256.hash(data: image)).reversed()
-    }
-
-    /// A copy signed as nrfutil signs: ECDSA P-256 over SHA-256 of the encoded `InitCommand`, r and s each
-    /// reversed. Lets the simulator and tests make signed packets; nothing here verifies them.
-    public func signed(with key: P256.Signing.PrivateKey) -> DFUInitPacket {
-        var copy = self
-        // Signing a digest with a valid key cannot fail; swift-crypto only declares `throws` for its backends.
-        let raw = (try? key.signature(for: encodedInitCommand()).rawRepresentation).map(Array.init) ?? []
-        let stored = Array(raw.prefix(32).reversed()) + Array(raw.dropFirst(32).reversed())
-        copy.signature = Signature(type: .ecdsaP256SHA256, bytes: stored)
-        return copy
+        Digest.sha256(image).reversed()
     }
 
     // MARK: Checking an image
@@ -170,7 +159,7 @@ public struct DFUInitPacket: Sendable, Equatable {
             computed = Self.storedSHA256(of: image)
         case .sha512:
             // Modeled on SHA-256: nrfutil never writes SHA-512, so its byte order is an assumption.
-            computed = Array(SHA512.hash(data: image)).reversed()
+            computed = Digest.sha512(image).reversed()
         case .sha128:
             return "the init packet's hash type SHA128 names no algorithm this gateway can check"
         }

@@ -5,7 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Crypto
+import SystemCrypto
 import Foundation
 import Wearables
 
@@ -39,7 +39,7 @@ public enum DFUPackageFile {
     }
 
     /// The SHA-256 of `bytes` as `request/dfu` expects it: 64 lower-case hex digits (what `sha256sum` prints).
-    public static func sha256(of bytes: [UInt8]) -> String { DFUHex.string(SHA256.hash(data: bytes)) }
+    public static func sha256(of bytes: [UInt8]) -> String { DFUHex.string(Digest.sha256(bytes)) }
 
     /// The 64 hex digits of a SHA-256 in lowercase; upper case is accepted because tools print both.
     static func normalizedDigest(_ hex: String) throws(DFUPackageError) -> String {

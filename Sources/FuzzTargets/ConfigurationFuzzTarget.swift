@@ -1,7 +1,7 @@
 import Gateway
 
 extension FuzzTarget {
-    /// The configuration file as the gateway loads it: YAML (libyaml through Yams), the schema check, and
+    /// The configuration file as the gateway loads it: YAML (the system libyaml), the schema check, and
     /// every section's validation. Errors are the typed `ConfigurationError`; nothing else may happen.
     static let configuration = FuzzTarget(
         name: "config",

@@ -15,21 +15,24 @@ struct ModuleImportTests {
         "CDBus": [],
         "CMosquitto": [],
         "CTLS": [],
+        "CYAML": [],
+        "SystemCrypto": ["CTLS"],
+        "YAML": ["CYAML"],
         "CEpoll": [],
         "EventLoop": ["CEpoll", "HeapModule"],
         "DBus": ["CDBus", "EventLoop"],
         "BlueZ": ["CEpoll", "DBus", "EventLoop"],
         "MQTT": ["CMosquitto", "EventLoop", "DequeModule"],
-        "ESPHome": ["BlueZ", "DBus", "EventLoop", "Crypto", "SwiftProtobuf"],
-        "Wearables": ["BlueZ", "DBus", "EventLoop", "Crypto", "SwiftProtobuf"],
-        "Firmware": ["Wearables", "BlueZ", "Crypto", "SwiftProtobuf", "ZIPFoundation"],
-        "Gateway": ["Wearables", "Firmware", "BlueZ", "DBus", "ESPHome", "MQTT", "EventLoop", "Yams", "ServiceLifecycle", "Prometheus", "Crypto",
+        "ESPHome": ["BlueZ", "DBus", "EventLoop", "SystemCrypto", "SwiftProtobuf"],
+        "Wearables": ["BlueZ", "DBus", "EventLoop", "SystemCrypto", "SwiftProtobuf"],
+        "Firmware": ["Wearables", "BlueZ", "SystemCrypto", "SwiftProtobuf", "ZIPFoundation"],
+        "Gateway": ["Wearables", "Firmware", "BlueZ", "DBus", "ESPHome", "MQTT", "EventLoop", "YAML", "ServiceLifecycle", "Prometheus", "SystemCrypto",
                     "DequeModule", "OrderedCollections"],
         "MetricsExporter": ["NIOCore", "NIOPosix", "NIOHTTP1", "ServiceLifecycle"],
         "Frontend": ["Gateway", "CTLS", "NIOCore", "NIOPosix", "NIOHTTP1", "NIOWebSocket", "ServiceLifecycle"],
         "wear2mqtt": ["Gateway", "Frontend", "MetricsExporter", "MQTT", "EventLoop", "ArgumentParser", "ServiceLifecycle"],
         "SimulatedWearables": ["EventLoop", "Wearables", "Firmware", "Crypto", "ZIPFoundation"],
-        "Simulator": ["BlueZ", "DBus", "ESPHome", "EventLoop", "Wearables", "SimulatedWearables", "Yams"],
+        "Simulator": ["BlueZ", "DBus", "ESPHome", "EventLoop", "Wearables", "SimulatedWearables", "YAML"],
         "wear2mqtt-sim": ["Simulator", "SimulatedWearables", "Wearables", "Firmware", "DBus", "ESPHome", "ArgumentParser"],
         "Wear2MQTTTesting": ["EventLoop", "MQTT", "DBus", "BlueZ", "Wearables", "Firmware", "SimulatedWearables", "Simulator", "Gateway",
                              "Testing"],
@@ -44,7 +47,7 @@ struct ModuleImportTests {
     ]
 
     /// The modules that make up the daemon: none of them may import what only tests, the simulator and the bench use.
-    static let product = ["CDBus", "CMosquitto", "CTLS", "CEpoll", "EventLoop", "DBus", "BlueZ", "ESPHome", "MQTT", "Wearables", "Firmware", "Gateway", "MetricsExporter", "Frontend", "wear2mqtt"]
+    static let product = ["CDBus", "CMosquitto", "CTLS", "CYAML", "CEpoll", "YAML", "SystemCrypto", "EventLoop", "DBus", "BlueZ", "ESPHome", "MQTT", "Wearables", "Firmware", "Gateway", "MetricsExporter", "Frontend", "wear2mqtt"]
     static let neverInTheProduct: Set<String> = ["SimulatedWearables", "Simulator", "Wear2MQTTTesting", "Testing", "FuzzTargets"]
 
     static let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

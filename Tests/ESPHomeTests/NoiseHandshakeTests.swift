@@ -1,4 +1,4 @@
-import Crypto
+import SystemCrypto
 import Testing
 
 @testable import ESPHome

@@ -1,4 +1,5 @@
 import Crypto
+import SimulatedWearables
 import Testing
 
 @testable import Firmware

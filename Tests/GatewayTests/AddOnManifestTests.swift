@@ -2,7 +2,7 @@ import Foundation
 import Logging
 import Testing
 import Wearables
-import Yams
+import YAML
 
 @testable import Gateway
 
@@ -25,7 +25,7 @@ struct AddOnManifestTests {
     }
 
     static func document(_ name: String, in folder: URL = addOnFolder) throws -> [String: ManifestValue] {
-        let root = try #require(try Yams.compose(yaml: text(name, in: folder)), "\(name) is empty")
+        let root = try #require(try YAMLComposer.compose(text(name, in: folder)), "\(name) is empty")
         return try #require(try ManifestValue(root).map, "\(name) is not a mapping")
     }
 
@@ -355,10 +355,10 @@ enum ManifestValue: Equatable, CustomStringConvertible {
 
     struct Unreadable: Error, CustomStringConvertible { let description: String }
 
-    init(_ node: Node) throws {
+    init(_ node: YAMLNode) throws {
         switch node {
         case .scalar(let scalar):
-            switch Tag.Name(rawValue: node.tag.rawValue) {
+            switch node.tag {
             case .bool: self = .bool(node.bool ?? false)
             case .int:
                 guard let number = node.int else { throw Unreadable(description: "\(scalar.string) is no integer") }
@@ -368,17 +368,15 @@ enum ManifestValue: Equatable, CustomStringConvertible {
             default: self = .string(scalar.string)
             }
         case .sequence(let sequence):
-            self = .list(try sequence.map(ManifestValue.init))
+            self = .list(try sequence.items.map(ManifestValue.init))
         case .mapping(let mapping):
             var map: [String: ManifestValue] = [:]
-            for (key, value) in mapping {
+            for (key, value) in mapping.pairs {
                 guard let name = key.scalar?.string else { throw Unreadable(description: "a key that is not text") }
                 guard map[name] == nil else { throw Unreadable(description: "\(name) appears twice") }
                 map[name] = try ManifestValue(value)
             }
             self = .map(map)
-        default:
-            throw Unreadable(description: "an alias")
         }
     }
 

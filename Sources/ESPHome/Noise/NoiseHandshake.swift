@@ -1,4 +1,4 @@
-import Crypto
+import SystemCrypto
 
 /// The handshake ESPHome's native API encrypts with: `Noise_NNpsk0_25519_ChaChaPoly_SHA256`, prologue
 /// `NoiseAPIInit\0\0`, the device's 32-byte `api.encryption.key` as the pre-shared key. Two messages —
@@ -28,11 +28,11 @@ public struct NoiseHandshake: Sendable {
     ///   - preSharedKey: 32 bytes (`ESPHomeEncryptionKey` reads the base64 form).
     ///   - ephemeral: a fresh key unless a test fixes it.
     public init(role: Role, preSharedKey: [UInt8], prologue: [UInt8] = esphomePrologue,
-                ephemeral: Curve25519.KeyAgreement.PrivateKey = .init()) throws(NoiseError) {
+                ephemeral: X25519PrivateKey = .init()) throws(NoiseError) {
         guard preSharedKey.count == Self.keyLength else { throw .malformed("the pre-shared key is \(preSharedKey.count) bytes, not 32") }
         self.role = role
         self.preSharedKey = preSharedKey
-        ephemeralKey = Array(ephemeral.rawRepresentation)
+        ephemeralKey = ephemeral.rawRepresentation
         symmetric = NoiseSymmetricState(protocolName: Self.protocolName)
         symmetric.mixHash(prologue)
     }
@@ -94,7 +94,7 @@ public struct NoiseHandshake: Sendable {
     /// The `e` token written: the public key in clear, mixed into the hash and (psk mode) the key.
     private mutating func writeEphemeral() -> [UInt8] {
         // The bytes came from a private key, so they make one again.
-        let publicKey = Array(try! Curve25519.KeyAgreement.PrivateKey(rawRepresentation: ephemeralKey).publicKey.rawRepresentation)
+        let publicKey = try! X25519PrivateKey(rawRepresentation: ephemeralKey).publicKey
         symmetric.mixHash(publicKey)
         symmetric.mixKey(publicKey)
         return publicKey
@@ -104,10 +104,8 @@ public struct NoiseHandshake: Sendable {
     private mutating func mixSharedSecret() throws(NoiseError) {
         guard let remoteEphemeral else { throw .outOfOrder("no remote ephemeral key yet") }
         do {
-            let ephemeral = try Curve25519.KeyAgreement.PrivateKey(rawRepresentation: ephemeralKey)
-            let remote = try Curve25519.KeyAgreement.PublicKey(rawRepresentation: remoteEphemeral)
-            let secret = try ephemeral.sharedSecretFromKeyAgreement(with: remote)
-            symmetric.mixKey(secret.withUnsafeBytes { Array($0) })
+            let ephemeral = try X25519PrivateKey(rawRepresentation: ephemeralKey)
+            symmetric.mixKey(try ephemeral.sharedSecret(with: remoteEphemeral))
         } catch {
             failed = true
             throw .malformed("no shared secret with that public key")

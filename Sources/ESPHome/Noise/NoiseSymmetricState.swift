@@ -1,4 +1,4 @@
-import Crypto
+import SystemCrypto
 
 /// The Noise Protocol Framework's SymmetricState (noiseprotocol.org/noise.html §5.2) for the one suite ESPHome's native
 /// API speaks, `25519_ChaChaPoly_SHA256`: the chaining key, the handshake hash and the cipher key they produce.
@@ -53,10 +53,10 @@ struct NoiseSymmetricState {
         return (NoiseCipherState(key: outputs[0]), NoiseCipherState(key: outputs[1]))
     }
 
-    static func hash(_ data: [UInt8]) -> [UInt8] { Array(SHA256.hash(data: data)) }
+    static func hash(_ data: [UInt8]) -> [UInt8] { Digest.sha256(data) }
 
     static func hmac(key: [UInt8], _ data: [UInt8]) -> [UInt8] {
-        Array(HMAC<SHA256>.authenticationCode(for: data, using: SymmetricKey(data: key)))
+        HMACSHA256.authenticationCode(key: key, data: data)
     }
 
     /// Noise's HKDF (§4.3): two or three outputs of HMAC-SHA256 chained from one extracted key.

@@ -1,4 +1,3 @@
-import Crypto
 import Firmware
 import Foundation
 import MQTT

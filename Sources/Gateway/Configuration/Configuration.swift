@@ -1,4 +1,4 @@
-import Yams
+import YAML
 
 /// Everything wear2mqtt reads at start-up, resolved and validated.
 ///
@@ -150,10 +150,10 @@ extension Configuration {
     ///
     /// The summary is for reading; it is not meant to be loaded back (a file must not contain `password`).
     public func resolvedSummary(maskSecrets: Bool = true) -> String {
-        let encoder = YAMLEncoder()
-        encoder.options.indent = 2
+        var encoder = YAMLEncoder()
+        encoder.userInfo = [Self.revealSecretsKey: !maskSecrets]
         do {
-            return try encoder.encode(self, userInfo: [Self.revealSecretsKey: !maskSecrets])
+            return try encoder.encode(self)
         } catch {
             // Encoding plain strings and numbers does not fail; say so rather than crash if it ever does.
             return "# cannot render the configuration: \(error)\n"

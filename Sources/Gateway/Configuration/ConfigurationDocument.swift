@@ -1,8 +1,8 @@
-import Yams
+import YAML
 
 /// The YAML node tree of one configuration file: checked against the schema, and asked for line numbers.
 ///
-/// Yams' nodes remember where they started, so any key path (from the schema walk or from a decoding
+/// The YAML nodes remember where they started, so any key path (from the schema walk or from a decoding
 /// error's coding path) can be turned back into a line of the file.
 struct ConfigurationDocument {
     var source: String
@@ -12,17 +12,17 @@ struct ConfigurationDocument {
     /// Checks `node` against `schema` and returns it with empty sections and lists made explicit (so
     /// `mqtt:` with nothing under it decodes as all defaults).
     func checked(
-        _ node: Node?,
+        _ node: YAMLNode?,
         against schema: ConfigurationSchema,
         at path: ConfigurationKeyPath
-    ) throws(ConfigurationError) -> Node {
-        let isEmpty = node.map { $0.scalar.map(Self.isNull) ?? false } ?? true
+    ) throws(ConfigurationError) -> YAMLNode {
+        let isEmpty = node?.isNull ?? true
         if isEmpty {
             switch schema {
-            case .value: return node ?? Node("", Tag(.null), .plain)
-            case .section: return .mapping(Node.Mapping([], .implicit, .any, node?.mark))
-            case .list: return .sequence(Node.Sequence([], .implicit, .any, node?.mark))
-            case .document: return .mapping(Node.Mapping([], .implicit, .any, node?.mark))
+            case .value: return node ?? YAMLNode("", tag: .null, style: .plain)
+            case .section: return .mapping(YAMLNode.Mapping(mark: node?.mark))
+            case .list: return .sequence(YAMLNode.Sequence(mark: node?.mark))
+            case .document: return .mapping(YAMLNode.Mapping(mark: node?.mark))
             }
         }
         switch (schema, node) {
@@ -33,11 +33,11 @@ struct ConfigurationDocument {
         case (.section(let section), .mapping(let mapping)?):
             return .mapping(try checked(mapping, against: section, at: path))
         case (.list(let item), .sequence(let sequence)?):
-            var items: [Node] = []
-            for (index, element) in sequence.enumerated() {
+            var items: [YAMLNode] = []
+            for (index, element) in sequence.items.enumerated() {
                 items.append(try checked(element, against: item, at: path.appending(.index(index))))
             }
-            return .sequence(Node.Sequence(items, sequence.tag, sequence.style, sequence.mark))
+            return .sequence(YAMLNode.Sequence(items, mark: sequence.mark))
         case (_, let node):
             let expected =
                 switch schema {
@@ -53,12 +53,12 @@ struct ConfigurationDocument {
     }
 
     private func checked(
-        _ mapping: Node.Mapping,
+        _ mapping: YAMLNode.Mapping,
         against section: SectionSchema,
         at path: ConfigurationKeyPath
-    ) throws(ConfigurationError) -> Node.Mapping {
-        var pairs: [(Node, Node)] = []
-        for (keyNode, value) in mapping {
+    ) throws(ConfigurationError) -> YAMLNode.Mapping {
+        var pairs: [(key: YAMLNode, value: YAMLNode)] = []
+        for (keyNode, value) in mapping.pairs {
             guard case .scalar(let keyScalar) = keyNode else {
                 throw ConfigurationError(
                     source: source, line: keyNode.mark?.line, keyPath: path.description,
@@ -77,7 +77,7 @@ struct ConfigurationDocument {
             }
             pairs.append((keyNode, try checked(value, against: schema, at: keyPath)))
         }
-        return Node.Mapping(pairs, mapping.tag, mapping.style, mapping.mark)
+        return YAMLNode.Mapping(pairs, mark: mapping.mark)
     }
 
     static func unknownKeyMessage(_ key: String, known: [String]) -> String {
@@ -87,12 +87,8 @@ struct ConfigurationDocument {
         return "unknown key\(hint) (known: \(known.joined(separator: ", ")))"
     }
 
-    private static func isNull(_ scalar: Node.Scalar) -> Bool {
-        Node.scalar(scalar).null != nil
-    }
-
     /// A short description of a node for "got …" in messages.
-    static func describe(_ node: Node) -> String {
+    static func describe(_ node: YAMLNode) -> String {
         switch node {
         case .scalar(let scalar):
             "\"\(scalar.string)\""
@@ -100,8 +96,6 @@ struct ConfigurationDocument {
             "a section of keys"
         case .sequence:
             "a list"
-        case .alias:
-            "an alias"
         }
     }
 
@@ -109,9 +103,9 @@ struct ConfigurationDocument {
 
     /// `tree` with the value at `keys` replaced by `value`, creating sections on the way. The tree has
     /// passed ``checked(_:against:at:)``, so every section on the path is a mapping or absent.
-    static func setting(_ value: Node, at keys: ArraySlice<String>, in tree: Node) -> Node {
+    static func setting(_ value: YAMLNode, at keys: ArraySlice<String>, in tree: YAMLNode) -> YAMLNode {
         guard let key = keys.first, var mapping = tree.mapping else { return value }
-        let child = mapping[key] ?? .mapping(Node.Mapping([]))
+        let child = mapping[key] ?? .mapping(YAMLNode.Mapping())
         mapping[key] = setting(value, at: keys.dropFirst(), in: child)
         return .mapping(mapping)
     }
@@ -122,7 +116,7 @@ struct ConfigurationDocument {
     /// set it (or a section above it).
     func location(
         of keyPath: ConfigurationKeyPath,
-        in tree: Node,
+        in tree: YAMLNode,
         overrides: EnvironmentOverrides
     ) -> (source: String, line: Int?) {
         if let variable = overrides.variable(setting: keyPath) {
@@ -133,15 +127,15 @@ struct ConfigurationDocument {
 
     /// The node at `keyPath`, or the deepest node on the way to it when the path leaves the tree (a
     /// missing key is reported at its section).
-    static func deepestNode(at keyPath: ConfigurationKeyPath, in tree: Node) -> Node {
+    static func deepestNode(at keyPath: ConfigurationKeyPath, in tree: YAMLNode) -> YAMLNode {
         var node = tree
         for component in keyPath.components {
-            let next: Node?
+            let next: YAMLNode?
             switch (component, node) {
             case (.key(let key), .mapping(let mapping)):
-                next = mapping.first { $0.key.string == key }?.value
-            case (.index(let index), .sequence(let sequence)) where sequence.indices.contains(index):
-                next = sequence[index]
+                next = mapping.pairs.first { $0.key.string == key }?.value
+            case (.index(let index), .sequence(let sequence)) where sequence.items.indices.contains(index):
+                next = sequence.items[index]
             default:
                 next = nil
             }
@@ -153,7 +147,7 @@ struct ConfigurationDocument {
     }
 
     /// Turns an error from decoding `tree` into a ``ConfigurationError`` naming the key and its line.
-    func located(_ error: any Error, in tree: Node, overrides: EnvironmentOverrides) -> ConfigurationError {
+    func located(_ error: any Error, in tree: YAMLNode, overrides: EnvironmentOverrides) -> ConfigurationError {
         let keyPath: ConfigurationKeyPath
         let message: String
         switch error {
@@ -182,7 +176,7 @@ struct ConfigurationDocument {
         return ConfigurationError(source: source, line: line, keyPath: keyPath.description, message: message)
     }
 
-    private static func isQuoted(_ node: Node) -> Bool {
+    private static func isQuoted(_ node: YAMLNode) -> Bool {
         guard case .scalar(let scalar) = node else { return false }
         return scalar.style == .singleQuoted || scalar.style == .doubleQuoted
     }
@@ -193,9 +187,9 @@ struct ConfigurationDocument {
         case is any BinaryFloatingPoint.Type: "a number"
         case is Bool.Type: "true or false"
         case is String.Type: "a single value"
-        case is Node.Mapping.Type: "a section of keys"
-        case is Node.Sequence.Type: "a list"
-        case is Node.Scalar.Type: "a single value"
+        case is YAMLNode.Mapping.Type: "a section of keys"
+        case is YAMLNode.Sequence.Type: "a list"
+        case is YAMLNode.Scalar.Type: "a single value"
         default: "a value of type \(type)"
         }
     }

@@ -5,7 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Yams
+import YAML
 
 extension Configuration {
     /// Reads the configuration file at `path`, applies `WEAR2MQTT_…` overrides from `environment`, reads the
@@ -31,9 +31,9 @@ extension Configuration {
         environment: [String: String] = [:]
     ) throws(ConfigurationError) -> Configuration {
         let schema = Configuration.sectionSchema
-        let root: Node?
+        let root: YAMLNode?
         do {
-            root = try Yams.compose(yaml: yaml)
+            root = try YAMLComposer.compose(yaml)
         } catch {
             throw syntaxError(error, source: source)
         }
@@ -86,22 +86,21 @@ extension Configuration {
         return configuration
     }
 
-    private static func syntaxError(_ error: any Error, source: String) -> ConfigurationError {
+    private static func syntaxError(_ error: YAMLError, source: String) -> ConfigurationError {
         let (line, problem) = yamlProblem(error)
         return ConfigurationError(source: source, line: line, keyPath: "", message: "invalid YAML: \(problem)")
     }
 
-    /// The line and the one-line problem of a Yams parse error (its description adds a source snippet).
-    static func yamlProblem(_ error: any Error) -> (line: Int?, problem: String) {
-        switch error as? YamlError {
-        case .scanner(let context, let text, let mark, _), .parser(let context, let text, let mark, _),
-            .composer(let context, let text, let mark, _):
-            return (mark.line, text + (context.map { " (\($0.text) at line \($0.mark.line))" } ?? ""))
-        case .duplicatedKeysInMapping(let duplicates, let context):
+    /// The line and the one-line problem of a YAML error, in libyaml's words.
+    static func yamlProblem(_ error: YAMLError) -> (line: Int?, problem: String) {
+        switch error {
+        case .syntax(let problem, let mark, let context):
+            return (mark.line, problem + (context.map { " (\($0.text) at line \($0.mark.line))" } ?? ""))
+        case .duplicatedKeys(let duplicates, let mark):
             let keys = duplicates.sorted().joined(separator: ", ")
-            return (context.mark.line, "the section starting on this line has the key \(keys) more than once")
-        default:
-            return (nil, firstLine(of: error))
+            return (mark.line, "the section starting on this line has the key \(keys) more than once")
+        case .reader(let problem, let offset):
+            return (nil, "reader: \(problem) at byte \(offset)")
         }
     }
 

@@ -1,8 +1,6 @@
-import Yams
-
-/// A number of seconds or megabytes, encoded in YAML the way people write it (`1.0`, `0.5`) rather than
-/// the way Yams writes doubles by default (`1e+0`), so the `config check` summary reads like the reference.
-struct DecimalNumber: Encodable, YAMLEncodable {
+/// A number of seconds or megabytes in the `config check` summary, written the way people write it (`1.0`, `0.5`):
+/// the YAML encoder writes a `Double` as Swift describes it, which this wrapper names at the places that rely on it.
+struct DecimalNumber: Encodable {
     var value: Double
 
     init(_ value: Double) {
@@ -12,9 +10,5 @@ struct DecimalNumber: Encodable, YAMLEncodable {
     func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(value)
-    }
-
-    func box() -> Node {
-        Node(value.description, Tag(.float))
     }
 }

@@ -1,4 +1,4 @@
-import Yams
+import YAML
 
 /// The `WEAR2MQTT_<SECTION>_<KEY>` environment variables, resolved against the configuration schema.
 ///
@@ -25,7 +25,7 @@ struct EnvironmentOverrides {
         var variable: String
         var keyPath: ConfigurationKeyPath
         var keys: [String]
-        var value: Node
+        var value: YAMLNode
     }
 
     var overrides: [Override] = []
@@ -120,10 +120,10 @@ struct EnvironmentOverrides {
         _ text: String,
         variable: String,
         keyPath: ConfigurationKeyPath
-    ) throws(ConfigurationError) -> Node {
-        let node: Node?
+    ) throws(ConfigurationError) -> YAMLNode {
+        let node: YAMLNode?
         do {
-            node = try Yams.compose(yaml: text)
+            node = try YAMLComposer.compose(text)
         } catch {
             throw ConfigurationError(
                 source: variable, keyPath: keyPath.description,
@@ -132,11 +132,11 @@ struct EnvironmentOverrides {
         }
         switch node {
         case nil:
-            return Node("", Tag(.null), .plain)
+            return YAMLNode("", tag: .null, style: .plain)
         case .scalar(var scalar)?:
             scalar.mark = nil
             return .scalar(scalar)
-        case .mapping?, .sequence?, .alias?:
+        case .mapping?, .sequence?:
             throw ConfigurationError(
                 source: variable, keyPath: keyPath.description,
                 message: "must be a single value; quote it with single quotes if it contains ': ' or starts with '-'")
@@ -144,7 +144,7 @@ struct EnvironmentOverrides {
     }
 }
 
-/// The first line of an error's description (Yams adds a source snippet on further lines).
+/// The first line of an error's description (some descriptions add detail on further lines).
 func firstLine(of error: any Error) -> String {
     String(describing: error).split(separator: "\n", maxSplits: 1).first.map(String.init) ?? "\(error)"
 }

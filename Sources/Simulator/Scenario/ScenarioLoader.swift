@@ -1,7 +1,7 @@
 import BlueZ
 import Foundation
 import Wearables
-import Yams
+import YAML
 import SimulatedWearables
 
 /// Turns a scenario YAML document into a `Scenario`, checking every key, type and range and building each
@@ -19,9 +19,9 @@ public enum ScenarioLoader {
     }
 
     public static func load(yaml: String) throws(ScenarioError) -> Scenario {
-        let root: Node
+        let root: YAMLNode
         do {
-            guard let node = try Yams.compose(yaml: yaml) else { return Scenario() }
+            guard let node = try YAMLComposer.compose(yaml) else { return Scenario() }
             root = node
         } catch {
             throw ScenarioError(key: "", reason: "not valid YAML: \(error)")
@@ -66,7 +66,7 @@ public enum ScenarioLoader {
         return address
     }
 
-    private static func adapterSettings(_ node: Node?) throws(ScenarioError) -> AdapterSettings {
+    private static func adapterSettings(_ node: YAMLNode?) throws(ScenarioError) -> AdapterSettings {
         var settings = AdapterSettings()
         guard let node else { return settings }
         var reader = try YAMLMappingReader(node, path: "adapter")
@@ -86,7 +86,7 @@ public enum ScenarioLoader {
     }
 
     /// The device, and its peripheral's companion if it has one.
-    private static func deviceSettings(_ node: Node, path: String, seed: UInt64)
+    private static func deviceSettings(_ node: YAMLNode, path: String, seed: UInt64)
         throws(ScenarioError) -> (DeviceSettings, SimulatedCompanion?)
     {
         var reader = try YAMLMappingReader(node, path: path)
@@ -165,7 +165,7 @@ public enum ScenarioLoader {
     }
 
     /// Hex bytes: `"01 02 ff"`, `"0102ff"` or `"01:02:ff"`.
-    private static func bytes(_ node: Node, keyPath: String) throws(ScenarioError) -> [UInt8] {
+    private static func bytes(_ node: YAMLNode, keyPath: String) throws(ScenarioError) -> [UInt8] {
         guard case .scalar(let scalar) = node else {
             throw ScenarioError(key: keyPath, reason: "expected hex bytes such as \"01 02 ff\"", line: node.mark?.line)
         }
@@ -186,13 +186,13 @@ public enum ScenarioLoader {
         return result
     }
 
-    private static func optionValue(_ node: Node, keyPath: String) throws(ScenarioError) -> SimulationOptionValue {
+    private static func optionValue(_ node: YAMLNode, keyPath: String) throws(ScenarioError) -> SimulationOptionValue {
         guard case .scalar(let scalar) = node else {
             throw ScenarioError(key: keyPath, reason: "options are single values", line: node.mark?.line)
         }
-        if YAMLMappingReader.has(node, .bool), let value = node.bool { return .bool(value) }
-        if YAMLMappingReader.has(node, .int), let value = node.int { return .int(value) }
-        if YAMLMappingReader.has(node, .float), let value = node.float { return .double(value) }
+        if node.tag == .bool, let value = node.bool { return .bool(value) }
+        if node.tag == .int, let value = node.int { return .int(value) }
+        if node.tag == .float, let value = node.float { return .double(value) }
         return .string(scalar.string)
     }
 
@@ -203,7 +203,7 @@ public enum ScenarioLoader {
     ]
 
     /// One timeline entry; `addresses` are the devices' and their companions' (a fault may hit a bootloader).
-    private static func timedAction(_ node: Node, path: String, addresses: [BluetoothAddress]) throws(ScenarioError) -> TimedAction {
+    private static func timedAction(_ node: YAMLNode, path: String, addresses: [BluetoothAddress]) throws(ScenarioError) -> TimedAction {
         var reader = try YAMLMappingReader(node, path: path)
         _ = try reader.required("at")
         let at = try reader.duration("at") ?? .zero

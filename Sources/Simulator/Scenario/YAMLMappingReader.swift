@@ -1,19 +1,19 @@
-import Yams
+import YAML
 
 /// Reads one YAML mapping of a scenario with typed accessors that name the key path and line in their errors,
 /// and remembers which keys were read so a misspelt key is an error rather than silently ignored.
 struct YAMLMappingReader {
     let path: String
-    private let pairs: [(key: String, value: Node)]
-    private let mark: Mark?
+    private let pairs: [(key: String, value: YAMLNode)]
+    private let mark: YAMLMark?
     private var read: Set<String> = []
 
-    init(_ node: Node, path: String) throws(ScenarioError) {
+    init(_ node: YAMLNode, path: String) throws(ScenarioError) {
         guard case .mapping(let mapping) = node else {
             throw ScenarioError(key: path, reason: "expected a mapping of keys to values", line: node.mark?.line)
         }
-        var pairs: [(String, Node)] = []
-        for (key, value) in mapping {
+        var pairs: [(String, YAMLNode)] = []
+        for (key, value) in mapping.pairs {
             guard case .scalar(let scalar) = key else {
                 throw ScenarioError(key: path, reason: "keys must be plain names", line: key.mark?.line)
             }
@@ -24,29 +24,26 @@ struct YAMLMappingReader {
         mark = mapping.mark
     }
 
-    /// Whether the node's resolved YAML tag is `name` (Yams keeps `Tag.name` internal).
-    static func has(_ node: Node, _ name: Tag.Name) -> Bool { node.tag.description == name.rawValue }
-
     func keyPath(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
 
     /// The node at `key`, or nil (also for an explicit null).
-    mutating func node(_ key: String) -> Node? {
+    mutating func node(_ key: String) -> YAMLNode? {
         read.insert(key)
         guard let node = pairs.first(where: { $0.key == key })?.value else { return nil }
-        if case .scalar(let scalar) = node, Self.has(node, .null), scalar.string.isEmpty || scalar.string == "~" || scalar.string == "null" {
+        if case .scalar(let scalar) = node, node.tag == .null, scalar.string.isEmpty || scalar.string == "~" || scalar.string == "null" {
             return nil
         }
         return node
     }
 
-    mutating func required(_ key: String) throws(ScenarioError) -> Node {
+    mutating func required(_ key: String) throws(ScenarioError) -> YAMLNode {
         guard let node = node(key) else {
             throw ScenarioError(key: keyPath(key), reason: "is required", line: mark?.line)
         }
         return node
     }
 
-    func error(_ key: String, _ reason: String, _ node: Node?) -> ScenarioError {
+    func error(_ key: String, _ reason: String, _ node: YAMLNode?) -> ScenarioError {
         ScenarioError(key: keyPath(key), reason: reason, line: node?.mark?.line ?? mark?.line)
     }
 
@@ -68,13 +65,13 @@ struct YAMLMappingReader {
 
     mutating func bool(_ key: String) throws(ScenarioError) -> Bool? {
         guard let node = node(key) else { return nil }
-        guard Self.has(node, .bool), let value = node.bool else { throw error(key, "expected true or false", node) }
+        guard node.tag == .bool, let value = node.bool else { throw error(key, "expected true or false", node) }
         return value
     }
 
     mutating func int(_ key: String, in range: ClosedRange<Int>) throws(ScenarioError) -> Int? {
         guard let node = node(key) else { return nil }
-        guard Self.has(node, .int), let value = node.int else { throw error(key, "expected a whole number", node) }
+        guard node.tag == .int, let value = node.int else { throw error(key, "expected a whole number", node) }
         guard range.contains(value) else {
             throw error(key, "must be between \(range.lowerBound) and \(range.upperBound), got \(value)", node)
         }
@@ -102,14 +99,14 @@ struct YAMLMappingReader {
         return .milliseconds(Int64((seconds * 1000).rounded()))
     }
 
-    mutating func sequence(_ key: String) throws(ScenarioError) -> [Node] {
+    mutating func sequence(_ key: String) throws(ScenarioError) -> [YAMLNode] {
         guard let node = node(key) else { return [] }
         guard case .sequence(let sequence) = node else { throw error(key, "expected a list", node) }
-        return Array(sequence)
+        return sequence.items
     }
 
     /// The entries of a nested mapping as raw nodes, keys as written.
-    mutating func entries(_ key: String) throws(ScenarioError) -> [(key: String, value: Node)]? {
+    mutating func entries(_ key: String) throws(ScenarioError) -> [(key: String, value: YAMLNode)]? {
         guard let node = node(key) else { return nil }
         return try YAMLMappingReader(node, path: keyPath(key)).pairs
     }
