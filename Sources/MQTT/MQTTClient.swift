@@ -76,8 +76,9 @@ public final class MQTTClient: Sendable {
         connection.send(.publish(message))
     }
 
-    /// Publishes a message that must not be lost (fitness and epoch records): it is on disk when this returns
-    /// and stays there until the broker acknowledged it, across reconnects and restarts. QoS is at least 1.
+    /// Publishes a message that must not be lost (fitness and epoch records): it is on disk when this returns (an
+    /// fdatasync covering it returned, on the spool's own thread, so the loop never waits for the disk) and stays there
+    /// until the broker acknowledged it, across reconnects and restarts. QoS is at least 1.
     public func publishDurable(_ message: OutgoingMessage) async throws(MQTTError) {
         guard TopicValidation.isValidPublishTopic(message.topic) else { throw .invalidTopic(message.topic) }
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Void, MQTTError>, Never>) in
