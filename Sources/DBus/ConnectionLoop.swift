@@ -29,6 +29,9 @@ final class ConnectionLoop: @unchecked Sendable {
         case subscribe(id: UInt64, rule: MatchRule, continuation: AsyncStream<BusSignal>.Continuation,
                        intercept: (@Sendable (BusSignal) -> Bool)?)
         case unsubscribe(id: UInt64)
+        /// A byte-array property whose lone changes go straight to a handler (`PropertyValueWatches`).
+        case watchPropertyValue(PropertyValueWatches.Watch)
+        case unwatchPropertyValue(id: UInt64)
         /// Starts tracking `name`'s owner (unknown until one of the next two arrives).
         case trackOwner(name: String)
         /// GetNameOwner's answer; ignored when a NameOwnerChanged for the name arrived since tracking began,
@@ -67,6 +70,7 @@ final class ConnectionLoop: @unchecked Sendable {
                                    reply: @Sendable (Result<BusMessage, BusError>) -> Void)] = [:]
     private var subscribers: [UInt64: (rule: MatchRule, continuation: AsyncStream<BusSignal>.Continuation,
                                        intercept: (@Sendable (BusSignal) -> Bool)?)] = [:]
+    private var propertyValueWatches = PropertyValueWatches()
     private var owners: [String: String] = [:]
     private var ownersAwaitingAnswer = Set<String>()
     private var isClosed = false
@@ -320,6 +324,10 @@ final class ConnectionLoop: @unchecked Sendable {
         case .unsubscribe(let id):
             subscribers[id]?.continuation.finish()
             subscribers[id] = nil
+        case .watchPropertyValue(let watch):
+            propertyValueWatches.add(watch)
+        case .unwatchPropertyValue(let id):
+            propertyValueWatches.remove(id: id)
         case .trackOwner(let name):
             if owners[name] == nil { owners[name] = "" }
             ownersAwaitingAnswer.insert(name)
@@ -380,6 +388,7 @@ final class ConnectionLoop: @unchecked Sendable {
     // MARK: Incoming
 
     private func received(_ raw: OpaquePointer) {
+        if !propertyValueWatches.isEmpty, propertyValueWatches.deliver(raw, owner: { owners[$0] }) { return }
         let message = Self.copy(raw)
         switch message.kind {
         case .methodReturn, .error:
