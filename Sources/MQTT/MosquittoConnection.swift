@@ -179,10 +179,13 @@ final class MosquittoConnection: @unchecked Sendable {
         let version = configuration.protocolVersion == .v5 ? MQTT_PROTOCOL_V5 : MQTT_PROTOCOL_V311
         try check(mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, version), "protocol")
         _ = mosquitto_int_option(handle, MOSQ_OPT_TCP_NODELAY, 1)
-        // Not marked "threaded" (which would make libmosquitto queue every packet for a corked `flushWrites`): with it, a
-        // whole stack stopped at once twice left the gateway's close unfinished and it reconnecting for ever (seen
-        // 2026-11-26, not pinned down, not seen without it); each packet is written as it is published, and what is
-        // left goes at the iteration's end.
+        // Not marked "threaded" (which would make libmosquitto queue every packet for a corked `flushWrites`). It was
+        // reverted on 2026-11-26 for a close left unfinished when the broker went at the same moment — not reproduced
+        // since the link became `MQTTLinkStateMachine` (`CloseWhileTheBrokerGoesTests`: that moment, 24 times, passes
+        // in both modes) — and tried again on 2026-11-28: request/answer traffic fell from ~5,500 to ~470 answers/s
+        // (`RequestMemoryEndToEndTests`, one request read per loop iteration and its answer waiting for the
+        // iteration's end), cause not yet found (docs/performance.md). Each packet is written as it is published, and
+        // what is left goes at the iteration's end.
         if let username = configuration.username {
             try check(mosquitto_username_pw_set(handle, username, configuration.password), "username")
         }
