@@ -93,23 +93,37 @@ extension BlueZClient {
     /// the answered closure is called (which calls StopNotify) or the characteristic goes away (then `ended`).
     private func startNotify(_ characteristic: ObjectPath, handler: @escaping @Sendable ([UInt8]) -> Void,
                              ended: @escaping @Sendable () -> Void) async throws(BlueZError) -> @Sendable () -> Void {
+        // A lone Value change is read straight from the signal to the handler (the bus connection's watch); one that
+        // changes more than Value reaches the model and the handler from there (`onValueChange`).
         let stopRoute = onValueChange(of: characteristic, handler)
+        let stopWatch: @Sendable () -> Void
+        do {
+            stopWatch = try await connection.watchByteArrayProperty("Value", of: BlueZNames.gattCharacteristic,
+                                                                    at: characteristic, sender: BlueZNames.service,
+                                                                    handler: handler)
+        } catch {
+            stopRoute()
+            throw BlueZError(error)
+        }
         let gone = events()
         do {
             _ = try await call(characteristic, BlueZNames.gattCharacteristic, "StartNotify")
         } catch {
+            stopWatch()
             stopRoute()
             throw error
         }
         // Unstructured: ends the subscription when BlueZ removes the characteristic; cancelled with the subscription.
         let watch = Task { [self] in
             for await _ in gone where model.characteristics[characteristic] == nil {
+                stopWatch()
                 stopRoute()
                 ended()
                 return
             }
         }
         return { [self] in
+            stopWatch()
             stopRoute()
             watch.cancel()
             if model.characteristics[characteristic] != nil {

@@ -138,6 +138,34 @@ public final class BusConnection: Sendable {
         return stream
     }
 
+    /// Calls `handler` with each new value of a byte-array `property` of `interface` at `path`, sent by the owner of
+    /// `sender`, on the connection's loop as the signal is dispatched and read straight from the message
+    /// (`PropertyValueWatches`): BlueZ's StartNotify notifications. A PropertiesChanged that changes more than this
+    /// property still goes to the `signals` streams that match it. The returned closure ends the watch.
+    public func watchByteArrayProperty(_ property: String, of interface: String, at path: ObjectPath, sender: String,
+                                       handler: @escaping @Sendable ([UInt8]) -> Void) async throws(BusError) -> @Sendable () -> Void {
+        try await trackOwner(of: sender)
+        let id = nextSubscription.wrappingAdd(1, ordering: .relaxed).oldValue
+        let rule = MatchRule(sender: sender, path: path, interface: "org.freedesktop.DBus.Properties",
+                             member: "PropertiesChanged", arg0: interface)
+        loop.send(.watchPropertyValue(.init(id: id, sender: sender, path: path, interface: interface, property: property,
+                                            handler: handler)))
+        do {
+            try await callBus("AddMatch", [.string(rule.description)])
+        } catch {
+            loop.send(.unwatchPropertyValue(id: id))
+            throw error
+        }
+        let loop = loop
+        return {
+            loop.send(.unwatchPropertyValue(id: id))
+            loop.send(.send(OutgoingBusMessage(
+                kind: .methodCall(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                                  interface: "org.freedesktop.DBus", member: "RemoveMatch"),
+                body: [.string(rule.description)]), timeout: nil, reply: nil))
+        }
+    }
+
     /// Signals carry the sender's unique name; to match a rule that names a well-known name, the loop keeps
     /// that name's current owner, fed by NameOwnerChanged.
     private func trackOwner(of name: String) async throws(BusError) {

@@ -12,7 +12,9 @@ import Foundation
 /// acknowledged. After a crash the spool replays from there, so delivery is at least once and in order;
 /// records carry stable ids for consumers that must deduplicate.
 ///
-/// Not thread-safe: the MQTT loop thread owns it (tests use it from one task).
+/// Not thread-safe: the MQTT loop thread owns it (tests use it from one task). It never waits for the disk there:
+/// `makeSyncJob` hands what must reach the disk (copies of the write descriptors, the commit point) to `SpoolSync`'s
+/// thread, which fdatasyncs them; `sync()` does the same at once, for shutdown and tests.
 final class DurableSpool {
     struct Segment {
         var firstSequence: UInt64
@@ -35,9 +37,15 @@ final class DurableSpool {
     private var readFD: (segment: Int, fd: Int32)?
     private var dirtyData = false
     private var dirtyCommit = false
+    /// Write descriptors of segments closed (rotated) with records no sync covered yet: the next job syncs and closes them.
+    private var retiredDescriptors: [Int32] = []
+    /// A segment file was created since the last sync job: its directory must be synced too.
+    private var newSegmentSinceSync = false
     /// Records found torn or corrupt at startup and cut off.
     private(set) var recoveredCorruptions = 0
 
+    /// The sequence number of the last record written (0: none yet).
+    var writtenSequence: UInt64 { nextSequence - 1 }
     var totalBytes: Int { segments.reduce(0) { $0 + $1.size } }
     /// Records written but not yet acknowledged.
     var pendingCount: Int { Int(nextSequence - 1 - committedSequence) - acknowledgedAboveCommit.count }
@@ -64,6 +72,7 @@ final class DurableSpool {
     deinit {
         if writeFD >= 0 { close(writeFD) }
         if let readFD { close(readFD.fd) }
+        for descriptor in retiredDescriptors { close(descriptor) }
     }
 
     // MARK: Writing
@@ -94,17 +103,42 @@ final class DurableSpool {
         return record.sequence
     }
 
-    /// Makes appended records and the commit point durable against power loss (fdatasync). Cheap when
-    /// nothing changed; the loop calls it on a short timer and at shutdown.
-    /// Whether `sync` has anything to make durable.
-    var needsSync: Bool { dirtyData || dirtyCommit }
+    /// Whether a sync has anything to make durable.
+    var needsSync: Bool { dirtyData || dirtyCommit || newSegmentSinceSync || !retiredDescriptors.isEmpty }
 
-    func sync() {
+    /// What the next sync must make durable, taken now (nil: nothing): the loop hands it to the sync thread and goes
+    /// on appending; what is written from now on is the next job's. Cheap: a `dup`, no waiting for the disk.
+    func makeSyncJob() -> SpoolSyncJob? {
+        guard needsSync else { return nil }
+        var descriptors = retiredDescriptors
+        retiredDescriptors = []
         if dirtyData, writeFD >= 0 {
-            fdatasync(writeFD)
-            dirtyData = false
+            let copy = dup(writeFD)
+            // Out of descriptors: synced here, on the loop, rather than not at all.
+            if copy >= 0 { descriptors.append(copy) } else { fdatasync(writeFD) }
         }
-        if dirtyCommit { writeCommit() }
+        let job = SpoolSyncJob(covers: writtenSequence, descriptors: descriptors,
+                               commit: dirtyCommit ? committedSequence : nil, syncDirectory: newSegmentSinceSync,
+                               directory: directory)
+        dirtyData = false
+        dirtyCommit = false
+        newSegmentSinceSync = false
+        return job
+    }
+
+    /// What a job achieved: a commit point that could not be written is written again by the next one, and after a
+    /// failed fdatasync the active segment is synced again (its waiters were told their records are not safe).
+    func syncFinished(_ outcome: SpoolSyncOutcome) {
+        if !outcome.commitWritten { dirtyCommit = true }
+        if outcome.failure != nil {
+            if writeFD >= 0 { dirtyData = true }
+            if outcome.job.syncDirectory { newSegmentSinceSync = true }
+        }
+    }
+
+    /// Makes appended records and the commit point durable now, on the caller's thread: at shutdown and in tests.
+    func sync() {
+        if let job = makeSyncJob() { syncFinished(job.run(sync: { fdatasync($0) })) }
     }
 
     // MARK: Reading and acknowledging
@@ -150,7 +184,7 @@ final class DurableSpool {
 
     // MARK: Recovery and reclaiming
 
-    private var commitPath: String { directory + "/committed" }
+    private var commitPath: String { SpoolSyncJob.commitPath(in: directory) }
 
     private func recover() throws(MQTTError) {
         if let data = readWholeFile(atPath: commitPath), data.count == 8 {
@@ -220,13 +254,16 @@ final class DurableSpool {
 
     private func startSegment(firstSequence: UInt64) throws(MQTTError) {
         if writeFD >= 0 {
-            fdatasync(writeFD)
-            close(writeFD)
+            // Its records reach the disk with the next sync job, on the sync thread.
+            if dirtyData { retiredDescriptors.append(writeFD) } else { close(writeFD) }
+            writeFD = -1
+            dirtyData = false
         }
         let path = segmentPath(firstSequence)
         writeFD = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard writeFD >= 0 else { throw .spoolIO("cannot create \(path): \(String(cString: strerror(errno)))") }
         fchmod(writeFD, 0o600)  // a segment left behind with a looser mode is made private too
+        newSegmentSinceSync = true
         segments.append(Segment(firstSequence: firstSequence, lastSequence: firstSequence - 1, size: 0, path: path))
         if cursor.segment >= segments.count { cursor = (segments.count - 1, 0) }
     }
@@ -234,17 +271,6 @@ final class DurableSpool {
     private func segmentPath(_ first: UInt64) -> String {
         let digits = String(first)
         return directory + "/" + String(repeating: "0", count: max(0, 20 - digits.count)) + digits + ".seg"
-    }
-
-    private func writeCommit() {
-        var value = committedSequence.littleEndian
-        let temporary = commitPath + ".tmp"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard fd >= 0 else { return }
-        fchmod(fd, 0o600)
-        let ok = withUnsafeBytes(of: &value) { writeAll(fd, $0) } == 0
-        close(fd)
-        if ok, rename(temporary, commitPath) == 0 { dirtyCommit = false }
     }
 
     // MARK: File descriptors

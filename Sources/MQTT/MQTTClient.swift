@@ -76,14 +76,22 @@ public final class MQTTClient: Sendable {
         connection.send(.publish(message))
     }
 
-    /// Publishes a message that must not be lost (fitness and epoch records): it is on disk when this returns
-    /// and stays there until the broker acknowledged it, across reconnects and restarts. QoS is at least 1.
+    /// Publishes a message that must not be lost (fitness and epoch records): it is on disk when this returns (an
+    /// fdatasync covering it returned, on the spool's own thread, so the loop never waits for the disk) and stays there
+    /// until the broker acknowledged it, across reconnects and restarts. QoS is at least 1.
     public func publishDurable(_ message: OutgoingMessage) async throws(MQTTError) {
-        guard TopicValidation.isValidPublishTopic(message.topic) else { throw .invalidTopic(message.topic) }
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Void, MQTTError>, Never>) in
-            connection.send(.publishDurable(message, completion: { continuation.resume(returning: $0) }))
+            publishDurable(message, whenStored: { continuation.resume(returning: $0) })
         }
         try result.get()
+    }
+
+    /// `publishDurable` without waiting: messages are spooled in the order of the calls, and `whenStored` is called
+    /// (on the MQTT loop, so it must not block) once the message is on disk or could not be stored.
+    public func publishDurable(_ message: OutgoingMessage,
+                               whenStored: @escaping @Sendable (Result<Void, MQTTError>) -> Void) {
+        guard TopicValidation.isValidPublishTopic(message.topic) else { whenStored(.failure(.invalidTopic(message.topic))); return }
+        connection.send(.publishDurable(message, completion: whenStored))
     }
 
     /// Subscribes now if connected and again after every reconnect.

@@ -30,8 +30,8 @@ enum ConnectionCommand: Sendable {
 /// One libmosquitto handle, driven through its external-loop calls on an `EventLoop`.
 ///
 /// The loop owns the MQTT socket (readable always, writable while libmosquitto has bytes it could not write) and
-/// a 100 ms tick (keep-alive, reconnect attempts, connect timeouts, spool sync); libmosquitto is only ever touched
-/// from the loop thread. A publish from the loop thread itself (a notification decoded on the same loop) goes to
+/// a 100 ms tick (keep-alive, reconnect attempts, connect timeouts, starting spool syncs: `SpoolSync`'s thread runs
+/// them); libmosquitto is only ever touched from the loop thread. A publish from the loop thread itself (a notification decoded on the same loop) goes to
 /// libmosquitto at once, with no hand-off; from another thread it is queued and the loop woken. libmosquitto's
 /// callbacks run inside `mosquitto_loop_read` on the loop; they copy what they get and hand it on (AsyncStream
 /// yields, counters) without blocking.
@@ -76,9 +76,10 @@ final class MosquittoConnection: @unchecked Sendable {
     private var subscriptions: [(filter: String, qos: QoS, retainAsPublished: Bool)] = []
     /// The offline ring, the durable spool and what awaits a PUBACK.
     private var outbound: OutboundQueue
+    /// The spool's fdatasync, on a thread of its own: a durable publish completes once its record is on disk.
+    private let spoolSync: SpoolSync
     /// Called when the connection ends, whichever way (the close's deadline is the machine's).
     private var closeCompletion: (@Sendable () -> Void)?
-    private var lastSpoolSync = ContinuousClock.now
     /// The socket's registration on the loop, and the interest it was given.
     private var socketRegistration: (registration: EventLoop.Registration, interest: EventLoop.Interest)?
     /// Since when the socket is not read because the consumer's buffer is full (see `wantsToRead`).
@@ -110,6 +111,7 @@ final class MosquittoConnection: @unchecked Sendable {
         let spool = try DurableSpool(directory: configuration.spoolDirectory, maximumBytes: configuration.spoolMaximumBytes)
         self.outbound = OutboundQueue(ring: OfflineRing(capacity: configuration.offlineQueueCapacity), spool: spool,
                                       window: configuration.durableWindow)
+        self.spoolSync = SpoolSync(spool: spool)
         if let loose = spool.looseModeTightened {
             logger.warning("the durable spool's folder was open to other users; its mode is now 0700",
                            metadata: ["directory": "\(configuration.spoolDirectory)", "was": "0\(String(loose, radix: 8))"])
@@ -119,6 +121,10 @@ final class MosquittoConnection: @unchecked Sendable {
                            metadata: ["directory": "\(configuration.spoolDirectory)"])
         }
         try makeHandle()
+        spoolSync.whenSyncReturns { [weak self] in
+            guard let self else { return }
+            self.loop.execute { [weak self] in self?.spoolSyncReturned() }
+        }
         updateStatistics()
     }
 
@@ -173,10 +179,13 @@ final class MosquittoConnection: @unchecked Sendable {
         let version = configuration.protocolVersion == .v5 ? MQTT_PROTOCOL_V5 : MQTT_PROTOCOL_V311
         try check(mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, version), "protocol")
         _ = mosquitto_int_option(handle, MOSQ_OPT_TCP_NODELAY, 1)
-        // Not marked "threaded" (which would make libmosquitto queue every packet for a corked `flushWrites`): with it, a
-        // whole stack stopped at once twice left the gateway's close unfinished and it reconnecting for ever (seen
-        // 2026-11-26, not pinned down, not seen without it); each packet is written as it is published, and what is
-        // left goes at the iteration's end.
+        // Not marked "threaded" (which would make libmosquitto queue every packet for a corked `flushWrites`). It was
+        // reverted on 2026-11-26 for a close left unfinished when the broker went at the same moment — not reproduced
+        // since the link became `MQTTLinkStateMachine` (`CloseWhileTheBrokerGoesTests`: that moment, 24 times, passes
+        // in both modes) — and tried again on 2026-11-28: request/answer traffic fell from ~5,500 to ~470 answers/s
+        // (`RequestMemoryEndToEndTests`, one request read per loop iteration and its answer waiting for the
+        // iteration's end), cause not yet found (docs/performance.md). Each packet is written as it is published, and
+        // what is left goes at the iteration's end.
         if let username = configuration.username {
             try check(mosquitto_username_pw_set(handle, username, configuration.password), "username")
         }
@@ -296,10 +305,7 @@ final class MosquittoConnection: @unchecked Sendable {
         case .reportConnected, .reportLost, .reportUnreachable, .warnCredentialsRefused, .sendFinalMessages:
             break  // answers to other events
         }
-        if now - lastSpoolSync > .milliseconds(100) {
-            outbound.spool.sync()
-            lastSpoolSync = now
-        }
+        spoolSync.startIfDue(now: now)
         updateStatistics()
         updateRegistration()
         // Something got under way (a durable record, a lost link): the tick comes sooner.
@@ -475,6 +481,12 @@ final class MosquittoConnection: @unchecked Sendable {
         }
     }
 
+    /// The sync thread returned: the durable publishes it covered complete, and the next sync starts if one is due.
+    private func spoolSyncReturned() {
+        loop.assertInEventLoop()
+        spoolSync.collect()
+    }
+
     // MARK: Commands
 
     private func handle(_ command: ConnectionCommand) {
@@ -484,8 +496,9 @@ final class MosquittoConnection: @unchecked Sendable {
             if machine.isConnected { publishNow(message) } else { outbound.holdOffline(message) }
         case .publishDurable(let message, let completion):
             do {
-                try outbound.spool.append(message, enqueuedAtMilliseconds: Self.wallClockMilliseconds())
-                completion(.success(()))
+                let sequence = try outbound.spool.append(message, enqueuedAtMilliseconds: Self.wallClockMilliseconds())
+                // Answered by the sync thread's fdatasync that covers it, not now: "stored" means on disk.
+                spoolSync.written(sequence, completion: completion)
             } catch {
                 logger.error("durable message not stored", metadata: ["topic": "\(message.topic)", "error": "\(error)"])
                 statistics.withLock { $0.spoolFailures += 1 }
@@ -674,7 +687,7 @@ final class MosquittoConnection: @unchecked Sendable {
         if let tick { loop.cancel(tick.id) }
         if let iterationHook { loop.removeIterationHook(iterationHook) }
         if ownsLoop { loop.stop() }
-        outbound.spool.sync()
+        spoolSync.close()
         updateStatistics()
         statistics.withLock { $0.connected = false }
         if let handle {

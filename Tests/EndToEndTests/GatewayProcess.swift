@@ -35,9 +35,14 @@ struct GatewayProcess {
         """
     }
 
+    /// More environment for every gateway a test starts inside `withValue`, however deep (a `Stack`'s, its restarts):
+    /// an `LD_PRELOAD` shim. A task local, so tests running in parallel do not see each other's.
+    @TaskLocal static var extraEnvironment: [String: String] = [:]
+
     static func start(arguments: [String], in directory: TemporaryDirectory, name: String = "gateway",
                       environment: [String: String] = [:]) throws -> GatewayProcess {
         var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("WEAR2MQTT_") }
+        env.merge(extraEnvironment) { $1 }
         env.merge(environment) { $1 }
         let child = try ChildProcess(executable: executablePath, arguments: arguments, environment: env,
                                      outputPath: directory.file("\(name).out"), errorPath: directory.file("\(name).err"))

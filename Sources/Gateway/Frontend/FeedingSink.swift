@@ -17,9 +17,12 @@ public struct FeedingSink: MessageSink {
     }
 
     /// Offered once stored: a browser never sees a record the spool could not keep.
-    public func publishDurable(_ message: OutgoingMessage) async throws(MQTTError) {
-        try await broker.publishDurable(message)
-        feed.offer(message)
+    public func publishDurable(_ message: OutgoingMessage,
+                               whenStored: @escaping @Sendable (Result<Void, MQTTError>) -> Void) {
+        broker.publishDurable(message) { [feed] result in
+            if case .success = result { feed.offer(message) }
+            whenStored(result)
+        }
     }
 
     public var statistics: MQTTClientStatistics { broker.statistics }

@@ -2,8 +2,9 @@ import Synchronization
 import Wearables
 
 /// Numbers the durable records queued for the spool and tells waiting drivers when a range of them is stored
-/// (`DurableRecords`). Records are stored one at a time and in order (`GatewayCore.publishRecords`), so "stored up
-/// to n" is one counter; the few that could not be stored are remembered by number.
+/// (`DurableRecords`). Records are handed to the spool in order and mostly settle in order (a sync covers a prefix), so
+/// "settled up to n" is one counter, with the few that settle early (a record the spool refused at once) held aside
+/// until the ones before them settle; the few that could not be stored are remembered by number.
 final class DurableRecordTracker: Sendable {
     private struct Waiter {
         var after: UInt64
@@ -13,7 +14,10 @@ final class DurableRecordTracker: Sendable {
 
     private struct State {
         var queued: UInt64 = 0
+        /// Every record up to this number is settled (stored or not).
         var done: UInt64 = 0
+        /// Records above `done` already settled, waiting for the ones before them.
+        var settledAhead: Set<UInt64> = []
         /// Records that could not be stored (rare: a full or unwritable spool); the most recent 1,024.
         var failed: [UInt64] = []
         var waiters: [Waiter] = []
@@ -28,14 +32,16 @@ final class DurableRecordTracker: Sendable {
 
     var queuedCount: UInt64 { state.withLock { $0.queued } }
 
-    /// The oldest queued record was stored (`true`) or could not be (`false`).
-    func finished(stored: Bool) {
+    /// Record `number` (counted from 1 in the order queued) was stored (`true`) or could not be (`false`).
+    func finished(_ number: UInt64, stored: Bool) {
         let ready = state.withLock { state -> [(CheckedContinuation<Bool, Never>, Bool)] in
-            state.done += 1
+            guard number > state.done, !state.settledAhead.contains(number) else { return [] }
             if !stored {
-                state.failed.append(state.done)
+                state.failed.append(number)
                 if state.failed.count > 1024 { state.failed.removeFirst(state.failed.count - 1024) }
             }
+            state.settledAhead.insert(number)
+            while state.settledAhead.remove(state.done + 1) != nil { state.done += 1 }
             return Self.take(&state)
         }
         for (continuation, result) in ready { continuation.resume(returning: result) }

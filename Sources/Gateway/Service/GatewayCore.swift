@@ -285,19 +285,33 @@ public final class GatewayCore: Sendable {
         for message in outputs.withLock({ $0.setOptions(options, for: id) }) { sink.publish(message) }
     }
 
-    /// Durable records, one at a time and in order: each is stored before the next is taken. Runs until `stop`.
+    /// Durable records in order, each handed to the sink without waiting for the one before to be stored: records
+    /// handed over while the spool's sync runs share the next one (group commit), so a sync of thousands of records
+    /// costs a few fdatasyncs, not one each. At most `recordWindow` are unsettled at a time. Runs until `stop`, then
+    /// waits until every record handed over is settled.
     public func publishRecords() async {
+        let (settlements, settle) = AsyncStream.makeStream(of: Void.self)
+        var settled = settlements.makeAsyncIterator()
+        var handedOver: UInt64 = 0, unsettled = 0
         for await record in records {
-            do {
-                try await sink.publishDurable(record)
-                durableRecords.finished(stored: true)
-            } catch {
-                logger.error("a durable record could not be stored", metadata: ["topic": "\(record.topic)", "error": "\(error)"])
-                durableRecords.finished(stored: false)
+            while unsettled >= Self.recordWindow, await settled.next() != nil { unsettled -= 1 }
+            handedOver += 1
+            unsettled += 1
+            sink.publishDurable(record) { [durableRecords, logger, number = handedOver] result in
+                if case .failure(let error) = result {
+                    logger.error("a durable record could not be stored", metadata: ["topic": "\(record.topic)", "error": "\(error)"])
+                }
+                durableRecords.finished(number, stored: (try? result.get()) != nil)
+                settle.yield()
             }
         }
+        while unsettled > 0, await settled.next() != nil { unsettled -= 1 }
+        settle.finish()
         durableRecords.end()
     }
+
+    /// How many durable records may be handed to the sink before the oldest of them is stored.
+    static let recordWindow = 1024
 
     // MARK: Requests
 

@@ -5,10 +5,22 @@ import MQTT
 public protocol MessageSink: Sendable {
     /// A message that may be lost (samples, state that is republished on reconnect). Never blocks.
     func publish(_ message: OutgoingMessage)
-    /// A message that must not be lost (fitness and epoch records): stored when this returns.
-    func publishDurable(_ message: OutgoingMessage) async throws(MQTTError)
+    /// A message that must not be lost (fitness and epoch records), taken in the order of the calls without waiting:
+    /// `whenStored` is called once it is stored (on disk) or could not be. Callers hand over the next record at once,
+    /// so records written while a sync runs share the next one.
+    func publishDurable(_ message: OutgoingMessage, whenStored: @escaping @Sendable (Result<Void, MQTTError>) -> Void)
     /// For `bridge/health`.
     var statistics: MQTTClientStatistics { get }
+}
+
+extension MessageSink {
+    /// A message that must not be lost: stored when this returns.
+    public func publishDurable(_ message: OutgoingMessage) async throws(MQTTError) {
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Void, MQTTError>, Never>) in
+            publishDurable(message, whenStored: { continuation.resume(returning: $0) })
+        }
+        try result.get()
+    }
 }
 
 extension MQTTClient: MessageSink {}

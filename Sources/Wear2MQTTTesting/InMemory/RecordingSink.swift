@@ -29,7 +29,8 @@ public final class RecordingSink: MessageSink {
         forward?(message)
     }
 
-    public func publishDurable(_ message: OutgoingMessage) async throws(MQTTError) {
+    public func publishDurable(_ message: OutgoingMessage,
+                               whenStored: @escaping @Sendable (Result<Void, MQTTError>) -> Void) {
         let forward = state.withLock { state in
             state.durable.append(message)
             state.published.append(message)
@@ -37,6 +38,7 @@ public final class RecordingSink: MessageSink {
         }
         changes.changed()
         forward?(message)
+        whenStored(.success(()))
     }
 
     /// Hands every message, after recording it, to `forward` as well: a broker shared by several gateways
