@@ -41,7 +41,8 @@ import Wear2MQTTTesting
         """) { stack in
             #expect(await stack.until(timeout: .seconds(60)) { stack.payloads("strap/sensor/heart_rate").count >= 5 },
                     "\(proxy.errorOutput)")
-            #expect(await stack.until(timeout: .seconds(60)) { !stack.payloads("thermo/sensor/temperature").isEmpty })
+            #expect(await stack.until(timeout: .seconds(60)) { !stack.payloads("thermo/sensor/temperature").isEmpty },
+                    "\(stack.payloads("thermo")); gateway log: \(stack.gateway.child.errorOutput.suffix(4000))")
             #expect(stack.payloads("strap").last?.contains("\"battery\":66") == true, "\(stack.payloads("strap"))")
             // Each device's state names the radio that holds it.
             #expect(stack.payloads("strap").last?.contains("\"radio\":\"kitchen\"") == true, "\(stack.payloads("strap").last ?? "")")
