@@ -270,7 +270,7 @@ let package = Package(
         .testTarget(name: "MQTTTests", dependencies: ["MQTT", "Wear2MQTTTesting"]),
         .testTarget(name: "ESPHomeTests", dependencies: ["ESPHome", "SystemCrypto",
                                                    .product(name: "SwiftProtobuf", package: "swift-protobuf")]),
-        .testTarget(name: "DBusTests", dependencies: ["DBus", "CDBus", "Wear2MQTTTesting"]),
+        .testTarget(name: "DBusTests", dependencies: ["DBus", "CDBus", "SimulatedWearables", "Wear2MQTTTesting"]),
         .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "Simulator", "wear2mqtt-sim", "Wear2MQTTTesting"]),
         .testTarget(name: "WearablesTests", dependencies: ["Wearables", "SimulatedWearables", "Wear2MQTTTesting"]),
         .testTarget(name: "YAMLTests", dependencies: ["YAML"]),

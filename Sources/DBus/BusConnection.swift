@@ -121,20 +121,8 @@ public final class BusConnection: Sendable {
         let id = nextSubscription.wrappingAdd(1, ordering: .relaxed).oldValue
         let (stream, continuation) = AsyncStream.makeStream(of: BusSignal.self)
         loop.send(.subscribe(id: id, rule: rule, continuation: continuation, intercept: intercept))
-        do {
-            try await callBus("AddMatch", [.string(rule.description)])
-        } catch {
-            loop.send(.unsubscribe(id: id))
-            throw error
-        }
-        let loop = loop
-        continuation.onTermination = { _ in
-            loop.send(.unsubscribe(id: id))
-            loop.send(.send(OutgoingBusMessage(
-                kind: .methodCall(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
-                                  interface: "org.freedesktop.DBus", member: "RemoveMatch"),
-                body: [.string(rule.description)]), timeout: nil, reply: nil))
-        }
+        let remove = try await addMatch(rule, undoing: .unsubscribe(id: id))
+        continuation.onTermination = { _ in remove() }
         return stream
     }
 
@@ -150,15 +138,21 @@ public final class BusConnection: Sendable {
                              member: "PropertiesChanged", arg0: interface)
         loop.send(.watchPropertyValue(.init(id: id, sender: sender, path: path, interface: interface, property: property,
                                             handler: handler)))
+        return try await addMatch(rule, undoing: .unwatchPropertyValue(id: id))
+    }
+
+    /// Adds `rule` at the bus for a receiver already on the loop; `undo` takes that receiver off again — at once when
+    /// the bus refuses the rule, else in the returned closure, which removes the rule too.
+    private func addMatch(_ rule: MatchRule, undoing undo: ConnectionLoop.Command) async throws(BusError) -> @Sendable () -> Void {
         do {
             try await callBus("AddMatch", [.string(rule.description)])
         } catch {
-            loop.send(.unwatchPropertyValue(id: id))
+            loop.send(undo)
             throw error
         }
         let loop = loop
         return {
-            loop.send(.unwatchPropertyValue(id: id))
+            loop.send(undo)
             loop.send(.send(OutgoingBusMessage(
                 kind: .methodCall(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
                                   interface: "org.freedesktop.DBus", member: "RemoveMatch"),

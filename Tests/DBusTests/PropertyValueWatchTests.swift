@@ -1,6 +1,7 @@
 import CDBus
 @testable import DBus
 import Foundation
+import SimulatedWearables
 import Synchronization
 import Testing
 import Wear2MQTTTesting
@@ -79,7 +80,7 @@ import Wear2MQTTTesting
 
     /// Random bodies (seeded): never a crash, and taken only when the body is exactly a lone byte-array `Value`.
     @Test func randomBodiesAreTakenOnlyWhenTheyAreALoneValueChange() {
-        var generator = SplitMix64(seed: 43)
+        var generator = SimulationRandom(seed: 43)
         func randomValue(_ depth: Int) -> DBusValue {
             switch Int.random(in: 0..<(depth > 2 ? 5 : 9), using: &generator) {
             case 0: return .string(["Value", "Notifying", Self.characteristic, ""].randomElement(using: &generator)!)
