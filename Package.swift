@@ -20,7 +20,8 @@ let package = Package(
         .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.0.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.0.0"),
-        .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
+        // Without the default BinaryDelimitedStreams trait: it imports full Foundation, which links ICU (issue 43).
+        .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0", traits: ["FieldMaskUtilities"]),
     ],
     targets: [
         .systemLibrary(
