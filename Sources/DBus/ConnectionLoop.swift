@@ -277,7 +277,7 @@ final class ConnectionLoop: @unchecked Sendable {
     /// notifications' signals; with the data path's coalescing window (one wake-up per 2 ms when busy) that held
     /// StartNotify near 6,000 notifications/s. While more bytes wait, what was read is dispatched and libdbus reads
     /// again, up to `maximumReadRounds` times a wake-up, so one wake-up takes what came and other sources still get
-    /// their turn.
+    /// their turn. The price: one `recv(MSG_PEEK)` per readable wake-up that finds nothing more.
     private func readWhatIsWaiting(_ watch: OpaquePointer, _ fd: Int32) {
         var byte: UInt8 = 0
         for _ in 1..<Self.maximumReadRounds {

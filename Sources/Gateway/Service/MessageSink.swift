@@ -13,14 +13,4 @@ public protocol MessageSink: Sendable {
     var statistics: MQTTClientStatistics { get }
 }
 
-extension MessageSink {
-    /// A message that must not be lost: stored when this returns.
-    public func publishDurable(_ message: OutgoingMessage) async throws(MQTTError) {
-        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Void, MQTTError>, Never>) in
-            publishDurable(message, whenStored: { continuation.resume(returning: $0) })
-        }
-        try result.get()
-    }
-}
-
 extension MQTTClient: MessageSink {}
