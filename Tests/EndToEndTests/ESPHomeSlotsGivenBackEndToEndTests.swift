@@ -48,8 +48,9 @@ import Wear2MQTTTesting
                     && (document["sync"] as? [String: Any])?["state"] as? String == "idle"
             }
             // Each band in turn: connected through the proxy's one slot, synced, let go.
-            #expect(await stack.until(timeout: .seconds(150)) { letGo("band1") && letGo("band2") },
-                    "\(stack.payloads("band1").last ?? "-")\n\(stack.payloads("band2").last ?? "-")\n\(proxy.errorOutput)")
+            let bothLetGo = await stack.until(timeout: .seconds(150)) { letGo("band1") && letGo("band2") }
+            let gatewayLog = bothLetGo ? "" : String(stack.gateway.child.errorOutput.suffix(12000))
+            #expect(bothLetGo, "\(stack.payloads("band1").last ?? "-")\n\(stack.payloads("band2").last ?? "-")\n\(proxy.errorOutput)\n\(gatewayLog)")
             #expect(records("band1") > 50)
             #expect(records("band2") > 50)
             for band in ["band1", "band2"] {
@@ -59,7 +60,8 @@ import Wear2MQTTTesting
             // A command brings a band's link back through the slot, and it is let go again.
             try await stack.request("band1/request/find", #"{"transaction":"find-1","vibrations":2}"#)
             let answer = await stack.response("band1/response/find", transaction: "find-1")
-            #expect(answer?["status"] as? String == "ok", "\(String(describing: answer))")
+            let found = answer?["status"] as? String == "ok"
+            #expect(found, "\(String(describing: answer))\n\(found ? "" : String(stack.gateway.child.errorOutput.suffix(12000)))")
             #expect(await stack.until(timeout: .seconds(60)) { letGo("band1") })
         }
         #expect(proxy.isRunning)

@@ -50,8 +50,11 @@ extension ESPHomeCentral {
             if response.connected {
                 resume(.connect(response.address), .connected(mtu: Int(response.mtu)))
             } else {
-                linkLost(response.address, connectFailure: .failed(name: BlueZErrorName.failed,
-                                                                   message: "the proxy could not connect (error \(response.error))"))
+                // Error 0 answering a connect is ESPHome's "no free connections available".
+                let failure: BlueZError = response.error == 0
+                    ? .connectionLimit("the proxy \(name) has no free connection slot")
+                    : .failed(name: BlueZErrorName.failed, message: "the proxy could not connect (error \(response.error))")
+                linkLost(response.address, connectFailure: failure)
             }
         case .bluetoothGATTGetServicesResponse?:
             guard let response = message.decoded(as: BluetoothGATTGetServicesResponse.self) else { return }
@@ -83,7 +86,11 @@ extension ESPHomeCentral {
                    : .failure(.authenticationFailed("the proxy could not pair (error \(response.error))")))
         case .bluetoothConnectionsFreeResponse?:
             guard let response = message.decoded(as: BluetoothConnectionsFreeResponse.self) else { return }
-            withState { $0.slots = (Int(response.free), Int(response.limit)) }
+            let waiters = withState { state in
+                state.slots = (Int(response.free), Int(response.limit))
+                return response.free > 0 ? state.waiters.takeSlotWaiters() : []
+            }
+            for waiter in waiters { waiter.resume(returning: .done) }
         default:
             break
         }

@@ -130,16 +130,26 @@ public final class ESPHomeCentral: BluetoothCentral {
         if model.devices[device]?.connected == true { return }
         let features = state.withLock { $0.identity?.features } ?? []
         guard state.withLock({ $0.identity != nil }) else { throw .adapterUnavailable("the proxy \(name) is not connected") }
-        if state.withLock({ $0.slots.limit > 0 && $0.slots.free == 0 }) {
-            throw .connectionLimit("the proxy \(name) has no free connection slot")
-        }
+        let deadline = ContinuousClock.now + timeout
+        try await waitForFreeSlot(address, until: deadline)
         let cached = features.contains(.remoteCaching) ? state.withLock({ $0.serviceCache[address] }) : nil
         var request = BluetoothDeviceRequest()
         request.address = address
         request.requestType = cached != nil ? .connectV3WithCache : .connectV3WithoutCache
         request.hasAddressType_p = true
         request.addressType = model.devices[device]?.addressType == "random" ? 1 : 0
-        guard case .connected(let mtu) = try await ask(.connect(address), timeout: timeout, APIMessage(.bluetoothDeviceRequest, request)) else {
+        var answer: ProxyWaiters.Answer
+        while true {
+            do throws(BlueZError) {
+                answer = try await ask(.connect(address), timeout: deadline - .now, APIMessage(.bluetoothDeviceRequest, request))
+                break
+            } catch .connectionLimit {
+                // Refused for want of a slot our count thought free: wait for the proxy's next report, then try again.
+                state.withLock { if $0.slots.limit > 0 { $0.slots.free = 0 } }
+                try await waitForFreeSlot(address, until: deadline)
+            }
+        }
+        guard case .connected(let mtu) = answer else {
             throw .failed(name: BlueZErrorName.failed, message: "unexpected answer to connect")
         }
         let services: [BluetoothGATTService]
@@ -246,14 +256,29 @@ public final class ESPHomeCentral: BluetoothCentral {
     }
 
     /// Sends `message` and waits for the answer `key` names, at most `timeout`.
-    private func ask(_ key: ProxyWaiters.Key, timeout: Duration, _ message: APIMessage) async throws(BlueZError) -> ProxyWaiters.Answer {
+    /// Returns once the proxy reports a free slot, within `timeout`: a slot another device just gave back counts only
+    /// from the proxy's next report, and a connect refused in that moment would fail a visit for nothing.
+    private func waitForFreeSlot(_ address: UInt64, until deadline: ContinuousClock.Instant) async throws(BlueZError) {
+        while state.withLock({ $0.slots.limit > 0 && $0.slots.free == 0 }) {
+            let left = deadline - .now
+            do throws(BlueZError) {
+                guard left > .zero else { throw .timeout("") }
+                _ = try await ask(.freeSlot(address), timeout: left, nil)
+            } catch .timeout {
+                throw .connectionLimit("the proxy \(name) has no free connection slot")
+            }
+        }
+    }
+
+    /// Sends `message` (none: only waits) and waits for the answer `key` names, at most `timeout`.
+    private func ask(_ key: ProxyWaiters.Key, timeout: Duration, _ message: APIMessage?) async throws(BlueZError) -> ProxyWaiters.Answer {
         // The timeout's task, cancelled once the answer came, so no request leaves a task asleep behind it.
         let timer = Mutex<Task<Void, Never>?>(nil)
         let answer = await withCheckedContinuation { (continuation: CheckedContinuation<ProxyWaiters.Answer, Never>) in
             guard state.withLock({ $0.waiters.add(key, continuation) }) else {
                 return continuation.resume(returning: .failure(.inProgress("a request of the same kind is waiting")))
             }
-            client.send(message)
+            if let message { client.send(message) }
             timer.withLock {
                 $0 = Task { [weak self] in
                     guard (try? await Task.sleep(for: timeout)) != nil, let self else { return }
@@ -286,7 +311,7 @@ public final class ESPHomeCentral: BluetoothCentral {
     }
 
     func devicePath(_ address: BluetoothAddress) -> ObjectPath {
-        ObjectPath(adapterPath.rawValue + "/dev_" + address.rawValue.replacingOccurrences(of: ":", with: "_"))
+        ObjectPath(adapterPath.rawValue + "/dev_" + address.rawValue.replacing(":", with: "_"))
     }
 
     /// Applies a model change and announces its events, in order, to every listener.

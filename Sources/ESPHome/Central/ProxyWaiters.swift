@@ -12,10 +12,12 @@ struct ProxyWaiters: Sendable {
         case read(UInt64, UInt32)
         case write(UInt64, UInt32)
         case notify(UInt64, UInt32)
+        /// A connect waiting for the proxy to report a free slot (it reports after every connection change).
+        case freeSlot(UInt64)
 
         var address: UInt64 {
             switch self {
-            case .connect(let a), .disconnect(let a), .services(let a), .pair(let a), .read(let a, _), .write(let a, _), .notify(let a, _): a
+            case .connect(let a), .disconnect(let a), .services(let a), .pair(let a), .read(let a, _), .write(let a, _), .notify(let a, _), .freeSlot(let a): a
             }
         }
 
@@ -52,6 +54,12 @@ struct ProxyWaiters: Sendable {
     /// Every GATT waiter on `handle` of `address` (an error response names the attribute, not the request).
     mutating func take(address: UInt64, handle: UInt32) -> [CheckedContinuation<Answer, Never>] {
         let keys = waiting.keys.filter { $0.address == address && $0.handle == handle }
+        return keys.compactMap { waiting.removeValue(forKey: $0) }
+    }
+
+    /// Every connect waiting for a free slot.
+    mutating func takeSlotWaiters() -> [CheckedContinuation<Answer, Never>] {
+        let keys = waiting.keys.filter { if case .freeSlot = $0 { true } else { false } }
         return keys.compactMap { waiting.removeValue(forKey: $0) }
     }
 

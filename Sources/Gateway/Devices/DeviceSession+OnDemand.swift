@@ -82,6 +82,7 @@ extension DeviceSession {
             _ = try await whileSessionStarts { () async throws(CommandError) -> DeviceValue in
                 try await execute(.sync(since: nil, until: nil))
             }
+            visits?.periodicSynced()
         } catch {
             logger.notice("the visit's sync did not complete", metadata: ["device": "\(device.id)", "error": "\(error)"])
         }

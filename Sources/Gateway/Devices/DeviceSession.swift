@@ -1,7 +1,7 @@
 import BlueZ
 import DBus
 import EventLoop
-import Foundation
+import FoundationEssentials
 import Logging
 import MQTT
 import Wearables
@@ -271,6 +271,10 @@ public actor DeviceSession {
             group.cancelAll()
         }
         link = nil
+        if visits?.phase == .visiting {
+            visits?.linkLost()
+            publishLink()
+        }
         if !Task.isCancelled { logger.info("device disconnected", metadata: ["device": "\(device.id)"]) }
         return apply(lifecycle.disconnected())
     }

@@ -27,6 +27,9 @@ public struct OnDemandVisits: Sendable, Equatable {
     /// Keeps the link at least until then whatever happens (a code shown on the device, waiting to be typed in).
     public private(set) var heldUntil: ContinuousClock.Instant?
     public private(set) var phase: Phase?
+    /// The periodic visit on the link now, until it has synced or let the link go: the time it was due, which it
+    /// is again if the link drops before.
+    public private(set) var periodicDue: ContinuousClock.Instant?
 
     public init(interval: Duration, linger: Duration = Self.defaultLinger, now: ContinuousClock.Instant) {
         self.interval = interval
@@ -50,8 +53,25 @@ public struct OnDemandVisits: Sendable, Equatable {
         requested = false
         lastActivity = now
         guard now >= nextVisit else { return false }
+        periodicDue = nextVisit
         nextVisit = now + interval
         return true
+    }
+
+    /// The periodic visit's sync is done: a link lost from now on does not make it due again.
+    public mutating func periodicSynced() { periodicDue = nil }
+
+    /// The link dropped without being let go. A periodic visit that had not synced yet is due again (retried after
+    /// the backoff, `unreachable` meanwhile); otherwise the device was there, as after a let-go.
+    public mutating func linkLost() {
+        guard phase == .visiting else { return }
+        if let due = periodicDue {
+            nextVisit = due
+            periodicDue = nil
+            phase = .unreachable
+        } else {
+            phase = .idle
+        }
     }
 
     /// An attempt did not reach the device. A periodic visit stays due, so the session retries after its backoff;
@@ -62,7 +82,10 @@ public struct OnDemandVisits: Sendable, Equatable {
     }
 
     /// Let go after a visit: the device was there, and is again at the next one.
-    public mutating func letGo() { phase = .idle }
+    public mutating func letGo() {
+        phase = .idle
+        periodicDue = nil
+    }
 
     public mutating func visitRequested() { requested = true }
 

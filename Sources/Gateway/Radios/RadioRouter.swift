@@ -6,7 +6,9 @@ import Synchronization
 /// Which radio serves a device when its session connects: the one holding it if any does (a session never loses its
 /// link to a change of mind), else `RadioChoice` among the radios that heard it in the last `freshness` with a free
 /// connection slot — the local adapter (by BlueZ's RSSI) or an ESPHome proxy (by its smoothed advertisements) — else
-/// the configured adapter, where discovery then looks for it. A connected device is not moved to a louder radio: a
+/// a proxy that heard it with its slots taken (the device waits for one: an on-demand band does not take the local
+/// adapter, which never heard it, for a radio with slots to spare), else the configured adapter, where discovery then
+/// looks for it. A connected device is not moved to a louder radio: a
 /// handover costs a reconnect and a gap in its data; it moves when its link drops (radio lost, walked out of range).
 public final class RadioRouter: Sendable {
     public let local: any BluetoothCentral
@@ -40,6 +42,8 @@ public final class RadioRouter: Sendable {
         }
         var adapters: [ObjectPath: AdapterInfo] = [:]
         var candidates: [RadioChoice.Candidate] = []
+        // A proxy that heard it with every slot taken: where it waits for a slot, when no other radio hears it.
+        var busy: AdapterInfo?
         if let fallback, fallback.powered, let rssi = localModel.device(address: address, adapter: fallback.path)?.rssi {
             adapters[fallback.path] = fallback
             candidates.append(.init(adapter: fallback.path, rssi: rssi))
@@ -48,11 +52,14 @@ public final class RadioRouter: Sendable {
             guard proxy.isServiceAvailable, let adapter = proxy.model.adapters[proxy.adapterPath], adapter.powered,
                   let heard = proxy.lastHeard(address), heard.age < freshness else { continue }
             let slots = proxy.slots
-            if slots.limit > 0, slots.free == 0 { continue }
+            if slots.limit > 0, slots.free == 0 {
+                busy = busy ?? adapter
+                continue
+            }
             adapters[adapter.path] = adapter
             candidates.append(.init(adapter: adapter.path, rssi: heard.rssi))
         }
-        guard let chosen = choice.choose(candidates, previous: previous.withLock { $0[address] }) else { return fallback }
+        guard let chosen = choice.choose(candidates, previous: previous.withLock { $0[address] }) else { return busy ?? fallback }
         previous.withLock { $0[address] = chosen }
         return adapters[chosen]
     }

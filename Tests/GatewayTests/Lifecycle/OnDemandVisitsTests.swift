@@ -92,4 +92,32 @@ struct OnDemandVisitsTests {
         #expect(periodic3)
         #expect(visits.phase == .visiting)
     }
+
+    @Test("a link lost before the periodic visit synced makes that visit due again; after the sync it does not")
+    func linkLostDuringAVisit() {
+        var visits = plan()
+        _ = visits.connected(at: at(2))
+        visits.linkLost()
+        #expect(visits.phase == .unreachable)
+        #expect(visits.wantsLink(at: at(3)), "the sync it missed is retried after the backoff")
+        let retried = visits.connected(at: at(5))
+        #expect(retried, "and the retry is the periodic visit, which syncs")
+        #expect(visits.nextVisit == at(3605))
+        visits.periodicSynced()
+        visits.linkLost()
+        #expect(visits.phase == .idle)
+        #expect(!visits.wantsLink(at: at(3604)))
+        // A visit for a command that loses its link leaves the periodic one where it was.
+        visits.visitRequested()
+        _ = visits.connected(at: at(100))
+        visits.linkLost()
+        #expect(visits.phase == .idle)
+        #expect(visits.nextVisit == at(3605))
+        // Let go on purpose: the visit is over even when its sync failed, and a loss after it changes nothing.
+        _ = visits.connected(at: at(3605))
+        visits.letGo()
+        visits.linkLost()
+        #expect(visits.phase == .idle)
+        #expect(visits.nextVisit == at(7205))
+    }
 }
