@@ -41,6 +41,13 @@ let package = Package(
             pkgConfig: "yaml-0.1",
             providers: [.apt(["libyaml-dev"])]
         ),
+        /// The system's zlib: a firmware package's deflated entries and CRC-32 (docs/decisions.md, "A binary without
+        /// ICU": ZIPFoundation imports all of Foundation).
+        .systemLibrary(
+            name: "CSystemZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
         /// YAML documents as node trees with lines, and `Codable` over them: the configuration file and the scenarios.
         .target(name: "YAML", dependencies: ["CYAML"]),
         /// SHA-2, HMAC, PBKDF2, ChaCha20-Poly1305 and X25519 from the system's libcrypto (docs/decisions.md, "A binary
@@ -112,8 +119,8 @@ let package = Package(
                 "Wearables",
                 .product(name: "Logging", package: "swift-log"),
                 "SystemCrypto",
+                "CSystemZlib",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
-                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ],
             // The schema and the script that turns it into dfu-init.pb.swift (committed, so builds need no protoc).
             exclude: ["Protobuf/dfu-init.proto", "Protobuf/regenerate"]
@@ -157,6 +164,7 @@ let package = Package(
             name: "MQTT",
             dependencies: [
                 "CMosquitto",
+                "CSystemZlib",
                 "EventLoop",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "DequeModule", package: "swift-collections"),

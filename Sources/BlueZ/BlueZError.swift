@@ -65,7 +65,7 @@ public enum BlueZError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The peripheral's ATT error code when BlueZ passed one on (`Operation failed with ATT error: 0x80`, from
     /// `create_gatt_dbus_error` in bluez `src/gatt-client.c`): vendor services answer refusals this way.
     public var attErrorCode: UInt8? {
-        guard case .failed(_, let message) = self, let range = message.range(of: "ATT error: 0x") else { return nil }
+        guard case .failed(_, let message) = self, let range = message.firstRange(of: "ATT error: 0x") else { return nil }
         return UInt8(message[range.upperBound...].prefix(2), radix: 16)
     }
 

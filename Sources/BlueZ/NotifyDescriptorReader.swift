@@ -4,7 +4,7 @@ import Glibc
 import CEpoll
 import DBus
 import EventLoop
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// Reads the notification sockets that AcquireNotify hands out, on an `EventLoop`: each socket is registered with

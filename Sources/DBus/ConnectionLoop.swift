@@ -3,7 +3,7 @@ import Glibc
 #endif
 import CDBus
 import EventLoop
-import Foundation
+import FoundationEssentials
 import Logging
 import Synchronization
 

@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import CEpoll
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// One thread that waits in `epoll_wait` for every descriptor of the data path — the notification sockets
@@ -111,9 +111,7 @@ public final class EventLoop: @unchecked Sendable {
 
     /// Starts the loop's thread. The loop keeps itself alive until `stop()`.
     public func start() {
-        let thread = Thread { [self] in run() }
-        thread.name = name
-        thread.start()
+        NamedThread.start(name) { [self] in run() }
     }
 
     /// Ends the loop after the current iteration; its registrations are dropped (their descriptors stay open:
@@ -229,8 +227,6 @@ public final class EventLoop: @unchecked Sendable {
 
     private func run() {
         threadID.withLock { $0 = pthread_self() }
-        // The name `top -H` and perf show (Linux keeps 15 bytes); Foundation's Thread.name does not reach the kernel.
-        _ = wear2mqtt_name_this_thread(name)
         while !stopped.load(ordering: .acquiring) {
             let count = epoll_wait(epoll, &events, Int32(events.count), timeoutMilliseconds())
             queue.withLock { $0.sleeping = false }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import SwiftProtobuf
 
 /// Reading and writing the init packet through the messages generated from `Protobuf/dfu-init.proto`.

@@ -1,7 +1,6 @@
 import SystemCrypto
-import Foundation
+import FoundationEssentials
 import Wearables
-import ZIPFoundation
 
 /// The init packet (`.dat`) of Nordic Secure DFU: a protobuf `Packet` of the nRF5 SDK's `dfu-cc.proto`, which
 /// tells the bootloader what firmware follows (type, sizes, versions, hash) before a byte of it is sent.
@@ -153,7 +152,7 @@ public struct DFUInitPacket: Sendable, Equatable {
         case .noHash:
             return nil
         case .crc:
-            let crc = Data(image).crc32(checksum: 0)
+            let crc = DFUChecksum.crc32(image)
             computed = (0..<4).map { UInt8(truncatingIfNeeded: crc >> (8 * $0)) }
         case .sha256:
             computed = Self.storedSHA256(of: image)

@@ -1,6 +1,4 @@
-import Foundation
 import Wearables
-import ZIPFoundation
 
 /// Why a firmware package was refused before anything was sent to a device. The message is a sentence for the
 /// person who asked for the update. Like the other codec errors it carries no MQTT error code: the gateway
@@ -183,37 +181,13 @@ public struct DFUPackage: Sendable, Equatable {
     /// In the order they must be sent (`DFUImageKind`).
     public var images: [DFUImage]
 
-    public init(data: [UInt8], maximumSize: Int) throws(DFUPackageError) {
-        try self.init(data: Data(data), maximumSize: maximumSize)
-    }
-
     /// Refuses data over `maximumSize` before unzipping, and entries that together would expand beyond it
     /// before inflating any; an entry that inflates to more than its header declared is refused while
     /// inflating, so no more than `maximumSize` bytes are ever held.
-    public init(data: Data, maximumSize: Int) throws(DFUPackageError) {
+    public init(data: [UInt8], maximumSize: Int) throws(DFUPackageError) {
         guard data.count <= maximumSize else { throw .tooLarge(bytes: data.count, limit: maximumSize) }
-        switch ZIPLayout.check(data) {
-        case .notAZip?: throw .notAZip
-        case .unsupported(let reason)?: throw .unsupportedZip(reason)
-        case nil: break
-        }
-        let archive: Archive
-        do {
-            archive = try Archive(data: data, accessMode: .read)
-        } catch {
-            throw .notAZip
-        }
-        var entries: [String: Entry] = [:]
-        var declaredTotal: UInt64 = 0
-        for entry in archive {
-            let (sum, overflow) = declaredTotal.addingReportingOverflow(entry.uncompressedSize)
-            declaredTotal = overflow ? .max : sum
-            guard declaredTotal <= UInt64(maximumSize) else {
-                throw .expandsTooLarge(bytes: declaredTotal, limit: maximumSize)
-            }
-            entries[entry.path] = entry
-        }
-        let reader = EntryReader(archive: archive, entries: entries)
+        let archive = try ZIPArchive(bytes: data, expandingAtMost: maximumSize)
+        let reader = EntryReader(archive: archive)
 
         let manifest = try DFUManifest(json: reader.contents(of: "manifest.json", orThrow: .missingManifest))
         images = try manifest.entries.map { entry throws(DFUPackageError) in
@@ -271,40 +245,17 @@ public struct DFUPackage: Sendable, Equatable {
     }
 }
 
-/// Inflates named entries, holding each to the size its header declared.
+/// Reads named entries that must be files.
 private struct EntryReader {
-    let archive: Archive
-    let entries: [String: Entry]
-
-    /// Thrown from the consumer when an entry inflates past its declared size.
-    private struct Overrun: Error {}
+    let archive: ZIPArchive
 
     func contents(of name: String, orThrow missing: DFUPackageError) throws(DFUPackageError) -> [UInt8] {
-        guard let entry = entries[name] else { throw missing }
-        guard entry.type == .file else {
-            throw .corruptEntry(name: name, reason: "it is a \(entry.type == .directory ? "directory" : "symbolic link"), not a file")
+        guard let entry = archive.entries.first(where: { $0.name == name }) else { throw missing }
+        switch entry.kind {
+        case .file: return try archive.contents(of: entry)
+        case .directory: throw .corruptEntry(name: name, reason: "it is a directory, not a file")
+        case .symbolicLink: throw .corruptEntry(name: name, reason: "it is a symbolic link, not a file")
         }
-        let declared = entry.uncompressedSize
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(Int(declared))
-        let checksum: CRC32
-        do {
-            checksum = try archive.extract(entry) { chunk in
-                guard UInt64(bytes.count) + UInt64(chunk.count) <= declared else { throw Overrun() }
-                bytes += chunk
-            }
-        } catch is Overrun {
-            throw .corruptEntry(name: name, reason: "it inflates to more than the \(declared) bytes its header declares")
-        } catch {
-            throw .corruptEntry(name: name, reason: "it does not unpack (\(error))")
-        }
-        guard UInt64(bytes.count) == declared else {
-            throw .corruptEntry(name: name, reason: "it unpacks to \(bytes.count) bytes, its header declares \(declared)")
-        }
-        guard checksum == entry.checksum else {
-            throw .corruptEntry(name: name, reason: "its CRC-32 does not match")
-        }
-        return bytes
     }
 }
 
@@ -323,19 +274,20 @@ struct DFUManifest {
     var entries: [Entry]
 
     init(json bytes: [UInt8]) throws(DFUPackageError) {
-        let object: Any
-        do {
-            object = try JSONSerialization.jsonObject(with: Data(bytes))
+        let top: DeviceValue
+        do throws(JSONParsingError) {
+            top = try JSONParser.parse(bytes, limits: JSONLimits(maximumBytes: bytes.count, maximumDepth: 32))
         } catch {
-            throw .invalidManifest("it is not JSON")
+            guard case .syntax(let problem, let offset) = error else { throw .invalidManifest("\(error)") }
+            throw .invalidManifest("it is not JSON: \(problem) at byte \(offset)")
         }
-        guard let top = object as? [String: Any], let manifest = top["manifest"] as? [String: Any] else {
+        guard let manifest = top["manifest"]?.object else {
             throw .invalidManifest("it has no \"manifest\" object at the top")
         }
         var entries: [Entry] = []
         for kind in DFUImageKind.allCases {
             guard let value = manifest[kind.manifestKey] else { continue }
-            guard let image = value as? [String: Any] else {
+            guard let image = value.object else {
                 throw .invalidManifest("\"\(kind.manifestKey)\" is not an object")
             }
             let binFile = try Self.fileName(image, "bin_file", of: kind)
@@ -345,7 +297,7 @@ struct DFUManifest {
             entry.softDeviceSize = try Self.size(image, "sd_size", at: kind.manifestKey)
             entry.bootloaderSize = try Self.size(image, "bl_size", at: kind.manifestKey)
             if let metadata = image["info_read_only_metadata"] {
-                guard let metadata = metadata as? [String: Any] else {
+                guard let metadata = metadata.object else {
                     throw .invalidManifest("\"\(kind.manifestKey).info_read_only_metadata\" is not an object")
                 }
                 let path = kind.manifestKey + ".info_read_only_metadata"
@@ -368,17 +320,16 @@ struct DFUManifest {
         self.entries = entries
     }
 
-    private static func fileName(_ image: [String: Any], _ key: String, of kind: DFUImageKind) throws(DFUPackageError) -> String {
-        guard let name = image[key] as? String, !name.isEmpty else {
+    private static func fileName(_ image: [String: DeviceValue], _ key: String, of kind: DFUImageKind) throws(DFUPackageError) -> String {
+        guard let name = image[key]?.text, !name.isEmpty else {
             throw .invalidManifest("\"\(kind.manifestKey)\" has no \"\(key)\" name")
         }
         return name
     }
 
-    private static func size(_ object: [String: Any], _ key: String, at path: String) throws(DFUPackageError) -> Int? {
+    private static func size(_ object: [String: DeviceValue], _ key: String, at path: String) throws(DFUPackageError) -> Int? {
         guard let value = object[key] else { return nil }
-        guard let number = value as? NSNumber,
-              let size = Int(exactly: number.doubleValue), size >= 0 else {
+        guard let size = value.integer.flatMap({ Int(exactly: $0) }), size >= 0 else {
             throw .invalidManifest("\"\(path).\(key)\" is not a size in bytes")
         }
         return size

@@ -6,7 +6,7 @@ import Musl
 import Darwin
 #endif
 import SystemCrypto
-import Foundation
+import FoundationEssentials
 import Wearables
 
 /// What the gateway checks before a firmware update sends anything: `request/dfu` names a file under the

@@ -1,6 +1,5 @@
-import Foundation
+import CSystemZlib
 import Wearables
-import ZIPFoundation
 
 // Nordic Secure DFU over BLE (nRF5 SDK 12+ bootloaders), as documented by NordicSemiconductor/Android-DFU-Library
 // (`SecureDfuImpl.java`) and the nRF5 SDK (`nrf_dfu_req_handler.c`, `nrf_dfu_ble.c`, `nrf_dfu_handling_error.h`).
@@ -369,14 +368,15 @@ public struct DFUTransferProgress: Equatable, Sendable {
     }
 }
 
-/// zlib's CRC-32 (reflected 0xEDB88320, as the nRF5 SDK's `crc32_compute`), incremental: the CRC of `a + b` is
+/// zlib's CRC-32 (reflected 0xEDB88320, as the nRF5 SDK's `crc32_compute` and zip), incremental: the CRC of `a + b` is
 /// `update(update(initial, a), b)`.
 enum DFUChecksum {
     static let initial: UInt32 = 0
 
     static func update(_ crc: UInt32, with bytes: some Collection<UInt8>) -> UInt32 {
         guard !bytes.isEmpty else { return crc }
-        return Data(bytes).crc32(checksum: crc)
+        let contiguous = bytes.withContiguousStorageIfAvailable { UInt32(CSystemZlib.crc32(UInt(crc), $0.baseAddress, UInt32($0.count))) }
+        return contiguous ?? update(crc, with: Array(bytes))
     }
 
     static func crc32(_ bytes: some Collection<UInt8>) -> UInt32 { update(initial, with: bytes) }

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
+import FoundationEssentials
 
 /// The on-disk spool behind wear2mqtt's promise that durable messages (fitness and epoch records) survive a
 /// broker outage and a gateway restart.

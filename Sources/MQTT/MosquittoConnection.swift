@@ -3,7 +3,7 @@ import Glibc
 #endif
 import CMosquitto
 import EventLoop
-import Foundation
+import FoundationEssentials
 import Logging
 import Synchronization
 
@@ -415,12 +415,10 @@ final class MosquittoConnection: @unchecked Sendable {
                      metadata: ["host": "\(configuration.host)", "port": "\(configuration.port)"])
         let attempt = ConnectAttempt(handle: handle, properties: properties, configuration: configuration)
         properties = nil  // the attempt frees them
-        let thread = Thread { [self] in
+        NamedThread.start("mqtt-connect") { [self] in
             let result = attempt.run()
             loop.execute { [self] in connectReturned(result) }
         }
-        thread.name = "mqtt-connect"
-        thread.start()
     }
 
     /// The helper thread's `mosquitto_connect` returned: on success the CONNACK is awaited on the loop.

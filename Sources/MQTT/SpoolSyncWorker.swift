@@ -2,7 +2,8 @@
 import Glibc
 #endif
 import Dispatch
-import Foundation
+import EventLoop
+import FoundationEssentials
 import Synchronization
 
 /// The durable spool's own thread, started once per spool: it runs one `SpoolSyncJob` at a time, so an fdatasync that
@@ -29,9 +30,7 @@ final class SpoolSyncWorker: Sendable {
     init(name: String, sync: @escaping @Sendable (Int32) -> Int32) {
         self.sync = sync
         // The thread keeps the worker alive until `stop`.
-        let thread = Thread { [self] in work() }
-        thread.name = name
-        thread.start()
+        NamedThread.start(name) { [self] in work() }
     }
 
     /// Called on the worker's thread after each job (the owner hands it to its loop).
@@ -68,7 +67,6 @@ final class SpoolSyncWorker: Sendable {
     }
 
     private func work() {
-        Self.nameThisThread("spool-sync")
         while true {
             wake.wait()
             let next = state.withLock { state -> (job: SpoolSyncJob?, stop: Bool) in
@@ -94,13 +92,5 @@ final class SpoolSyncWorker: Sendable {
         }
         for descriptor in abandoned?.descriptors ?? [] { close(descriptor) }
         returned.signal()
-    }
-
-    /// The name `top -H` (and the slow-card test's shim) see: Foundation's `Thread.name` does not reach the kernel.
-    private static func nameThisThread(_ name: String) {
-        let descriptor = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return }
-        _ = name.withCString { write(descriptor, $0, strlen($0)) }
-        close(descriptor)
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import EventLoop
-import Foundation
+import FoundationEssentials
+import Glibc
 import Frontend
 import Gateway
 import Logging
@@ -52,8 +53,14 @@ struct GlobalOptions: ParsableArguments {
 
 /// Prints `wear2mqtt: <message>` to stderr and exits with `status`.
 func fail(_ status: Int32, _ message: String) -> Never {
-    FileHandle.standardError.write(Data("wear2mqtt: \(message)\n".utf8))
+    say(message)
     exit(status)
+}
+
+/// Prints `wear2mqtt: <line>` to stderr.
+func say(_ line: String) {
+    let text = "wear2mqtt: \(line)\n"
+    _ = text.withCString { write(STDERR_FILENO, $0, strlen($0)) }
 }
 
 struct Run: AsyncParsableCommand {
@@ -179,7 +186,7 @@ struct ConfigCommand: AsyncParsableCommand {
                 }
             }
             print(configuration.resolvedSummary(maskSecrets: true), terminator: "")
-            FileHandle.standardError.write(Data("wear2mqtt: configuration \(options.config) is valid\n".utf8))
+            say("configuration \(options.config) is valid")
         }
     }
 }

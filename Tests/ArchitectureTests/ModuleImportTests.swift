@@ -16,16 +16,17 @@ struct ModuleImportTests {
         "CMosquitto": [],
         "CTLS": [],
         "CYAML": [],
+        "CSystemZlib": [],
         "SystemCrypto": ["CTLS"],
         "YAML": ["CYAML"],
         "CEpoll": [],
         "EventLoop": ["CEpoll", "HeapModule"],
         "DBus": ["CDBus", "EventLoop"],
         "BlueZ": ["CEpoll", "DBus", "EventLoop"],
-        "MQTT": ["CMosquitto", "EventLoop", "DequeModule"],
+        "MQTT": ["CMosquitto", "CSystemZlib", "EventLoop", "DequeModule"],
         "ESPHome": ["BlueZ", "DBus", "EventLoop", "SystemCrypto", "SwiftProtobuf"],
         "Wearables": ["BlueZ", "DBus", "EventLoop", "SystemCrypto", "SwiftProtobuf"],
-        "Firmware": ["Wearables", "BlueZ", "SystemCrypto", "SwiftProtobuf", "ZIPFoundation"],
+        "Firmware": ["Wearables", "BlueZ", "SystemCrypto", "SwiftProtobuf", "CSystemZlib"],
         "Gateway": ["Wearables", "Firmware", "BlueZ", "DBus", "ESPHome", "MQTT", "EventLoop", "YAML", "ServiceLifecycle", "Prometheus", "SystemCrypto",
                     "DequeModule", "OrderedCollections"],
         "MetricsExporter": ["NIOCore", "NIOPosix", "NIOHTTP1", "ServiceLifecycle"],
@@ -47,7 +48,7 @@ struct ModuleImportTests {
     ]
 
     /// The modules that make up the daemon: none of them may import what only tests, the simulator and the bench use.
-    static let product = ["CDBus", "CMosquitto", "CTLS", "CYAML", "CEpoll", "YAML", "SystemCrypto", "EventLoop", "DBus", "BlueZ", "ESPHome", "MQTT", "Wearables", "Firmware", "Gateway", "MetricsExporter", "Frontend", "wear2mqtt"]
+    static let product = ["CDBus", "CMosquitto", "CTLS", "CYAML", "CSystemZlib", "CEpoll", "YAML", "SystemCrypto", "EventLoop", "DBus", "BlueZ", "ESPHome", "MQTT", "Wearables", "Firmware", "Gateway", "MetricsExporter", "Frontend", "wear2mqtt"]
     static let neverInTheProduct: Set<String> = ["SimulatedWearables", "Simulator", "Wear2MQTTTesting", "Testing", "FuzzTargets"]
 
     static let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -90,6 +91,21 @@ struct ModuleImportTests {
     func theProductLinksNoSimulation() {
         for module in Self.product {
             #expect(Self.allowed[module, default: []].isDisjoint(with: Self.neverInTheProduct), "\(module)")
+        }
+    }
+
+    /// Full Foundation on Linux brings FoundationInternationalization and ICU's 34 MB data table into the static
+    /// binary (docs/decisions.md, "A binary without ICU"); FoundationEssentials has what the daemon uses. Generated
+    /// protobuf files import Foundation only where FoundationEssentials does not exist.
+    @Test("the daemon's modules import FoundationEssentials, never all of Foundation", arguments: product)
+    func theProductLeavesICUOut(module: String) throws {
+        let root = Self.sources.appendingPathComponent(module)
+        guard let walker = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil) else { return }
+        for case let url as URL in walker where url.pathExtension == "swift" {
+            let text = try String(contentsOf: url, encoding: .utf8)
+            let importsFoundation = text.split(separator: "\n").contains { $0.hasSuffix("import Foundation") }
+            #expect(!importsFoundation || text.contains("#if canImport(FoundationEssentials)"),
+                    "\(url.lastPathComponent) imports Foundation")
         }
     }
 

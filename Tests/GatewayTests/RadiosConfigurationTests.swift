@@ -70,11 +70,11 @@ struct RadiosConfigurationTests {
         ("Zm9vYmFy", Array("foobar".utf8)),
     ])
     func base64(text: String, bytes: [UInt8]) {
-        #expect(Base64.decode(text) == bytes)
+        #expect(Configuration.RadioEntry.base64Decoded(text) == bytes)
     }
 
     @Test("not base64", arguments: ["Zg=", "Z===", "Zg==Zg==", "Zm9v!", "Zm 9"])
     func notBase64(text: String) {
-        #expect(Base64.decode(text) == nil)
+        #expect(Configuration.RadioEntry.base64Decoded(text) == nil)
     }
 }

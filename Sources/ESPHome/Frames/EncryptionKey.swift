@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
-import Foundation
+import FoundationEssentials
 #endif
 
 /// ESPHome's `api.encryption.key`: 32 random bytes written in base64 (44 characters), as the device's YAML and Home
@@ -9,7 +9,9 @@ import Foundation
 public enum EncryptionKey {
     /// The 32 bytes, or nil when `text` is not base64 of 32 bytes.
     public static func parse(base64 text: String) -> [UInt8]? {
-        guard let data = Data(base64Encoded: text.trimmingCharacters(in: .whitespacesAndNewlines)), data.count == 32 else { return nil }
+        let start = text.firstIndex { !$0.isWhitespace } ?? text.endIndex
+        let end = text.lastIndex { !$0.isWhitespace }.map(text.index(after:)) ?? start
+        guard let data = Data(base64Encoded: String(text[start..<end])), data.count == 32 else { return nil }
         return Array(data)
     }
 

@@ -1,5 +1,5 @@
 import Firmware
-import Foundation
+import FoundationEssentials
 import MQTT
 
 /// Remembers, in the state directory, that the broker once accepted this gateway's credentials, so that a later
@@ -33,14 +33,14 @@ public struct AcceptedCredentials: Sendable {
 
     /// Whether the broker accepted exactly these credentials before.
     public var wereAcceptedBefore: Bool {
-        guard let stored = readWholeTextFile(atPath: path)?.trimmingCharacters(in: .whitespacesAndNewlines) else { return false }
+        guard let stored = readWholeTextFile(atPath: path)?.trimmingWhitespace() else { return false }
         return matches(stored)
     }
 
     /// Records a successful connection (once per change: nothing is written when the file already says so in the
     /// salted form).
     public func remember() throws {
-        if let stored = readWholeTextFile(atPath: path)?.trimmingCharacters(in: .whitespacesAndNewlines),
+        if let stored = readWholeTextFile(atPath: path)?.trimmingWhitespace(),
            stored.hasPrefix(Self.scheme + "$"), matches(stored) { return }
         var salt = [UInt8](repeating: 0, count: 16)
         var generator = SystemRandomNumberGenerator()

@@ -1,3 +1,5 @@
+import FoundationEssentials
+
 extension Configuration {
     /// One entry of `radios:` — an ESPHome Bluetooth proxy the gateway uses as a radio beside its local adapter
     /// (docs/radios.md; `GatewayService` connects to each through an `ESPHomeCentral`).
@@ -23,7 +25,7 @@ extension Configuration {
         }
 
         /// The key's 32 bytes, once loaded (nil: the proxy speaks plaintext).
-        public var keyBytes: [UInt8]? { key.flatMap { Base64.decode($0.reveal()) } }
+        public var keyBytes: [UInt8]? { key.flatMap { Self.base64Decoded($0.reveal()) } }
 
         enum CodingKeys: String, CodingKey, CaseIterable {
             case name
@@ -57,7 +59,7 @@ extension Configuration {
                     throw container.invalid(.key, "set key or key_file, not both")
                 }
                 guard let problem = Self.keyProblem(text) else {
-                    key = Secret(text.trimmingCharacters())
+                    key = Secret(text.trimmingWhitespace())
                     return
                 }
                 throw container.invalid(.key, problem)
@@ -74,63 +76,16 @@ extension Configuration {
             try container.encode(keyFile, forKey: .keyFile)
         }
 
+        /// Standard base64 (RFC 4648, padded), as ESPHome writes its keys.
+        static func base64Decoded(_ text: String) -> [UInt8]? { Data(base64Encoded: text).map { Array($0) } }
+
         /// Why `text` is not an ESPHome API key (never quoting it: it may be a real key with a typo); nil when it is.
         static func keyProblem(_ text: String) -> String? {
-            guard let bytes = Base64.decode(text.trimmingCharacters()) else {
+            guard let bytes = Self.base64Decoded(text.trimmingWhitespace()) else {
                 return "is not base64 (ESPHome's api.encryption.key is 44 characters of base64)"
             }
             guard bytes.count == 32 else { return "must be 32 bytes in base64 (ESPHome's api.encryption.key), got \(bytes.count) bytes" }
             return nil
-        }
-    }
-}
-
-extension String {
-    /// Without leading and trailing spaces and line breaks (a key pasted or read from a file).
-    fileprivate func trimmingCharacters() -> String {
-        let scalars = unicodeScalars.drop { $0 == " " || $0 == "\n" || $0 == "\r" || $0 == "\t" }
-        let trimmed = scalars.reversed().drop { $0 == " " || $0 == "\n" || $0 == "\r" || $0 == "\t" }
-        return String(String.UnicodeScalarView(trimmed.reversed()))
-    }
-}
-
-/// Standard base64 (RFC 4648, with padding), decoding only: the configuration reads keys without Foundation.
-enum Base64 {
-    static func decode(_ text: String) -> [UInt8]? {
-        let characters = Array(text.utf8)
-        guard characters.count % 4 == 0 else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(characters.count / 4 * 3)
-        var index = 0
-        while index < characters.count {
-            var quad: [UInt8] = []
-            var padding = 0
-            for character in characters[index..<index + 4] {
-                if character == UInt8(ascii: "=") {
-                    padding += 1
-                    quad.append(0)
-                    continue
-                }
-                guard padding == 0, let value = value(of: character) else { return nil }
-                quad.append(value)
-            }
-            // Padding only at the very end, at most two.
-            guard padding <= 2, padding == 0 || index + 4 == characters.count else { return nil }
-            let group = UInt32(quad[0]) << 18 | UInt32(quad[1]) << 12 | UInt32(quad[2]) << 6 | UInt32(quad[3])
-            bytes += [UInt8(group >> 16), UInt8(group >> 8 & 0xFF), UInt8(group & 0xFF)].prefix(3 - padding)
-            index += 4
-        }
-        return bytes
-    }
-
-    private static func value(of character: UInt8) -> UInt8? {
-        switch character {
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"): character - UInt8(ascii: "A")
-        case UInt8(ascii: "a")...UInt8(ascii: "z"): character - UInt8(ascii: "a") + 26
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): character - UInt8(ascii: "0") + 52
-        case UInt8(ascii: "+"): 62
-        case UInt8(ascii: "/"): 63
-        default: nil
         }
     }
 }

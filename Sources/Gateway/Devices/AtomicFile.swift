@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
+import FoundationEssentials
 import MQTT
 
 /// Writes a whole file so that a crash leaves the old content or the new, never half of either: a temporary

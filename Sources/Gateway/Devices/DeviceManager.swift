@@ -1,7 +1,7 @@
 import BlueZ
 import DBus
 import EventLoop
-import Foundation
+import FoundationEssentials
 import Logging
 import Wearables
 

@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import BlueZ
-import Foundation
+import FoundationEssentials
 import MQTT
 import Wearables
 
@@ -11,7 +11,7 @@ import Wearables
 /// a `device/rename` keeps them.
 enum DriverFileStorage {
     static func directory(stateDirectory: String, address: BluetoothAddress) -> String {
-        stateDirectory + "/drivers/" + address.rawValue.replacingOccurrences(of: ":", with: "").lowercased()
+        stateDirectory + "/drivers/" + address.rawValue.replacing(":", with: "").lowercased()
     }
 
     /// Deletes everything kept for the device: `device/remove` forgets its pairing as BlueZ forgets the bond.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import EventLoop
 import Synchronization
 
 /// Runs a file access a request asked for (a DFU package, the `dfu.dir` listing) on a thread of its own and waits
@@ -35,13 +36,11 @@ enum FileAccessOffLoop {
                 try? await Task.sleep(for: limit)
                 if !Task.isCancelled, answer.give(.failure(.timedOut(limit))) { abandoned.add(1, ordering: .relaxed) }
             }
-            let thread = Thread {
+            NamedThread.start("file-access") {
                 let value = work()
                 timer.cancel()
                 if !answer.give(.success(value)) { abandoned.subtract(1, ordering: .relaxed) }
             }
-            thread.name = "wear2mqtt-file-access"
-            thread.start()
         }
     }
 }

@@ -1,5 +1,5 @@
 import Firmware
-import Foundation
+import FoundationEssentials
 import Wearables
 
 /// The firmware packages in `dfu.dir`, as `bridge/request/firmware/list` shows them: each package's file, its
@@ -115,7 +115,7 @@ extension FirmwareCatalog {
     }
 
     static func modelKey(_ text: String) -> String {
-        String(text.lowercased().unicodeScalars.filter { CharacterSet.alphanumerics.contains($0) }.map(Character.init))
+        String(text.lowercased().filter { $0.isLetter || $0.isNumber })
     }
 
     /// Dotted versions compared number by number (`2.10.0` is newer than `2.9.1`); text that is not one compares as text.

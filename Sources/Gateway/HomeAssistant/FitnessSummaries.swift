@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import MQTT
 import Wearables
 
@@ -67,7 +67,7 @@ struct FitnessSummaries: Sendable {
     mutating func save() throws {
         guard unsaved, let path else { return }
         unsaved = false
-        try OwnerOnlyDirectory.prepare((path as NSString).deletingLastPathComponent)
+        try OwnerOnlyDirectory.prepare(String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)]))
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         try AtomicFile.replace(path, with: try encoder.encode(summaries))

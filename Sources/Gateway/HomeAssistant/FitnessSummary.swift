@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Wearables
 
 /// What a dashboard shows of one device's synced history: steps today, the newest synced heart rate, SpO2,

@@ -47,7 +47,7 @@ public struct HomeAssistantDiscovery: Sendable {
 
     /// A wearable's `object_id` and device identifier: gateway (or site) and address, lower case without colons.
     public func objectID(address: String) -> String {
-        "wear2mqtt_\(owner)_" + address.replacingOccurrences(of: ":", with: "").lowercased()
+        "wear2mqtt_\(owner)_" + address.replacing(":", with: "").lowercased()
     }
 
     public func configTopic(objectID: String) -> String { "\(prefix)/device/\(objectID)/config" }

@@ -1,4 +1,5 @@
-import Foundation
+import Glibc
+import FoundationEssentials
 import MQTT
 
 /// The process's CPU time, from /proc/self/stat (Linux), for `process_cpu_seconds_total`.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Wearables
 
 /// Why a site message was refused: the field and what was wrong with it. A gateway ignores (and logs) such a

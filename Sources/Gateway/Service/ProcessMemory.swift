@@ -1,4 +1,5 @@
-import Foundation
+import Glibc
+import FoundationEssentials
 import MQTT
 
 /// The process's resident set size, from /proc (Linux).

@@ -1,6 +1,6 @@
 #if DEBUG
 import EventLoop
-import Foundation
+import Glibc
 
 /// Debug builds only (release builds, `deploy/build`, do not contain it): with
 /// `WEAR2MQTT_DEBUG_STALL_DATA_PATH_AFTER_S=N` the data-path loop's thread blocks for good N seconds after start, as a
@@ -10,14 +10,19 @@ public enum DebugDataPathStall {
 
     public static func install(on loop: EventLoop, environment: [String: String]) {
         guard let text = environment[variable], let seconds = Double(text), seconds >= 0 else { return }
-        FileHandle.standardError.write(Data("wear2mqtt: debug: the data-path loop stalls in \(seconds) s\n".utf8))
+        say("the data-path loop stalls in \(seconds) s")
         loop.execute {
             loop.schedule(at: .now + .seconds(seconds)) {
                 // Written on the loop thread itself: nothing the loop does can follow this line.
-                FileHandle.standardError.write(Data("wear2mqtt: debug: the data-path loop stalls now\n".utf8))
+                say("the data-path loop stalls now")
                 while true { sleep(3600) }
             }
         }
+    }
+
+    private static func say(_ line: String) {
+        let text = "wear2mqtt: debug: \(line)\n"
+        _ = text.withCString { write(STDERR_FILENO, $0, strlen($0)) }
     }
 }
 #endif

@@ -1,5 +1,5 @@
 import BlueZ
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// The driver for ActiGraph Link (GT9X) devices: standard Battery, Device Information and Current Time, plus our
@@ -289,7 +289,7 @@ public final class ActiGraphDriver: WearableDriver {
         var entry = storage.load(Self.syncEntry) ?? [:]
         entry["pending"] = .object(["next": .integer(Int64(range.start)), "stop": .integer(Int64(range.stop))])
         try storage.save(Self.syncEntry, entry)
-        let serial = connection.withLock { $0.serial } ?? address.rawValue.replacingOccurrences(of: ":", with: "")
+        let serial = connection.withLock { $0.serial } ?? address.rawValue.replacing(":", with: "")
         let openData = try await channel.call(.epochOpen(range))
         let opened = try VendorSession.decoded(from: ActiGraphChannel.peerName) { () throws(GATTCodecError) in
             try ActiGraphEpochOpened(decoding: openData)

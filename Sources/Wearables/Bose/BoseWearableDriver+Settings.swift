@@ -28,7 +28,7 @@ extension BoseWearableDriver {
 
     /// `double_tap` → `Double tap`.
     private static func label(_ name: String) -> String {
-        let words = name.replacingOccurrences(of: "_", with: " ")
+        let words = name.replacing("_", with: " ")
         return words.prefix(1).uppercased() + words.dropFirst()
     }
 }

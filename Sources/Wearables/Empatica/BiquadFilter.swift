@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 
 /// A second-order IIR section (transposed direct form II) with Butterworth low- and high-pass designs from
 /// the bilinear transform (R. Bristow-Johnson, "Cookbook formulae for audio EQ biquad filter coefficients").

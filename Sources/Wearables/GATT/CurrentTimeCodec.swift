@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The Current Time characteristic (0x2A2B; Current Time Service 1.1, "Current Time"): Date Time (7 bytes),
 /// day of week, 1/256 fractions of a second and the reason for the last adjustment — 10 bytes, LE.

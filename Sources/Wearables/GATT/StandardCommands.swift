@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension DeviceLink {
     /// `find` through Immediate Alert 0x1802: the standard knows alert levels, not vibration counts, so any

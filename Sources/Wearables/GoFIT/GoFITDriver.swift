@@ -1,5 +1,5 @@
 import BlueZ
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// The driver for GOLiFE GoFIT bands (Care-Xc, Care-Xe, …): standard Battery, Device Information, Current Time
@@ -268,7 +268,7 @@ public final class GoFITDriver: WearableDriver {
         var entry = storage.load("sync") ?? [:]
         entry["pending"] = .object(["since": .integer(Int64(since)), "until": .integer(Int64(until))])
         try storage.save("sync", entry)
-        let serial = connection.withLock { $0.serial } ?? address.rawValue.replacingOccurrences(of: ":", with: "")
+        let serial = connection.withLock { $0.serial } ?? address.rawValue.replacing(":", with: "")
         var published: [String: DeviceValue] = [:]
         var lastTimestamp: Int64?
         let kinds = GoFITHistoryKind.allCases

@@ -1,5 +1,5 @@
 import BlueZ
-import Foundation
+import FoundationEssentials
 
 extension InfiniTimeDriver {
     /// (A part that seems missing because the link went during the command is answered `DEVICE_DISCONNECTED` by

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// An H10 recording as fetched (`SAMPLES.BPB`): `PbExerciseSamples` (`exercise_samples.proto`), the fields the
 /// SDK reads for the H10 (`BDBleApiImpl.fetchExercise`): the recording interval, and heart rates (bpm, one per

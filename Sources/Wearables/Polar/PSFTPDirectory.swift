@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What a GET of a directory answers: `PbPFtpDirectory` (`pftp_response.proto`), its entries' names (a
 /// subdirectory's ends in "/"), sizes and, when the device sets them, times. `encode` is for simulated sensors.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import BlueZ
 
 /// `request/recording`: the H10's own recording (start, stop, status, list, fetch, remove) over PSFTP, one
@@ -18,7 +18,7 @@ extension PolarDriver {
     /// The strap's PSFTP MTU characteristic, when this device records on itself (an H10).
     func recordingCharacteristic(_ link: DeviceLink) -> GattCharacteristicInfo? {
         let model = connection.withLock { $0.model }
-        guard model?.trimmingCharacters(in: .whitespaces).uppercased() == "H10",
+        guard model?.trimmingWhitespace().uppercased() == "H10",
               let characteristic = link.characteristic(service: PolarUUID.Service.fileTransfer, PolarUUID.Characteristic.fileTransferMTU),
               characteristic.canNotify else { return nil }
         return characteristic
@@ -165,7 +165,7 @@ extension PolarDriver {
     /// the start.
     private func recordingRecord(_ identifier: String, _ samples: H10ExerciseSamples, start: (ts: Int64, known: Bool),
                                  _ link: DeviceLink) -> FitnessRecord {
-        let serial = connection.withLock { $0.serial } ?? link.address.description.replacingOccurrences(of: ":", with: "")
+        let serial = connection.withLock { $0.serial } ?? link.address.description.replacing(":", with: "")
         var fields: [String: DeviceValue] = ["identifier": .text(identifier), "start_known": .flag(start.known)]
         fields["interval_s"] = samples.intervalMilliseconds % 1000 == 0
             ? .integer(Int64(clamping: samples.intervalMilliseconds / 1000)) : .number(Double(samples.intervalMilliseconds) / 1000)

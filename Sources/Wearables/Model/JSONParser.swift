@@ -1,5 +1,3 @@
-import Wearables
-
 /// How much JSON the gateway agrees to read from one MQTT message.
 ///
 /// Checked before any work is done, so a 1 MiB payload costs a comparison, not a parse.
