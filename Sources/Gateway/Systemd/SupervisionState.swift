@@ -8,6 +8,9 @@ public struct SupervisionState: Sendable {
 
     public init() {}
 
+    /// Whether `READY=1` went out: until then the status is looked at often, so systemd hears it soon after it holds.
+    public var hasSentReady: Bool { readySent }
+
     public mutating func observe(_ status: ServiceStatus) -> [SystemdNotification] {
         guard !stopping else { return [] }
         var notifications: [SystemdNotification] = []

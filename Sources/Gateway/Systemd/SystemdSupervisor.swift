@@ -49,8 +49,11 @@ public final class SystemdSupervisor: Service, Sendable {
             try? await cancelWhenGracefulShutdown { [self] in
                 while !Task.isCancelled {
                     let now = await status()
-                    send(state.withLock { $0.observe(now) })
-                    try await Task.sleep(for: statusInterval)
+                    let (notifications, ready) = state.withLock { state in (state.observe(now), state.hasSentReady) }
+                    send(notifications)
+                    // Until ready, looked at every 20 ms: READY=1 ends `systemctl start` (and starts what is ordered
+                    // after the unit), so a second's poll would be a second added to every start.
+                    try await Task.sleep(for: ready ? statusInterval : .milliseconds(20))
                 }
             }
         } onGracefulShutdown: { [self] in
