@@ -179,13 +179,13 @@ final class MosquittoConnection: @unchecked Sendable {
         let version = configuration.protocolVersion == .v5 ? MQTT_PROTOCOL_V5 : MQTT_PROTOCOL_V311
         try check(mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, version), "protocol")
         _ = mosquitto_int_option(handle, MOSQ_OPT_TCP_NODELAY, 1)
-        // Not marked "threaded" (which would make libmosquitto queue every packet for a corked `flushWrites`). It was
-        // reverted on 2026-11-26 for a close left unfinished when the broker went at the same moment — not reproduced
-        // since the link became `MQTTLinkStateMachine` (`CloseWhileTheBrokerGoesTests`: that moment, 24 times, passes
-        // in both modes) — and tried again on 2026-11-28: request/answer traffic fell from ~5,500 to ~470 answers/s
-        // (`RequestMemoryEndToEndTests`, one request read per loop iteration and its answer waiting for the
-        // iteration's end), cause not yet found (docs/performance.md). Each packet is written as it is published, and
-        // what is left goes at the iteration's end.
+        // "Threaded": libmosquitto queues every packet the iteration publishes, and `flushWrites` writes them at its
+        // end in one go, where each PUBLISH was a `send` of its own (docs/performance.md, "Writes batched per
+        // iteration"). The close left unfinished when the broker went at the same moment, which reverted this on
+        // 2026-11-26, does not reproduce since the link became `MQTTLinkStateMachine` (`CloseWhileTheBrokerGoesTests`);
+        // the tenfold drop of request/answer traffic seen on 2026-11-28 was one request read per wake-up
+        // (`readWhatIsWaiting` now reads what waits).
+        _ = mosquitto_threaded_set(handle, true)
         if let username = configuration.username {
             try check(mosquitto_username_pw_set(handle, username, configuration.password), "username")
         }
@@ -377,7 +377,7 @@ final class MosquittoConnection: @unchecked Sendable {
         loop.assertInEventLoop()
         guard let handle else { return }
         var result = MOSQ_ERR_SUCCESS.rawValue
-        if readiness.isReadable || readiness.isHangUp { result = mosquitto_loop_read(handle, 1) }
+        if readiness.isReadable || readiness.isHangUp { result = readWhatIsWaiting(handle) }
         if readiness.isWritable, mosquitto_socket(handle) >= 0 { result = mosquitto_loop_write(handle, 1) }
         // The handshake failed: a wrong CA or certificate will not fix itself by retrying. libmosquitto
         // reports it as MOSQ_ERR_TLS from the read or write that failed, or only in its log when the peer hung
@@ -388,6 +388,25 @@ final class MosquittoConnection: @unchecked Sendable {
         if mosquitto_socket(handle) < 0 { linkLost(reason: lastLibraryError ?? "connection closed") }
         step()
     }
+
+    /// libmosquitto reads one packet per `mosquitto_loop_read` (its `max_packets` is replaced by the count of QoS 1/2
+    /// messages in flight), so with the data path's coalescing window (one wake-up per 2 ms when busy) a burst of
+    /// requests was read at one per wake-up. While bytes wait, it reads again, up to `maximumReadRounds` packets a
+    /// wake-up, so other sources still get their turn. The price: one `recv(MSG_PEEK)` per wake-up that finds
+    /// nothing more. (Over TLS, OpenSSL takes what the socket holds into its own buffer, which libmosquitto drains.)
+    private func readWhatIsWaiting(_ handle: OpaquePointer) -> Int32 {
+        var result = mosquitto_loop_read(handle, 1)
+        var byte: UInt8 = 0
+        for _ in 1..<Self.maximumReadRounds {
+            let socket = mosquitto_socket(handle)
+            guard result == MOSQ_ERR_SUCCESS.rawValue, socket >= 0,
+                  recv(socket, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) > 0 else { break }
+            result = mosquitto_loop_read(handle, 1)
+        }
+        return result
+    }
+
+    private static let maximumReadRounds = 64
 
     /// At the end of every loop iteration: what this iteration published and libmosquitto could not write at
     /// once goes out now, and the writable interest follows what is left.
