@@ -136,9 +136,14 @@ public actor DeviceManager {
                     continue
                 }
                 let lease = await discovery.acquire(adapter: adapter.path)
-                _ = await bluez.wait(timeout: .seconds(30)) { $0.device(address: address) != nil }
+                // Also ends when another adapter is the one to use now (bluetoothd came onto the bus after a proxy
+                // was chosen for want of it): discovery starts again there.
+                let selector = adapterSelector
+                _ = await bluez.wait(timeout: .seconds(30)) { model in
+                    model.device(address: address) != nil || (try? bluez.adapter(selector))?.path != adapter.path
+                }
                 await discovery.release(lease)
-                if bluez.model.device(address: address) == nil {
+                if bluez.model.device(address: address) == nil, (try? bluez.adapter(adapterSelector))?.path == adapter.path {
                     // Away: wait for it to show up by itself (another scan) before discovering again.
                     _ = await bluez.wait(timeout: .seconds(60)) { $0.device(address: address) != nil }
                 }

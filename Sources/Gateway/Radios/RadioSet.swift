@@ -56,8 +56,9 @@ public final class RadioSet: BluetoothCentral {
     /// them. The named adapter's errors are the caller's; another radio's (a proxy not connected now) are not.
     public func startDiscovery(adapter: ObjectPath, filter: DiscoveryFilter) async throws(BlueZError) {
         let named = try radio(for: adapter)
-        try await named.startDiscovery(adapter: adapter, filter: filter)
+        // The others first: a proxy not connected yet must not keep the local adapter from looking.
         for (member, other) in otherAdapters(than: named) { try? await member.startDiscovery(adapter: other, filter: filter) }
+        try await named.startDiscovery(adapter: adapter, filter: filter)
     }
 
     public func stopDiscovery(adapter: ObjectPath) async throws(BlueZError) {
