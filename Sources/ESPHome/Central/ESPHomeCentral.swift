@@ -255,7 +255,6 @@ public final class ESPHomeCentral: BluetoothCentral {
         _ = try await ask(.write(address, cccd), timeout: .seconds(10), APIMessage(.bluetoothGATTWriteDescriptorRequest, write))
     }
 
-    /// Sends `message` and waits for the answer `key` names, at most `timeout`.
     /// Returns once the proxy reports a free slot, within `timeout`: a slot another device just gave back counts only
     /// from the proxy's next report, and a connect refused in that moment would fail a visit for nothing.
     private func waitForFreeSlot(_ address: UInt64, until deadline: ContinuousClock.Instant) async throws(BlueZError) {
@@ -263,20 +262,30 @@ public final class ESPHomeCentral: BluetoothCentral {
             let left = deadline - .now
             do throws(BlueZError) {
                 guard left > .zero else { throw .timeout("") }
-                _ = try await ask(.freeSlot(address), timeout: left, nil)
+                // Registered under the same lock the count is read under, so a report in between is not missed.
+                _ = try await ask(.freeSlot(address), timeout: left, nil) { $0.slots.limit == 0 || $0.slots.free > 0 }
             } catch .timeout {
                 throw .connectionLimit("the proxy \(name) has no free connection slot")
             }
         }
     }
 
-    /// Sends `message` (none: only waits) and waits for the answer `key` names, at most `timeout`.
-    private func ask(_ key: ProxyWaiters.Key, timeout: Duration, _ message: APIMessage?) async throws(BlueZError) -> ProxyWaiters.Answer {
+    /// Sends `message` (none: only waits) and waits for the answer `key` names, at most `timeout`; answers `.done` at
+    /// once when `alreadyAnswered` holds of the state when the waiter would be added.
+    private func ask(_ key: ProxyWaiters.Key, timeout: Duration, _ message: APIMessage?,
+                     alreadyAnswered: (@Sendable (State) -> Bool)? = nil) async throws(BlueZError) -> ProxyWaiters.Answer {
         // The timeout's task, cancelled once the answer came, so no request leaves a task asleep behind it.
         let timer = Mutex<Task<Void, Never>?>(nil)
         let answer = await withCheckedContinuation { (continuation: CheckedContinuation<ProxyWaiters.Answer, Never>) in
-            guard state.withLock({ $0.waiters.add(key, continuation) }) else {
-                return continuation.resume(returning: .failure(.inProgress("a request of the same kind is waiting")))
+            enum Added { case added, answered, refused }
+            let added = state.withLock { state -> Added in
+                if alreadyAnswered?(state) == true { return .answered }
+                return state.waiters.add(key, continuation) ? .added : .refused
+            }
+            switch added {
+            case .added: break
+            case .answered: return continuation.resume(returning: .done)
+            case .refused: return continuation.resume(returning: .failure(.inProgress("a request of the same kind is waiting")))
             }
             if let message { client.send(message) }
             timer.withLock {
