@@ -3,6 +3,10 @@ import CYAML
 /// Turns YAML text into one ``YAMLNode`` tree with libyaml's event parser: anchors resolved, keys checked for
 /// duplicates, each node with the line it starts on.
 public enum YAMLComposer {
+    /// How deep sequences and mappings may nest: composing recurses once per level, so without a bound a file of a few
+    /// thousand `[` overflowed the stack (the `config` fuzz target). A configuration nests four or five levels.
+    static let maximumDepth = 256
+
     /// The document in `text`, or `nil` when it holds none (empty, or only comments).
     ///
     /// - Throws: ``YAMLError`` for a syntax error, an undefined alias, a key given twice in one mapping, or
@@ -37,7 +41,7 @@ private struct EventReader {
         let start = try next()
         guard start.type == YAML_DOCUMENT_START_EVENT else { return nil }
         let rootEvent = try next()
-        let root = try node(from: rootEvent)
+        let root = try node(from: rootEvent, depth: 0)
         _ = try next()  // document end
         let end = try next()
         if end.type != YAML_STREAM_END_EVENT {
@@ -66,7 +70,10 @@ private struct EventReader {
     }
 
     /// The node that starts with `event`, reading the events of its contents.
-    private mutating func node(from event: Event) throws(YAMLError) -> YAMLNode {
+    private mutating func node(from event: Event, depth: Int) throws(YAMLError) -> YAMLNode {
+        if depth >= YAMLComposer.maximumDepth, event.type == YAML_SEQUENCE_START_EVENT || event.type == YAML_MAPPING_START_EVENT {
+            throw .syntax(problem: "nested deeper than \(YAMLComposer.maximumDepth) levels", mark: event.mark, context: nil)
+        }
         let data = event.pointer.pointee.data
         switch event.type {
         case YAML_ALIAS_EVENT:
@@ -89,7 +96,7 @@ private struct EventReader {
             while true {
                 let item = try next()
                 if item.type == YAML_SEQUENCE_END_EVENT { break }
-                items.append(try node(from: item))
+                items.append(try node(from: item, depth: depth + 1))
             }
             let node = YAMLNode.sequence(.init(items, mark: event.mark))
             remember(node, anchor: data.sequence_start.anchor)
@@ -99,8 +106,8 @@ private struct EventReader {
             while true {
                 let keyEvent = try next()
                 if keyEvent.type == YAML_MAPPING_END_EVENT { break }
-                let key = try node(from: keyEvent)
-                let value = try node(from: try next())
+                let key = try node(from: keyEvent, depth: depth + 1)
+                let value = try node(from: try next(), depth: depth + 1)
                 pairs.append((key, value))
             }
             try Self.checkDuplicates(pairs.map(\.key))

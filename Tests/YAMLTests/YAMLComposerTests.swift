@@ -42,6 +42,20 @@ struct YAMLComposerTests {
         #expect(at.line == 2)
     }
 
+    @Test("nesting deeper than the bound is an error naming the line, never a stack overflow (the config fuzz target's input)")
+    func depthBound() throws {
+        let limit = YAMLComposer.maximumDepth
+        #expect(try YAMLComposer.compose(String(repeating: "[", count: limit) + String(repeating: "]", count: limit)) != nil)
+        for text in [String(repeating: "[", count: 100_000), String(repeating: "- ", count: 5_000) + "x\n",
+                     String(repeating: "{a: ", count: 10_000)] {
+            var error: YAMLError?
+            do { _ = try YAMLComposer.compose(text) } catch let thrown { error = thrown }
+            guard case .syntax(let problem, let mark, _)? = error else { Issue.record("\(String(describing: error))"); continue }
+            #expect(problem == "nested deeper than \(limit) levels")
+            #expect(mark.line == 1)
+        }
+    }
+
     @Test("empty text and a document of comments hold no node; two documents are an error")
     func documents() throws {
         #expect(try YAMLComposer.compose("") == nil)
