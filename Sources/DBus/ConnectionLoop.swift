@@ -279,12 +279,11 @@ final class ConnectionLoop: @unchecked Sendable {
     /// again, up to `maximumReadRounds` times a wake-up, so one wake-up takes what came and other sources still get
     /// their turn. The price: one `recv(MSG_PEEK)` per readable wake-up that finds nothing more.
     private func readWhatIsWaiting(_ watch: OpaquePointer, _ fd: Int32) {
-        var byte: UInt8 = 0
         for _ in 1..<Self.maximumReadRounds {
             dispatchAll()
             // Dispatching may have made libdbus remove the watch: only one it still has is asked again.
             guard !isClosed, !finished, watches.contains(watch), dbus_watch_get_enabled(watch) != 0,
-                  recv(fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) > 0 else { return }
+                  socketHasBytesWaiting(fd) else { return }
             dbus_watch_handle(watch, DBUS_WATCH_READABLE.rawValue)
             if finished { return }
         }

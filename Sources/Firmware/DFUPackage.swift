@@ -10,7 +10,8 @@ public enum DFUPackageError: Error, Equatable, Sendable, CustomStringConvertible
 
     // The zip (DFUPackage)
     case notAZip
-    /// A zip whose layout the package reader does not take (ZIP64, data descriptors, offsets past the end).
+    /// A zip the package reader does not take (ZIP64, encryption, a method other than deflate, two entries of one
+    /// name, offsets past the end).
     case unsupportedZip(String)
     /// The package file or data is larger than the configured limit.
     case tooLarge(bytes: Int, limit: Int)

@@ -396,11 +396,9 @@ final class MosquittoConnection: @unchecked Sendable {
     /// nothing more. (Over TLS, OpenSSL takes what the socket holds into its own buffer, which libmosquitto drains.)
     private func readWhatIsWaiting(_ handle: OpaquePointer) -> Int32 {
         var result = mosquitto_loop_read(handle, 1)
-        var byte: UInt8 = 0
         for _ in 1..<Self.maximumReadRounds {
             let socket = mosquitto_socket(handle)
-            guard result == MOSQ_ERR_SUCCESS.rawValue, socket >= 0,
-                  recv(socket, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) > 0 else { break }
+            guard result == MOSQ_ERR_SUCCESS.rawValue, socket >= 0, socketHasBytesWaiting(socket) else { break }
             result = mosquitto_loop_read(handle, 1)
         }
         return result

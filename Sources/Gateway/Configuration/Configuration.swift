@@ -193,16 +193,13 @@ extension Configuration {
 
         public init(stringLiteral value: String) { self = .text(value) }
 
-        /// The value for `JSONSerialization`.
-        public var jsonValue: Any {
+        public var description: String {
             switch self {
             case .text(let value): value
-            case .integer(let value): value
-            case .number(let value): value
-            case .flag(let value): value
+            case .integer(let value): "\(value)"
+            case .number(let value): "\(value)"
+            case .flag(let value): "\(value)"
             }
         }
-
-        public var description: String { "\(jsonValue)" }
     }
 }

@@ -271,10 +271,7 @@ public actor DeviceSession {
             group.cancelAll()
         }
         link = nil
-        if visits?.phase == .visiting {
-            visits?.linkLost()
-            publishLink()
-        }
+        if visits?.linkLost() == true { publishLink() }
         if !Task.isCancelled { logger.info("device disconnected", metadata: ["device": "\(device.id)"]) }
         return apply(lifecycle.disconnected())
     }

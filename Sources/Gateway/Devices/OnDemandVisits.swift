@@ -63,8 +63,10 @@ public struct OnDemandVisits: Sendable, Equatable {
 
     /// The link dropped without being let go. A periodic visit that had not synced yet is due again (retried after
     /// the backoff, `unreachable` meanwhile); otherwise the device was there, as after a let-go.
-    public mutating func linkLost() {
-        guard phase == .visiting else { return }
+    /// Answers whether the phase changed (false after a let-go, which already said so).
+    @discardableResult
+    public mutating func linkLost() -> Bool {
+        guard phase == .visiting else { return false }
         if let due = periodicDue {
             nextVisit = due
             periodicDue = nil
@@ -72,6 +74,7 @@ public struct OnDemandVisits: Sendable, Equatable {
         } else {
             phase = .idle
         }
+        return true
     }
 
     /// An attempt did not reach the device. A periodic visit stays due, so the session retries after its backoff;
