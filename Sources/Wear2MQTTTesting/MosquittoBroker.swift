@@ -1,3 +1,4 @@
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -155,9 +156,17 @@ public enum FreePort {
         return Reservation(port: Int(UInt16(bigEndian: address.sin_port)), descriptor: fd)
     }
 
-    /// A port the kernel reports free on 127.0.0.1 right now (and free for anyone once this returns: `reserve`
-    /// keeps it).
-    public static func loopback() throws -> Int { try reserve().port }
+    /// A loopback port reserved for the rest of the process: between this call and the server's `bind` no outgoing
+    /// connection nor other test takes it, as one did once under the full suite (the gateway's metrics server then
+    /// could not listen). Every server the tests start sets SO_REUSEADDR (the gateway's, the simulated proxy,
+    /// mosquitto), so it binds over the reservation; a test makes a handful, so keeping them costs nothing.
+    public static func loopback() throws -> Int {
+        let reservation = try reserve()
+        kept.withLock { $0.append(reservation) }
+        return reservation.port
+    }
+
+    private static let kept = Mutex<[Reservation]>([])
 
     public static func isListening(port: Int) -> Bool {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

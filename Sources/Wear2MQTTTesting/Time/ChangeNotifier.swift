@@ -45,6 +45,19 @@ public final class ChangeNotifier: Sendable {
         }
     }
 
+    /// Returns once nothing has changed for `interval` (real time), or after `limit` all the same. What a test waits
+    /// for before it moves a manual clock on: the work the last move set going has run to its next wait.
+    public func quiet(for interval: Duration, atMost limit: Duration) async {
+        let end = ContinuousClock.now + limit
+        var seen = state.withLock { $0.version }
+        while ContinuousClock.now < end {
+            guard (try? await Task.sleep(for: interval)) != nil else { return }
+            let now = state.withLock { $0.version }
+            if now == seen { return }
+            seen = now
+        }
+    }
+
     /// Returns after the first change past `version`, at `deadline`, or when the task is cancelled.
     private func change(after version: UInt64, deadline: ContinuousClock.Instant) async {
         let id = state.withLock { state -> UInt64 in

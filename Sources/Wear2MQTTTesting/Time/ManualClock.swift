@@ -134,6 +134,13 @@ public final class ManualClock: Sendable {
         return allRearmed
     }
 
+    /// Waits (real time) until no task has armed a timer on the clock for `quiet`, at most `limit`: the work the last
+    /// `advance` woke has reached its next sleep. Moving on sooner, a loaded machine's clock would race the code under
+    /// test — a reply still on its way when the request's timeout comes due.
+    public func settled(quiet: Duration = .milliseconds(20), limit: Duration = .seconds(2)) async {
+        await armed.quiet(for: quiet, atMost: limit)
+    }
+
     /// How many tasks sleep on the clock now.
     public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
 
