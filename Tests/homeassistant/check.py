@@ -313,10 +313,21 @@ device_automation:
         assert strap["manufacturer"] == "Polar Electro Oy" and strap["model"] == "H10", strap
         print("devices: bridge, strap (via the bridge, Bluetooth connection, Polar Electro Oy H10), frames")
 
-        # Entities with their units and classes, and live values.
-        entities = await ha.ws("config/entity_registry/list")
-        ours = {e["unique_id"]: e for e in entities if e.get("platform") == "mqtt"}
+        # Entities with their units and classes, and live values. Home Assistant registers discovered entities one
+        # discovery message at a time, so a device can be in its registry before all of its entities are: the list
+        # is read once every entity looked up below is in it.
         strap_prefix = f"wear2mqtt_{GATEWAY_ID}_{STRAP.replace(':', '').lower()}_"
+        needed = [strap_prefix + "heart_rate", strap_prefix + "battery", strap_prefix + "refresh",
+                  f"wear2mqtt_{GATEWAY_ID}_bridge_adapters", f"wear2mqtt_{GATEWAY_ID}_bridge_radio_problem"]
+
+        async def registered():
+            entities = await ha.ws("config/entity_registry/list")
+            found = {e["unique_id"]: e for e in entities if e.get("platform") == "mqtt"}
+            missing = [unique_id for unique_id in needed if unique_id not in found]
+            if missing:
+                raise LookupError(f"not yet registered: {missing}")
+            return found
+        ours = await async_wait_for(registered, 60, "the strap's and the bridge's entities in the registry")
         heart_rate = ours.get(strap_prefix + "heart_rate")
         battery = ours.get(strap_prefix + "battery")
         assert heart_rate and battery, sorted(ours)
