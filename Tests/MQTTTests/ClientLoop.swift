@@ -59,3 +59,16 @@ final class Connections: Sendable {
         await changes.until(timeout: timeout) { made >= count }
     }
 }
+
+extension MQTTClient {
+    /// Publishes a probe to `topic` and reads messages until it comes back: the broker has the client's
+    /// subscriptions covering `topic` (sent before the probe on the same connection). Answers the iterator, after it.
+    func subscribed(probing topic: String) async throws -> IncomingMessages.AsyncIterator {
+        publish(OutgoingMessage(topic: topic, text: "probe", qos: .atLeastOnce))
+        var iterator = messages.makeAsyncIterator()
+        while let message = await iterator.next() {
+            if message.topic == topic && message.text == "probe" { return iterator }
+        }
+        throw TestSetupError("the messages ended before the probe on \(topic) came back")
+    }
+}

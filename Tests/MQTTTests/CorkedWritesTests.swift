@@ -9,7 +9,7 @@ import Wear2MQTTTesting
 /// The client corks its broker socket (TCP_CORK) while libmosquitto writes an iteration's packets and uncorks it
 /// after. A socket left corked would hold every later write up to the kernel's 200 ms: each iteration's end is
 /// checked from outside, on the socket the client holds to the broker's port.
-@Suite(.timeLimit(.minutes(2)))
+@Suite
 struct CorkedWritesTests {
     @Test func aBurstOfOneIterationArrivesWholeAndInOrderAndNoIterationEndsCorked() async throws {
         let broker = try MosquittoBroker()
@@ -35,7 +35,11 @@ struct CorkedWritesTests {
                 if Self.isCorked(socket) { endsCorked.withLock { $0 += 1 } }
             }
         }
-        var messages = try await subscribedIterator(client, clients: clients)
+        // The failure guard of the reads below, which have no timeout of their own: closing the client ends its
+        // messages, so a lost message fails the expectation instead of hanging the test.
+        let hang = HangGuard(after: .seconds(30)) { [client] in await client.close(timeout: .milliseconds(100)) }
+        defer { hang.cancel() }
+        var messages = try await client.subscribed(probing: "test/burst")
         let count = 200
         // One task, so one iteration: all of them leave in the flush at its end.
         loop.execute {
@@ -52,16 +56,6 @@ struct CorkedWritesTests {
         await client.close()
         try await run.value
         await broker.remove()
-    }
-
-    /// A probe on the burst's topic came back: the subscription is in place before the burst.
-    func subscribedIterator(_ client: MQTTClient, clients: ClientLoop) async throws -> IncomingMessages.AsyncIterator {
-        client.publish(OutgoingMessage(topic: "test/burst", text: "probe", qos: .atLeastOnce))
-        var iterator = client.messages.makeAsyncIterator()
-        while let message = await iterator.next() {
-            if message.text == "probe" { return iterator }
-        }
-        throw TestSetupError("the messages ended before the probe came back")
     }
 
     static func isCorked(_ socket: Int32) -> Bool {

@@ -28,17 +28,6 @@ struct MQTTClientBrokerTests {
         return task
     }
 
-    /// Publishes a probe to `topic` and reads messages until it comes back: the broker has the client's
-    /// subscriptions covering `topic` (sent before the probe on the same connection). Answers the iterator, after it.
-    func subscribed(_ client: MQTTClient, probing topic: String) async throws -> IncomingMessages.AsyncIterator {
-        client.publish(OutgoingMessage(topic: topic, text: "probe", qos: .atLeastOnce))
-        var iterator = client.messages.makeAsyncIterator()
-        while let message = await iterator.next() {
-            if message.topic == topic && message.text == "probe" { return iterator }
-        }
-        throw TestSetupError("the messages ended before the probe on \(topic) came back")
-    }
-
     @Test func aRequestWithResponseTopicAndCorrelationDataArrivesWithBoth() async throws {
         let broker = try MosquittoBroker()
         try await broker.start()
@@ -47,7 +36,7 @@ struct MQTTClientBrokerTests {
         let client = try clients.client(configuration(port: broker.port, spool: directory.file("spool")))
         try client.subscribe("test/request/#")
         let task = try await started(client)
-        var iterator = try await subscribed(client, probing: "test/request/probe")
+        var iterator = try await client.subscribed(probing: "test/request/probe")
 
         try await MosquittoClients.publish(port: broker.port, topic: "test/request/find", message: #"{"level":"high"}"#,
                                            extraArguments: ["-V", "5", "-D", "publish", "response-topic", "test/reply",
@@ -108,7 +97,7 @@ struct MQTTClientBrokerTests {
         #expect(await connections.until(2, timeout: .seconds(30)))
         #expect(client.statistics.connected && connections.made == 2)
 
-        var iterator = try await subscribed(client, probing: "test/in")
+        var iterator = try await client.subscribed(probing: "test/in")
         try await MosquittoClients.publish(port: broker.port, topic: "test/in", message: "after restart", extraArguments: ["-q", "1"])
         #expect(await iterator.next()?.text == "after restart")
 

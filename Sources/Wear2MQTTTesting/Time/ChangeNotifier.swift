@@ -46,15 +46,16 @@ public final class ChangeNotifier: Sendable {
     }
 
     /// Returns once nothing has changed for `interval` (real time), or after `limit` all the same. What a test waits
-    /// for before it moves a manual clock on: the work the last move set going has run to its next wait.
+    /// for before it moves a manual clock on: the work the last move set going has run to its next wait. Each change
+    /// wakes it and starts the quiet interval again; only an interval without one ends it.
     public func quiet(for interval: Duration, atMost limit: Duration) async {
         let end = ContinuousClock.now + limit
-        var seen = state.withLock { $0.version }
-        while ContinuousClock.now < end {
-            guard (try? await Task.sleep(for: interval)) != nil else { return }
-            let now = state.withLock { $0.version }
-            if now == seen { return }
-            seen = now
+        while !Task.isCancelled {
+            let seen = state.withLock { $0.version }
+            let now = ContinuousClock.now
+            guard now < end else { return }
+            await change(after: seen, deadline: min(now + interval, end))
+            if state.withLock({ $0.version }) == seen { return }
         }
     }
 
