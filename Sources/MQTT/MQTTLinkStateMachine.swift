@@ -95,7 +95,11 @@ struct MQTTLinkStateMachine: Sendable, Equatable {
         }
     }
 
-    var isFinished: Bool { state == .finished }
+    /// A pattern, not `==`: the derived equality of a state with payloads costs a metadata look-up each time.
+    var isFinished: Bool {
+        if case .finished = state { return true }
+        return false
+    }
 
     // MARK: Events
 

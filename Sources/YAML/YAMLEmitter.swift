@@ -21,7 +21,7 @@ public enum YAMLEmitter {
         yaml_emitter_set_unicode(emitter, 0)
         yaml_emitter_set_break(emitter, YAML_LN_BREAK)
 
-        var writer = EventWriter(emitter: emitter)
+        let writer = EventWriter(emitter: emitter)
         try withExtendedLifetime(output) { () throws(YAMLError) in
             try writer.emit { yaml_stream_start_event_initialize(&$0, YAML_UTF8_ENCODING) }
             try writer.emit { yaml_document_start_event_initialize(&$0, nil, nil, nil, 1) }

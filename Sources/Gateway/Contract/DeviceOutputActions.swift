@@ -8,6 +8,9 @@ extension DeviceOutputMapper {
         private var first: Action?
         private var second: Action?
         private var spilled: [Action] = []
+        /// Kept, not derived from `first` and `second`: asking an optional enum with payloads whether it is nil
+        /// copies the payload, and the loop over a sample's actions asks for `endIndex` at every step.
+        public private(set) var count = 0
 
         public init() {}
 
@@ -18,13 +21,12 @@ extension DeviceOutputMapper {
         }
 
         public mutating func append(_ action: Action) {
-            if first == nil {
-                first = action
-            } else if second == nil {
-                second = action
-            } else {
-                spilled.append(action)
+            switch count {
+            case 0: first = action
+            case 1: second = action
+            default: spilled.append(action)
             }
+            count += 1
         }
 
         public static func += (actions: inout Actions, more: some Sequence<Action>) {
@@ -32,7 +34,7 @@ extension DeviceOutputMapper {
         }
 
         public var startIndex: Int { 0 }
-        public var endIndex: Int { (first == nil ? 0 : 1) + (second == nil ? 0 : 1) + spilled.count }
+        public var endIndex: Int { count }
 
         public subscript(position: Int) -> Action {
             switch position {

@@ -24,16 +24,26 @@ public struct DeviceOutputMapper: Sendable {
     public private(set) var documentsRevision: UInt64 = 0
     private var batcher = SampleBatcher()
     private var variability: HeartRateVariabilityMonitor
-    private var options: [String: DeviceOptions] = [:]
-    /// `<base>/<id>/sensor/<name>` by device and sensor, built once: a topic string per sample is an allocation.
-    private var sensorTopics: [String: [SensorKind: String]] = [:]
-    private var sensorsSeen: [String: Set<String>] = [:]
+    /// What the mapper keeps of each device, in one entry: a sample looks its device up once.
+    private var devices: [String: DeviceRecord] = [:]
     /// The JSON of unbatched samples, one buffer reused from sample to sample (`ContractMessages.sample(…writer:)`).
     private var sampleWriter = JSONWriter(capacity: 256)
-    private var messageCounts: [String: Int] = [:]
-    /// Samples by device and sensor since the gateway started, for `wear2mqtt_samples_published_total`: counted
-    /// here, where each sample passes anyway, and read only when metrics are scraped.
-    public private(set) var sampleCounts: [String: [SensorKind: UInt64]] = [:]
+
+    private struct DeviceRecord {
+        /// Nil until the device manager hands the device's options over (`setOptions`).
+        var options: DeviceOptions?
+        var sensors: [SensorKind: SensorRecord] = [:]
+        /// Messages since `takeMessageCounts`, for `bridge/health`.
+        var messageCount = 0
+    }
+
+    private struct SensorRecord {
+        /// Samples since the gateway started, for `wear2mqtt_samples_published_total`: counted here, where each
+        /// sample passes anyway, and read only when metrics are scraped.
+        var samples: UInt64 = 0
+        /// `<base>/<id>/sensor/<name>`.
+        var topic: String
+    }
 
     public init(messages: ContractMessages, heartRateVariability: Configuration.HeartRateVariabilitySection = .init()) {
         self.messages = messages
@@ -74,11 +84,10 @@ public struct DeviceOutputMapper: Sendable {
         case .deviceRetired(let id):
             documents[id] = nil
             documentsRevision &+= 1
-            sensorTopics[id] = nil
-            _ = batcher.flush(device: id)
-            options[id] = nil
-            sensorsSeen[id] = nil
-            sampleCounts[id] = nil
+            // Its messages since the last health report still count there.
+            let messageCount = devices[id]?.messageCount ?? 0
+            devices[id] = messageCount > 0 ? DeviceRecord(messageCount: messageCount) : nil
+            _ = batcher.setWindow(.zero, forDevice: id)
             variability.forget(id)
             return Actions(messages.removal(id).map(Action.publish))
         case .bridgeEvent(let type, let data):
@@ -91,26 +100,10 @@ public struct DeviceOutputMapper: Sendable {
                               unixMilliseconds: Int64) -> Actions {
         switch event {
         case .sample(let sample):
-            // The hot path: one batcher step, the device's options, its message count.
-            let firstOfItsKind = sensorsSeen[id, default: []].insert(sample.sensor.rawValue).inserted
             variability.add(sample, device: id, at: now)
-            sampleCounts[id, default: [:]][sample.sensor, default: 0] &+= 1
-            if batcher.window(forDevice: id) == .zero {
-                // Unbatched (the default): straight to a message on the kept topic, no publication in between.
-                count(id, 1)
-                let delivery = sampleDelivery(id)
-                let message = messages.sample(sample, topic: sensorTopic(id, sample.sensor), qos: delivery.qos,
-                                              retain: delivery.retain, writer: &sampleWriter)
-                // Appended, not an array literal: a literal is built as an array first (an allocation per sample).
-                var actions = Actions()
-                actions.append(.publish(message))
-                if firstOfItsKind { actions.append(.publishDeviceList) }
-                return actions
-            }
-            let publications = batcher.add(sample, device: id, at: now)
-            count(id, publications.count)
+            var actions = Actions()
+            let firstOfItsKind = mapSample(sample, of: id, into: &actions, now: now)
             // A sensor seen for the first time is a new capability in bridge/devices (and Home Assistant).
-            var actions = Actions(publications.map { .publish(sampleMessage($0)) })
             if firstOfItsKind { actions.append(.publishDeviceList) }
             return actions
         case .gesture(let name, let timestamp):
@@ -139,6 +132,45 @@ public struct DeviceOutputMapper: Sendable {
         }
     }
 
+    /// One sample of a device: its message (or its batch's, when the device batches and a window closed) into
+    /// `actions`, counted. Answers whether it is the first sample of its sensor. The hot path: the device's record
+    /// is looked up by id once and changed in place through its index.
+    private mutating func mapSample(_ sample: SensorSample, of id: String, into actions: inout Actions,
+                                    now: ContinuousClock.Instant) -> Bool {
+        let index = devices.index(forKey: id) ?? addRecord(for: id)
+        let delivery = Self.sampleDelivery(devices.values[index].options)
+        let (firstOfItsKind, topic) = Self.countSample(of: sample.sensor, device: id,
+                                                       in: &devices.values[index].sensors[sample.sensor], topics: messages.topics)
+        guard let batchMilliseconds = devices.values[index].options?.batchMilliseconds, batchMilliseconds > 0 else {
+            // Unbatched (the default): straight to a message on the kept topic, no publication in between.
+            devices.values[index].messageCount += 1
+            actions.append(.publish(messages.sample(sample, topic: topic, qos: delivery.qos, retain: delivery.retain,
+                                                    writer: &sampleWriter)))
+            return firstOfItsKind
+        }
+        let publications = batcher.add(sample, device: id, at: now)
+        devices.values[index].messageCount += publications.count
+        for publication in publications {
+            actions.append(.publish(messages.samples(publication, qos: delivery.qos, retain: delivery.retain)))
+        }
+        return firstOfItsKind
+    }
+
+    private mutating func addRecord(for id: String) -> [String: DeviceRecord].Index {
+        devices[id] = DeviceRecord()
+        return devices.index(forKey: id)!
+    }
+
+    /// Counts a sample of `kind`; answers whether it is the first, and the sensor's topic (built the first time: a
+    /// topic string per sample would be an allocation).
+    private static func countSample(of kind: SensorKind, device id: String, in sensor: inout SensorRecord?,
+                                    topics: TopicLayout) -> (first: Bool, topic: String) {
+        let first = sensor == nil
+        if first { sensor = SensorRecord(topic: topics.sensor(id, kind)) }
+        sensor!.samples &+= 1
+        return (first, sensor!.topic)
+    }
+
     /// State keys that say who a device is or what it can do.
     static let identityKeys: Set<String> = ["manufacturer", "model", "serial", "hardware", "firmware", "capabilities"]
 
@@ -163,32 +195,25 @@ public struct DeviceOutputMapper: Sendable {
     public var nextVariabilityDeadline: ContinuousClock.Instant? { variability.nextDeadline }
 
     /// Whether any device batches its samples (`batch_ms` > 0): then a batch may open at any moment.
-    public var anyDeviceBatches: Bool { options.values.contains { $0.batchMilliseconds > 0 } }
+    public var anyDeviceBatches: Bool { devices.values.contains { ($0.options?.batchMilliseconds ?? 0) > 0 } }
 
     /// Takes a device's options (first sight of the device, or `device/options`); answers the samples a shorter
-    /// window flushed.
+    /// window flushed. The batcher's window of a device always follows its `batch_ms` here.
     public mutating func setOptions(_ deviceOptions: DeviceOptions, for id: String) -> [OutgoingMessage] {
-        options[id] = deviceOptions
+        devices[id, default: DeviceRecord()].options = deviceOptions
         return batcher.setWindow(.milliseconds(deviceOptions.batchMilliseconds), forDevice: id).map(sampleMessage)
     }
 
-    public func hasOptions(for id: String) -> Bool { options[id] != nil }
-
-    private mutating func sensorTopic(_ id: String, _ sensor: SensorKind) -> String {
-        if let topic = sensorTopics[id]?[sensor] { return topic }
-        let topic = messages.topics.sensor(id, sensor)
-        sensorTopics[id, default: [:]][sensor] = topic
-        return topic
-    }
+    public func hasOptions(for id: String) -> Bool { devices[id]?.options != nil }
 
     private func sampleMessage(_ publication: SamplePublication) -> OutgoingMessage {
-        let delivery = sampleDelivery(publication.device)
+        let delivery = Self.sampleDelivery(devices[publication.device]?.options)
         return messages.samples(publication, qos: delivery.qos, retain: delivery.retain)
     }
 
     /// The QoS and retain flag a device's options give its samples.
-    private func sampleDelivery(_ id: String) -> (qos: QoS, retain: Bool) {
-        let deviceOptions = options[id] ?? DeviceOptions()
+    private static func sampleDelivery(_ options: DeviceOptions?) -> (qos: QoS, retain: Bool) {
+        let deviceOptions = options ?? DeviceOptions()
         return (QoS(rawValue: deviceOptions.sampleQoS) ?? .atMostOnce, deviceOptions.retainSamples)
     }
 
@@ -196,7 +221,10 @@ public struct DeviceOutputMapper: Sendable {
 
     public func document(_ id: String) -> DeviceStateDocument { documents[id] ?? DeviceStateDocument() }
 
-    public func sensors(of id: String) -> Set<String> { sensorsSeen[id] ?? [] }
+    public func sensors(of id: String) -> Set<String> { Set(devices[id]?.sensors.keys.map(\.rawValue) ?? []) }
+
+    /// Samples by sensor since the gateway started, for `wear2mqtt_samples_published_total`.
+    public func sampleCounts(of id: String) -> [SensorKind: UInt64] { devices[id]?.sensors.mapValues(\.samples) ?? [:] }
 
     /// Each device's state and availability, as republished after every broker (re)connect; only those of
     /// `managed` when given (kept documents wait until the device list says which devices are still managed).
@@ -214,13 +242,17 @@ public struct DeviceOutputMapper: Sendable {
 
     /// The messages each device caused since the last call, for `bridge/health`; the count starts again.
     public mutating func takeMessageCounts() -> [String: Int] {
-        defer { messageCounts = [:] }
-        return messageCounts
+        var counts: [String: Int] = [:]
+        for (id, record) in devices where record.messageCount > 0 {
+            counts[id] = record.messageCount
+            devices[id]?.messageCount = 0
+        }
+        return counts
     }
 
     /// A message that is not a sample but comes from a device (a command's own output) counts for its rate.
     public mutating func count(_ id: String, _ messages: Int = 1) {
-        messageCounts[id, default: 0] += messages
+        devices[id, default: DeviceRecord()].messageCount += messages
     }
 
     private mutating func update(_ id: String, _ change: (inout DeviceStateDocument) -> Bool) -> DeviceStateDocument? {

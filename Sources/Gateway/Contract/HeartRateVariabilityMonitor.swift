@@ -35,13 +35,18 @@ public struct HeartRateVariabilityMonitor: Sendable {
     /// Takes a sample of `device`; anything without beat intervals passes at the cost of one switch.
     public mutating func add(_ sample: SensorSample, device: String, at now: ContinuousClock.Instant) {
         guard settings.enabled, let beats = sample.beatIntervals else { return }
-        if let tracked = devices[device], tracked.timing == .beat, beats.timing != .beat { return }
-        if devices[device]?.timing != beats.timing {
+        // Found once and changed in place through its index: this runs for every sample with beats.
+        let index = devices.index(forKey: device)
+        if let index, devices.values[index].timing == .beat, beats.timing != .beat { return }
+        if let index, devices.values[index].timing == beats.timing {
+            devices.values[index].calculator.add(beats)
+        } else {
             let window = Int64(settings.windowSeconds) * 1000
-            devices[device] = Tracked(calculator: HeartRateVariabilityCalculator(rules: .init(windowMilliseconds: window)),
-                                      timing: beats.timing)
+            var tracked = Tracked(calculator: HeartRateVariabilityCalculator(rules: .init(windowMilliseconds: window)),
+                                  timing: beats.timing)
+            tracked.calculator.add(beats)
+            devices[device] = tracked
         }
-        devices[device]?.calculator.add(beats)
         if nextDeadline == nil { nextDeadline = now + interval }
     }
 

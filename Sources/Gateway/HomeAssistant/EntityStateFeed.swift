@@ -74,22 +74,28 @@ public struct EntityStateFeed: Sendable {
         var updates: [Update] = []
         Self.forEachValue(of: sample) { key, value, aggregate in
             guard value.isFinite || aggregate == .latestOrUnknown else { return }
-            guard var entry = pending[device]?[key] else {
-                // The first value of an entity goes out at once; its interval starts now.
-                updates.append(Update(device: device, key: key, value: value))
-                pending[device, default: [:]][key] = Pending(windowStart: now)
-                return
+            // Changed in place: one look-up of the device and one of the entity for every value of every sample.
+            if let due = Self.take(value, key: key, into: &pending[device, default: [:]][key], at: now, interval: interval) {
+                updates.append(Update(device: device, key: key, value: due))
             }
-            entry.sum += value
-            entry.count += 1
-            entry.latest = value
-            if now - entry.windowStart >= interval {
-                updates.append(Update(device: device, key: key, value: Self.aggregate(entry, key: key)))
-                entry = Pending(windowStart: now)
-            }
-            pending[device, default: [:]][key] = entry
         }
         return updates
+    }
+
+    /// Adds a value to its entity's interval; answers the value to publish now, if its interval closed (or it is
+    /// the entity's first: that goes out at once, and its interval starts now).
+    private static func take(_ value: Double, key: String, into entry: inout Pending?, at now: ContinuousClock.Instant,
+                             interval: Duration) -> Double? {
+        guard entry != nil else {
+            entry = Pending(windowStart: now)
+            return value
+        }
+        entry!.sum += value
+        entry!.count += 1
+        entry!.latest = value
+        guard now - entry!.windowStart >= interval else { return nil }
+        defer { entry = Pending(windowStart: now) }
+        return aggregate(entry!, key: key)
     }
 
     /// Values held for intervals that closed by `now`, for a timer to publish.

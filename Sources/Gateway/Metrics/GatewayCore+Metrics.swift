@@ -12,7 +12,7 @@ extension GatewayCore {
         if let manager {
             for device in await manager.managedDevices {
                 let connected = await manager.connectionState(id: device.id) == .connected
-                let (document, samples) = outputs.withLock { ($0.document(device.id), $0.sampleCounts[device.id] ?? [:]) }
+                let (document, samples) = outputs.withLock { ($0.document(device.id), $0.sampleCounts(of: device.id)) }
                 devices.append(MetricsSnapshot.Device(id: device.id, connected: connected, document: document, samples: samples))
             }
         }

@@ -270,8 +270,9 @@ public final class GatewayCore: Sendable {
     }
 
     private func perform(_ actions: DeviceOutputMapper.Actions) {
-        for action in actions {
-            switch action {
+        // By index: iterating the collection itself would copy it, every message in it retained once more.
+        for index in actions.indices {
+            switch actions[index] {
             case .publish(let message): sink.publish(message)
             case .publishDurable(let message):
                 durableRecords.queued()

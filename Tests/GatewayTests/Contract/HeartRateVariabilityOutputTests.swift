@@ -73,7 +73,7 @@ struct HeartRateVariabilityOutputTests {
         #expect(Self.text(message) == #"{"ts":\#(end),"rmssd_ms":50.0,"sdnn_ms":\#(sdnn),"pnn50_pct":0.0,"mean_hr_bpm":\#(60_000.0 / 825),"intervals":60,"rejected":0,"window_s":60}"#)
         #expect(mapper.nextVariabilityDeadline == Self.start + .seconds(20))
         #expect(mapper.sensors(of: "strap").contains("hrv"), "bridge/devices lists it once published")
-        #expect(mapper.sampleCounts["strap"]?[.hrv] == 1)
+        #expect(mapper.sampleCounts(of: "strap")[.hrv] == 1)
     }
 
     @Test("the E4 reports each beat as ibi and again in heart_rate: each beat counts once, from the ibi stream")
