@@ -91,6 +91,12 @@ final class MosquittoConnection: @unchecked Sendable {
     /// Messages handed to libmosquitto since the last `flushWrites`: when there are several, the socket is corked
     /// while libmosquitto writes them (see `flushWrites`).
     private var publishedSinceFlush = 0
+    /// Sample packets written past libmosquitto (`PublishPacket`), all of an iteration's in one `send`. Not over
+    /// TLS, where libmosquitto owns the stream.
+    private var direct = DirectWrites()
+    private let writesSamplesDirectly: Bool
+    /// The broker's Maximum Packet Size from its CONNACK (MQTT 5), which a packet sent directly must respect too.
+    private var maximumPacketSize: Int?
 
     /// `loop` nil: the connection runs on a loop of its own, which ends with it.
     init(configuration: MQTTClientConfiguration, logger: Logger, loop: EventLoop?,
@@ -105,6 +111,7 @@ final class MosquittoConnection: @unchecked Sendable {
             ownsLoop = true
         }
         self.configuration = configuration
+        writesSamplesDirectly = configuration.tls == nil
         self.logger = logger
         self.events = events
         self.incoming = incoming
@@ -209,8 +216,11 @@ final class MosquittoConnection: @unchecked Sendable {
             if result != MOSQ_ERR_SUCCESS.rawValue { freeProperties(properties) }
             try check(result, "will")
         }
-        mosquitto_connect_v5_callback_set(handle) { _, context, reason, flags, _ in
-            MosquittoConnection.from(context).didReceiveConnack(reason: reason, flags: flags)
+        mosquitto_connect_v5_callback_set(handle) { _, context, reason, flags, properties in
+            var maximum: UInt32 = 0
+            let limited = mosquitto_property_read_int32(properties, Int32(MQTT_PROP_MAXIMUM_PACKET_SIZE.rawValue), &maximum, false) != nil
+            MosquittoConnection.from(context).didReceiveConnack(reason: reason, flags: flags,
+                                                                maximumPacketSize: limited ? Int(maximum) : nil)
         }
         mosquitto_disconnect_v5_callback_set(handle) { _, context, reason, _ in
             MosquittoConnection.from(context).didDisconnect(reason: reason)
@@ -317,7 +327,7 @@ final class MosquittoConnection: @unchecked Sendable {
 
     /// Whether a close on an up link has nothing left to wait for.
     private var isDrained: Bool {
-        outbound.isDrained && !mosquitto_want_write(handle)
+        outbound.isDrained && direct.isEmpty && !mosquitto_want_write(handle)
     }
 
     /// The socket on the loop: registered while libmosquitto has one (it changes with every connection),
@@ -331,7 +341,7 @@ final class MosquittoConnection: @unchecked Sendable {
         }
         guard socket >= 0 else { return }
         var interest: EventLoop.Interest = wantsToRead() ? .readable : []
-        if mosquitto_want_write(handle) { interest.insert(.writable) }
+        if !direct.isEmpty || mosquitto_want_write(handle) { interest.insert(.writable) }
         if let current = socketRegistration {
             if current.interest != interest {
                 loop.setInterest(current.registration, interest)
@@ -381,7 +391,9 @@ final class MosquittoConnection: @unchecked Sendable {
         guard let handle else { return }
         var result = MOSQ_ERR_SUCCESS.rawValue
         if readiness.isReadable || readiness.isHangUp { result = readWhatIsWaiting(handle) }
-        if readiness.isWritable, mosquitto_socket(handle) >= 0 { result = mosquitto_loop_write(handle, 1) }
+        if readiness.isWritable, mosquitto_socket(handle) >= 0, sendDirect(mosquitto_socket(handle)) {
+            result = mosquitto_loop_write(handle, 1)
+        }
         // The handshake failed: a wrong CA or certificate will not fix itself by retrying. libmosquitto
         // reports it as MOSQ_ERR_TLS from the read or write that failed, or only in its log when the peer hung
         // up first, so both are looked at.
@@ -424,15 +436,37 @@ final class MosquittoConnection: @unchecked Sendable {
         loop.assertInEventLoop()
         defer { publishedSinceFlush = 0 }
         guard !machine.isFinished, !machine.isAttemptInFlight, let handle, mosquitto_socket(handle) >= 0 else { return }
+        let socket = mosquitto_socket(handle)
         if mosquitto_want_write(handle) {
-            let socket = mosquitto_socket(handle)
             let corked = publishedSinceFlush > 1 && Self.setCork(socket, true)
-            _ = mosquitto_loop_write(handle, 1)
+            if sendDirect(socket) { _ = mosquitto_loop_write(handle, 1) }
             // The socket may be gone (a write failed): uncorking a closed descriptor number only fails.
             if corked, mosquitto_socket(handle) == socket { _ = Self.setCork(socket, false) }
+        } else {
+            _ = sendDirect(socket)
         }
         if mosquitto_socket(handle) < 0 { linkLost(reason: lastLibraryError ?? "connection closed") }
         updateRegistration()
+    }
+
+    /// Sends the sample packets waiting; answers whether none is left, so libmosquitto may write.
+    private func sendDirect(_ socket: Int32) -> Bool {
+        switch direct.send(on: socket) {
+        case .sent: return true
+        case .waiting: return false
+        case .failed(let error):
+            // libmosquitto finds the broken link on its next read or write, and the machine hears it from there.
+            logger.debug("sending samples to the MQTT broker failed", metadata: ["errno": "\(error)"])
+            return true
+        }
+    }
+
+    /// Whether `message` is written past libmosquitto: a sample's shape (`PublishPacket.fits`), and nothing of
+    /// libmosquitto's waiting before it — a message it holds must not be overtaken.
+    private func goesDirect(_ message: OutgoingMessage, _ handle: OpaquePointer) -> Bool {
+        guard writesSamplesDirectly, PublishPacket.fits(message), !mosquitto_want_write(handle),
+              let size = PublishPacket.size(of: message, version: configuration.protocolVersion) else { return false }
+        return size <= maximumPacketSize ?? size
     }
 
     /// Starts the attempt the machine asked for (it is `connecting`, `opening` now): on a helper thread, because
@@ -488,6 +522,7 @@ final class MosquittoConnection: @unchecked Sendable {
     private func linkLost(reason: String, cleanly: Bool = false) {
         // The socket is closed or about to be; a new one may get the same number, so the registration goes now.
         dropRegistration()
+        direct.discard()
         let now = ContinuousClock.now
         reportLinkDown(machine.linkLost(now: now, cleanly: cleanly), now: now, reason: reason)
     }
@@ -586,8 +621,13 @@ final class MosquittoConnection: @unchecked Sendable {
     @discardableResult
     private func publishNow(_ message: OutgoingMessage) -> Int32? {
         guard let handle else { return nil }
-        // Every sample carries only a content type: its property list is built once and reused (libmosquitto
-        // copies properties into the packet), saving three allocations per sample.
+        if goesDirect(message, handle) {
+            direct.append(message, version: configuration.protocolVersion)
+            statistics.withLock { $0.published += 1 }
+            return 0
+        }
+        // Most messages carry only a content type: its property list is built once and reused (libmosquitto
+        // copies properties into the packet), saving three allocations a message.
         let shared = configuration.protocolVersion == .v5 ? sharedProperties(message.properties) : nil
         let properties = configuration.protocolVersion == .v5 && shared == nil ? makeProperties(message.properties) : nil
         defer { freeProperties(properties) }
@@ -629,8 +669,9 @@ final class MosquittoConnection: @unchecked Sendable {
 
     // MARK: libmosquitto callbacks (loop thread, inside mosquitto_loop_read)
 
-    private func didReceiveConnack(reason: Int32, flags: Int32) {
+    private func didReceiveConnack(reason: Int32, flags: Int32, maximumPacketSize: Int?) {
         loop.assertInEventLoop()
+        self.maximumPacketSize = maximumPacketSize
         guard reason == 0 else {
             let text = configuration.protocolVersion == .v5 ? MosquittoText.reason(reason) : MosquittoText.connack(reason)
             lastLibraryError = "broker refused the connection: \(text)"
@@ -710,7 +751,8 @@ final class MosquittoConnection: @unchecked Sendable {
     private func finishClose(disconnect: Bool) {
         if disconnect, let handle {
             mosquitto_disconnect_v5(handle, 0, nil)
-            if mosquitto_socket(handle) >= 0 { _ = mosquitto_loop_write(handle, 1) }
+            // DISCONNECT goes after the samples sent directly, never inside one whose rest the socket did not take.
+            if mosquitto_socket(handle) >= 0, sendDirect(mosquitto_socket(handle)) { _ = mosquitto_loop_write(handle, 1) }
         }
         stop(with: .closed)
     }

@@ -1,0 +1,109 @@
+import EventLoop
+import Glibc
+import MQTT
+import Testing
+import Wear2MQTTTesting
+
+/// QoS 0 samples the client writes past libmosquitto (`PublishPacket`), against a real mosquitto: they and the
+/// messages libmosquitto sends leave in the order they were published (as far as libmosquitto itself keeps it), a
+/// backlog the socket cannot take at once arrives whole, and the broker's Maximum Packet Size holds for them too.
+@Suite
+struct DirectWritesTests {
+    @Test(arguments: [MQTTClientConfiguration.ProtocolVersion.v5, .v311])
+    func samplesAndLibraryMessagesArriveInTheOrderPublished(version: MQTTClientConfiguration.ProtocolVersion) async throws {
+        try await withClient(version: version) { client, clients, _, messages in
+            // Fewer QoS 1 messages than libmosquitto keeps in flight (20), so it holds none back and the order is total.
+            let count = 45
+            // One task, so one iteration: QoS 0 samples (direct), QoS 1 and retained messages (libmosquitto) mixed.
+            clients.loop.execute {
+                for index in 0..<count { client.publish(Self.message(index)) }
+            }
+            var received: [IncomingMessage] = []
+            while received.count < count, let message = await messages.next() {
+                if message.topic == "test/order" { received.append(message) }
+            }
+            #expect(received.map(\.text) == (0..<count).map { "\($0)" })
+            let types = Set(received.filter { $0.qos == .atMostOnce }.map(\.properties.contentType))
+            #expect(types == [version == .v5 ? "application/json" : nil])
+        }
+    }
+
+    @Test func aBacklogTheSocketCannotTakeArrivesWholeAndInOrder() async throws {
+        try await withClient(version: .v5) { client, clients, brokerPID, messages in
+            let broker = try #require(brokerPID)
+            // The broker reads nothing while stopped, so the iteration's 55 MB cannot all be sent at its end (loopback
+            // TCP buffers up to 36 MB here: tcp_rmem's and tcp_wmem's maximum): the first 96 samples go directly
+            // and stop part-way; the QoS 1 message after them, and the samples after it, wait in libmosquitto until
+            // the rest of the direct ones is out.
+            kill(broker, SIGSTOP)
+            defer { kill(broker, SIGCONT) }
+            let count = 110
+            let payload = [UInt8](repeating: 0x78, count: 512 * 1024)
+            clients.loop.execute {
+                for index in 0..<count {
+                    client.publish(OutgoingMessage(topic: "test/order", payload: Array("\(index) ".utf8) + payload,
+                                                   qos: index == 96 ? .atLeastOnce : .atMostOnce,
+                                                   properties: MQTTProperties(contentType: "application/json")))
+                }
+            }
+            await clients.barrier()
+            let waiting = client.statistics
+            kill(broker, SIGCONT)
+            var received: [String] = []
+            while received.count < count, let message = await messages.next() {
+                if message.topic == "test/order" { received.append(String(message.text.prefix { $0 != " " })) }
+            }
+            #expect(received == (0..<count).map { "\($0)" })
+            #expect(waiting.connected)
+            #expect(client.statistics.connections == 1)
+        }
+    }
+
+    @Test func aSampleOverTheBrokersMaximumPacketSizeIsRefusedAndTheLinkStays() async throws {
+        try await withClient(version: .v5, brokerLines: ["max_packet_size 2000"]) { client, clients, _, messages in
+            clients.loop.execute {
+                client.publish(OutgoingMessage(topic: "test/order", payload: [UInt8](repeating: 0x61, count: 3000)))
+                client.publish(OutgoingMessage(topic: "test/order", text: "after"))
+            }
+            while let message = await messages.next() {
+                if message.topic == "test/order" {
+                    #expect(message.text == "after", "the oversized sample reached the subscriber")
+                    break
+                }
+            }
+            #expect(client.statistics.connections == 1, "the broker dropped the link")
+        }
+    }
+
+    /// Every third message QoS 1, every seventh retained; the rest samples with a content type.
+    private static func message(_ index: Int) -> OutgoingMessage {
+        OutgoingMessage(topic: "test/order", text: "\(index)", qos: index % 3 == 0 ? .atLeastOnce : .atMostOnce,
+                        retain: index % 7 == 0, properties: MQTTProperties(contentType: "application/json"))
+    }
+
+    /// A client subscribed to `test/order` on a broker of its own; `body` gets the messages after the subscription
+    /// is in place. A hang guard closes the client, so a lost message fails an expectation instead of hanging.
+    private func withClient(version: MQTTClientConfiguration.ProtocolVersion, brokerLines: [String] = [],
+                            _ body: (MQTTClient, ClientLoop, Int32?, inout IncomingMessages.AsyncIterator) async throws -> Void) async throws {
+        let broker = try MosquittoBroker(extraLines: brokerLines)
+        try await broker.start()
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let clients = try ClientLoop()
+        let client = try clients.client(MQTTClientConfiguration(host: "127.0.0.1", port: broker.port, clientID: "direct-test",
+                                                                     protocolVersion: version,
+                                                                     spoolDirectory: directory.file("spool")))
+        try client.subscribe("test/order", qos: .atLeastOnce)
+        let connections = Connections(client)
+        let run = Task { try await client.run() }
+        defer { run.cancel() }
+        try #require(await connections.until(1), "the client did not connect")
+        let hang = HangGuard(after: .seconds(60)) { [client] in await client.close(timeout: .milliseconds(100)) }
+        defer { hang.cancel() }
+        var messages = try await client.subscribed(probing: "test/order")
+        try await body(client, clients, broker.pid, &messages)
+        await client.close()
+        try await run.value
+        await broker.remove()
+    }
+}
