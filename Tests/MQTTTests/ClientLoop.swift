@@ -72,3 +72,32 @@ extension MQTTClient {
         throw TestSetupError("the messages ended before the probe on \(topic) came back")
     }
 }
+
+/// A client on a loop of its own and a broker of its own, subscribed to `topic`; `body` gets the messages once the
+/// subscription is in place (a probe came back). A hang guard closes the client, so a lost message fails an
+/// expectation instead of hanging the test. Client and broker end after `body`.
+func withSubscribedClient(
+    to topic: String, qos: QoS = .atLeastOnce, version: MQTTClientConfiguration.ProtocolVersion = .v5,
+    brokerLines: [String] = [],
+    _ body: (MQTTClient, ClientLoop, MosquittoBroker, inout IncomingMessages.AsyncIterator) async throws -> Void
+) async throws {
+    let broker = try MosquittoBroker(extraLines: brokerLines)
+    try await broker.start()
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let clients = try ClientLoop()
+    let client = try clients.client(MQTTClientConfiguration(host: "127.0.0.1", port: broker.port, clientID: "subscribed-test",
+                                                            protocolVersion: version, spoolDirectory: directory.file("spool")))
+    try client.subscribe(topic, qos: qos)
+    let connections = Connections(client)
+    let run = Task { try await client.run() }
+    defer { run.cancel() }
+    try #require(await connections.until(1), "the client did not connect")
+    let hang = HangGuard(after: .seconds(60)) { [client] in await client.close(timeout: .milliseconds(100)) }
+    defer { hang.cancel() }
+    var messages = try await client.subscribed(probing: topic)
+    try await body(client, clients, broker, &messages)
+    await client.close()
+    try await run.value
+    await broker.remove()
+}

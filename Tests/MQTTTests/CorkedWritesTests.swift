@@ -13,50 +13,31 @@ import Wear2MQTTTesting
 @Suite
 struct CorkedWritesTests {
     @Test func aBurstOfOneIterationArrivesWholeAndInOrderAndNoIterationEndsCorked() async throws {
-        let broker = try MosquittoBroker()
-        try await broker.start()
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        let clients = try ClientLoop()
-        let client = try clients.client(MQTTClientConfiguration(host: "127.0.0.1", port: broker.port, clientID: "cork-test",
-                                                                spoolDirectory: directory.file("spool")))
-        try client.subscribe("test/burst", qos: .atMostOnce)
-        let connections = Connections(client)
-        let run = Task { try await client.run() }
-        defer { run.cancel() }
-        try #require(await connections.until(1), "the client did not connect")
-        let socket = try #require(Self.socket(connectedToPort: broker.port), "no socket of this process to the broker")
-
-        // Every iteration's end, after the client's own flush (hooks run in the order they were added): corked or not.
-        let endsCorked = Mutex(0), ends = Mutex(0)
-        let loop = clients.loop
-        loop.execute {
-            _ = loop.whenIterationEnds {
-                ends.withLock { $0 += 1 }
-                if Self.isCorked(socket) { endsCorked.withLock { $0 += 1 } }
+        try await withSubscribedClient(to: "test/burst", qos: .atMostOnce) { client, clients, broker, messages in
+            let socket = try #require(Self.socket(connectedToPort: broker.port), "no socket of this process to the broker")
+            // Every iteration's end, after the client's own flush (hooks run in the order they were added): corked or not.
+            let endsCorked = Mutex(0), ends = Mutex(0)
+            let loop = clients.loop
+            loop.execute {
+                _ = loop.whenIterationEnds {
+                    ends.withLock { $0 += 1 }
+                    if Self.isCorked(socket) { endsCorked.withLock { $0 += 1 } }
+                }
             }
+            let count = 200
+            // One task, so one iteration: all of them leave in the flush at its end.
+            loop.execute {
+                for index in 0..<count { client.publish(OutgoingMessage(topic: "test/burst", text: "\(index)", qos: .atLeastOnce)) }
+            }
+            var received: [String] = []
+            while received.count < count, let message = await messages.next() {
+                if message.topic == "test/burst" { received.append(message.text) }
+            }
+            #expect(received == (0..<count).map { "\($0)" })
+            await clients.barrier()
+            #expect(ends.withLock { $0 } > 0)
+            #expect(endsCorked.withLock { $0 } == 0, "an iteration ended with the broker socket corked")
         }
-        // The failure guard of the reads below, which have no timeout of their own: closing the client ends its
-        // messages, so a lost message fails the expectation instead of hanging the test.
-        let hang = HangGuard(after: .seconds(30)) { [client] in await client.close(timeout: .milliseconds(100)) }
-        defer { hang.cancel() }
-        var messages = try await client.subscribed(probing: "test/burst")
-        let count = 200
-        // One task, so one iteration: all of them leave in the flush at its end.
-        loop.execute {
-            for index in 0..<count { client.publish(OutgoingMessage(topic: "test/burst", text: "\(index)", qos: .atLeastOnce)) }
-        }
-        var received: [String] = []
-        while received.count < count, let message = await messages.next() {
-            if message.topic == "test/burst" { received.append(message.text) }
-        }
-        #expect(received == (0..<count).map { "\($0)" })
-        await clients.barrier()
-        #expect(ends.withLock { $0 } > 0)
-        #expect(endsCorked.withLock { $0 } == 0, "an iteration ended with the broker socket corked")
-        await client.close()
-        try await run.value
-        await broker.remove()
     }
 
     static func isCorked(_ socket: Int32) -> Bool {

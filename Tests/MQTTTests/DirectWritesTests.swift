@@ -11,7 +11,7 @@ import Wear2MQTTTesting
 struct DirectWritesTests {
     @Test(arguments: [MQTTClientConfiguration.ProtocolVersion.v5, .v311])
     func samplesAndLibraryMessagesArriveInTheOrderPublished(version: MQTTClientConfiguration.ProtocolVersion) async throws {
-        try await withClient(version: version) { client, clients, _, messages in
+        try await withSubscribedClient(to: "test/order", version: version) { client, clients, _, messages in
             // Fewer QoS 1 messages than libmosquitto keeps in flight (20), so it holds none back and the order is total.
             let count = 45
             // One task, so one iteration: QoS 0 samples (direct), QoS 1 and retained messages (libmosquitto) mixed.
@@ -29,14 +29,14 @@ struct DirectWritesTests {
     }
 
     @Test func aBacklogTheSocketCannotTakeArrivesWholeAndInOrder() async throws {
-        try await withClient(version: .v5) { client, clients, brokerPID, messages in
-            let broker = try #require(brokerPID)
+        try await withSubscribedClient(to: "test/order") { client, clients, broker, messages in
+            let pid = try #require(broker.pid)
             // The broker reads nothing while stopped, so the iteration's 55 MB cannot all be sent at its end (loopback
             // TCP buffers up to 36 MB here: tcp_rmem's and tcp_wmem's maximum): the first 96 samples go directly
             // and stop part-way; the QoS 1 message after them, and the samples after it, wait in libmosquitto until
             // the rest of the direct ones is out.
-            kill(broker, SIGSTOP)
-            defer { kill(broker, SIGCONT) }
+            kill(pid, SIGSTOP)
+            defer { kill(pid, SIGCONT) }
             let count = 110
             let payload = [UInt8](repeating: 0x78, count: 512 * 1024)
             clients.loop.execute {
@@ -48,7 +48,7 @@ struct DirectWritesTests {
             }
             await clients.barrier()
             let waiting = client.statistics
-            kill(broker, SIGCONT)
+            kill(pid, SIGCONT)
             var received: [String] = []
             while received.count < count, let message = await messages.next() {
                 if message.topic == "test/order" { received.append(String(message.text.prefix { $0 != " " })) }
@@ -60,7 +60,7 @@ struct DirectWritesTests {
     }
 
     @Test func aSampleOverTheBrokersMaximumPacketSizeIsRefusedAndTheLinkStays() async throws {
-        try await withClient(version: .v5, brokerLines: ["max_packet_size 2000"]) { client, clients, _, messages in
+        try await withSubscribedClient(to: "test/order", brokerLines: ["max_packet_size 2000"]) { client, clients, _, messages in
             clients.loop.execute {
                 client.publish(OutgoingMessage(topic: "test/order", payload: [UInt8](repeating: 0x61, count: 3000)))
                 client.publish(OutgoingMessage(topic: "test/order", text: "after"))
@@ -79,31 +79,5 @@ struct DirectWritesTests {
     private static func message(_ index: Int) -> OutgoingMessage {
         OutgoingMessage(topic: "test/order", text: "\(index)", qos: index % 3 == 0 ? .atLeastOnce : .atMostOnce,
                         retain: index % 7 == 0, properties: MQTTProperties(contentType: "application/json"))
-    }
-
-    /// A client subscribed to `test/order` on a broker of its own; `body` gets the messages after the subscription
-    /// is in place. A hang guard closes the client, so a lost message fails an expectation instead of hanging.
-    private func withClient(version: MQTTClientConfiguration.ProtocolVersion, brokerLines: [String] = [],
-                            _ body: (MQTTClient, ClientLoop, Int32?, inout IncomingMessages.AsyncIterator) async throws -> Void) async throws {
-        let broker = try MosquittoBroker(extraLines: brokerLines)
-        try await broker.start()
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        let clients = try ClientLoop()
-        let client = try clients.client(MQTTClientConfiguration(host: "127.0.0.1", port: broker.port, clientID: "direct-test",
-                                                                     protocolVersion: version,
-                                                                     spoolDirectory: directory.file("spool")))
-        try client.subscribe("test/order", qos: .atLeastOnce)
-        let connections = Connections(client)
-        let run = Task { try await client.run() }
-        defer { run.cancel() }
-        try #require(await connections.until(1), "the client did not connect")
-        let hang = HangGuard(after: .seconds(60)) { [client] in await client.close(timeout: .milliseconds(100)) }
-        defer { hang.cancel() }
-        var messages = try await client.subscribed(probing: "test/order")
-        try await body(client, clients, broker.pid, &messages)
-        await client.close()
-        try await run.value
-        await broker.remove()
     }
 }
