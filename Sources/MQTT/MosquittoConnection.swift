@@ -475,6 +475,8 @@ final class MosquittoConnection: @unchecked Sendable {
     private func attemptConnection() {
         guard let handle else { return }
         lastLibraryError = nil
+        // A new socket: nothing written for the last one may start it (the loss discarded it already, if it came).
+        direct.discard()
         var properties: OpaquePointer? = nil
         if configuration.protocolVersion == .v5, configuration.sessionExpirySeconds > 0 {
             mosquitto_property_add_int32(&properties, Int32(MQTT_PROP_SESSION_EXPIRY_INTERVAL.rawValue),
