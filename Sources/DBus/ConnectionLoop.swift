@@ -51,6 +51,8 @@ final class ConnectionLoop: @unchecked Sendable {
     private let ownsLoop: Bool
     /// Set by `start`; until then nothing of this connection runs on the loop.
     private let started = Atomic<Bool>(false)
+    /// A step asked for by `wake` and not begun yet.
+    private let wakeScheduled = Atomic<Bool>(false)
     let uniqueName: String
     let canPassFileDescriptors: Bool
     /// Incoming method calls go here (the object registry), on the loop thread.
@@ -144,9 +146,16 @@ final class ConnectionLoop: @unchecked Sendable {
 
     /// libdbus asks for its main loop. Before `start` the loop must not run: `init` is still calling libdbus and
     /// filling `watches` on its own thread, and a shared loop (the daemon's, already running) would race it.
+    /// libdbus asks for a wake-up with every message it queues, so a StartNotify stream asked for a step per signal
+    /// (each one a task on the loop that found the signal dispatched already). One step scheduled at a time serves
+    /// all the asks before it begins; an ask during the step schedules the next.
     private func wake() {
-        guard started.load(ordering: .acquiring) else { return }
-        eventLoop.execute { [self] in step() }
+        guard started.load(ordering: .acquiring),
+              !wakeScheduled.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        eventLoop.execute { [self] in
+            wakeScheduled.store(false, ordering: .releasing)
+            step()
+        }
     }
 
     // MARK: libdbus callbacks
