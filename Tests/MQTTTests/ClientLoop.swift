@@ -78,7 +78,7 @@ extension MQTTClient {
 /// expectation instead of hanging the test. Client and broker end after `body`.
 func withSubscribedClient(
     to topic: String, qos: QoS = .atLeastOnce, version: MQTTClientConfiguration.ProtocolVersion = .v5,
-    brokerLines: [String] = [],
+    keepAliveSeconds: Int = 60, brokerLines: [String] = [],
     _ body: (MQTTClient, ClientLoop, MosquittoBroker, inout IncomingMessages.AsyncIterator) async throws -> Void
 ) async throws {
     let broker = try MosquittoBroker(extraLines: brokerLines)
@@ -87,7 +87,8 @@ func withSubscribedClient(
     defer { directory.remove() }
     let clients = try ClientLoop()
     let client = try clients.client(MQTTClientConfiguration(host: "127.0.0.1", port: broker.port, clientID: "subscribed-test",
-                                                            protocolVersion: version, spoolDirectory: directory.file("spool")))
+                                                            protocolVersion: version, keepAliveSeconds: keepAliveSeconds,
+                                                            spoolDirectory: directory.file("spool")))
     try client.subscribe(topic, qos: qos)
     let connections = Connections(client)
     let run = Task { try await client.run() }

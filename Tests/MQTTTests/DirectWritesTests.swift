@@ -1,6 +1,7 @@
 import EventLoop
 import Glibc
 import MQTT
+import Synchronization
 import Testing
 import Wear2MQTTTesting
 
@@ -72,6 +73,33 @@ struct DirectWritesTests {
                 }
             }
             #expect(client.statistics.connections == 1, "the broker dropped the link")
+        }
+    }
+
+    /// libmosquitto sees none of the samples, so while they flow it sends a PINGREQ every keepalive (5 s, its
+    /// shortest) and must hear the PINGRESP: three keepalive periods of samples every 50 ms keep one connection.
+    @Test func samplesSentDirectlyForThreeKeepalivePeriodsKeepTheLink() async throws {
+        try await withSubscribedClient(to: "test/order", keepAliveSeconds: 5) { client, clients, _, messages in
+            let loop = clients.loop
+            let end = ContinuousClock.now + .seconds(16)
+            let published = Mutex(0)
+            // A sample every 50 ms from the client's own loop, the last one marked.
+            @Sendable func publishNext() {
+                let index = published.withLock { count in defer { count += 1 }; return count }
+                let last = ContinuousClock.now >= end
+                client.publish(OutgoingMessage(topic: "test/order", text: last ? "last \(index)" : "\(index)"))
+                if !last { _ = loop.schedule(at: .now + .milliseconds(50)) { publishNext() } }
+            }
+            loop.execute { publishNext() }
+            var received = 0
+            while let message = await messages.next() {
+                guard message.topic == "test/order" else { continue }
+                received += 1
+                if message.text.hasPrefix("last") { break }
+            }
+            #expect(received == published.withLock { $0 })
+            #expect(received > 250)
+            #expect(client.statistics.connections == 1, "the link was lost while samples flowed")
         }
     }
 
