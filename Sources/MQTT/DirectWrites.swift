@@ -11,8 +11,8 @@ struct DirectWrites {
 
     var isEmpty: Bool { sent == bytes.count }
 
-    mutating func append(_ message: OutgoingMessage, version: MQTTClientConfiguration.ProtocolVersion) {
-        PublishPacket.append(message, version: version, to: &bytes)
+    mutating func append(_ packet: PublishPacket) {
+        packet.append(to: &bytes)
     }
 
     enum Outcome: Equatable {

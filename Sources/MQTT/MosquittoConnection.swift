@@ -461,12 +461,14 @@ final class MosquittoConnection: @unchecked Sendable {
         }
     }
 
-    /// Whether `message` is written past libmosquitto: a sample's shape (`PublishPacket.fits`), and nothing of
-    /// libmosquitto's waiting before it — a message it holds must not be overtaken.
-    private func goesDirect(_ message: OutgoingMessage, _ handle: OpaquePointer) -> Bool {
-        guard writesSamplesDirectly, PublishPacket.fits(message), !mosquitto_want_write(handle),
-              let size = PublishPacket.size(of: message, version: configuration.protocolVersion) else { return false }
-        return size <= maximumPacketSize ?? size
+    /// The packet `message` is written as past libmosquitto, if it is: a sample's shape (`PublishPacket`) within
+    /// the broker's Maximum Packet Size, and nothing of libmosquitto's waiting before it — a message it holds must
+    /// not be overtaken.
+    private func directPacket(_ message: OutgoingMessage, _ handle: OpaquePointer) -> PublishPacket? {
+        guard writesSamplesDirectly, !mosquitto_want_write(handle),
+              let packet = PublishPacket(message, version: configuration.protocolVersion),
+              packet.size <= maximumPacketSize ?? packet.size else { return nil }
+        return packet
     }
 
     /// Starts the attempt the machine asked for (it is `connecting`, `opening` now): on a helper thread, because
@@ -623,8 +625,8 @@ final class MosquittoConnection: @unchecked Sendable {
     @discardableResult
     private func publishNow(_ message: OutgoingMessage) -> Int32? {
         guard let handle else { return nil }
-        if goesDirect(message, handle) {
-            direct.append(message, version: configuration.protocolVersion)
+        if let packet = directPacket(message, handle) {
+            direct.append(packet)
             statistics.withLock { $0.published += 1 }
             return 0
         }

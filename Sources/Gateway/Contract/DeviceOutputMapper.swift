@@ -243,9 +243,10 @@ public struct DeviceOutputMapper: Sendable {
     /// The messages each device caused since the last call, for `bridge/health`; the count starts again.
     public mutating func takeMessageCounts() -> [String: Int] {
         var counts: [String: Int] = [:]
-        for (id, record) in devices where record.messageCount > 0 {
-            counts[id] = record.messageCount
-            devices[id]?.messageCount = 0
+        // By index: changing entries while iterating the dictionary itself would copy all of it.
+        for index in devices.indices where devices.values[index].messageCount > 0 {
+            counts[devices.keys[index]] = devices.values[index].messageCount
+            devices.values[index].messageCount = 0
         }
         return counts
     }
