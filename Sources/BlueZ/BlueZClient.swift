@@ -81,7 +81,8 @@ public final class BlueZClient: BluetoothCentral {
         do {
             // A characteristic's new Value (a StartNotify notification) goes to its handlers on the connection's
             // loop as it is dispatched; everything else reaches the model through the ordered consumer below.
-            signals = try await connection.signals(MatchRule(sender: BlueZNames.service)) { [weak self] signal in
+            signals = try await connection.signals(MatchRule(sender: BlueZNames.service),
+                                                   addingAtBus: signalRulesOnMainSocket()) { [weak self] signal in
                 self?.routeValue(signal) ?? false
             }
             owners = try await connection.signals(MatchRule(sender: "org.freedesktop.DBus", interface: "org.freedesktop.DBus",
@@ -123,6 +124,25 @@ public final class BlueZClient: BluetoothCentral {
                 }
             }
         }
+    }
+
+    /// The model's signals from BlueZ, as rules for the main socket: all of them, or — when the connection could open
+    /// its signal socket for the characteristics' property changes (StartNotify values, thousands a second, read
+    /// there without libdbus; `BusConnection.receiveOnSignalSocket`) — the rest. The rest is what the model reads:
+    /// objects added and removed, and the properties of adapters, devices, services and descriptors.
+    private func signalRulesOnMainSocket() -> [MatchRule] {
+        let characteristicChanges = MatchRule(sender: BlueZNames.service, interface: BlueZNames.properties,
+                                              member: "PropertiesChanged", arg0: BlueZNames.gattCharacteristic)
+        do {
+            try connection.receiveOnSignalSocket([characteristicChanges])
+        } catch {
+            logger.info("StartNotify values come through libdbus", metadata: ["reason": "\(error)"])
+            return [MatchRule(sender: BlueZNames.service)]
+        }
+        return [MatchRule(sender: BlueZNames.service, interface: BlueZNames.objectManager)]
+            + [BlueZNames.adapter, BlueZNames.device, BlueZNames.gattService, BlueZNames.gattDescriptor].map { interface in
+                MatchRule(sender: BlueZNames.service, interface: BlueZNames.properties, member: "PropertiesChanged", arg0: interface)
+            }
     }
 
     /// Loads GetManagedObjects into a fresh model.

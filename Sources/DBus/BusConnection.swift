@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import EventLoop
 import Logging
 import Synchronization
@@ -40,6 +43,8 @@ public final class BusConnection: Sendable {
     private let loop: ConnectionLoop
     private let nextSubscription = Atomic<UInt64>(1)
     private let trackedOwners = Mutex<Set<String>>([])
+    /// The rules whose signals come on the signal socket (`receiveOnSignalSocket`); empty while it is not open.
+    private let signalSocketRules = Mutex<[MatchRule]>([])
     private let logger: Logger
 
     /// `loop`: the event loop to run on (the daemon's data-path loop, so StartNotify values reach their handlers
@@ -113,7 +118,10 @@ public final class BusConnection: Sendable {
     /// `intercept` sees each matching signal first, on the connection's event loop as it is dispatched; a signal it
     /// answers true for is consumed there and not put in the stream (BlueZ's notification values take this path,
     /// so they reach their handler without a hand-off).
-    public func signals(_ rule: MatchRule,
+    ///
+    /// `busRules`, when given, are what is asked of the bus instead of `rule`: narrower rules, when the rest of what
+    /// `rule` matches comes by the signal socket (`receiveOnSignalSocket`), which feeds the same streams.
+    public func signals(_ rule: MatchRule, addingAtBus busRules: [MatchRule]? = nil,
                         intercept: (@Sendable (BusSignal) -> Bool)? = nil) async throws(BusError) -> AsyncStream<BusSignal> {
         if let sender = rule.sender, !sender.hasPrefix(":"), sender != "org.freedesktop.DBus" {
             try await trackOwner(of: sender)
@@ -121,7 +129,7 @@ public final class BusConnection: Sendable {
         let id = nextSubscription.wrappingAdd(1, ordering: .relaxed).oldValue
         let (stream, continuation) = AsyncStream.makeStream(of: BusSignal.self)
         loop.send(.subscribe(id: id, rule: rule, continuation: continuation, intercept: intercept))
-        let remove = try await addMatch(rule, undoing: .unsubscribe(id: id))
+        let remove = try await addMatch(busRules ?? [rule], undoing: .unsubscribe(id: id))
         continuation.onTermination = { _ in remove() }
         return stream
     }
@@ -138,21 +146,53 @@ public final class BusConnection: Sendable {
                              member: "PropertiesChanged", arg0: interface)
         loop.send(.watchPropertyValue(.init(id: id, sender: sender, path: path, interface: interface, property: property,
                                             handler: handler)))
-        return try await addMatch(rule, undoing: .unwatchPropertyValue(id: id))
+        // The signal socket's rules bring it already: asking the main socket too would bring each value twice.
+        let onSignalSocket = signalSocketRules.withLock { rules in rules.contains { $0.covers(rule) } }
+        return try await addMatch(onSignalSocket ? [] : [rule], undoing: .unwatchPropertyValue(id: id))
     }
 
-    /// Adds `rule` at the bus for a receiver already on the loop; `undo` takes that receiver off again — at once when
-    /// the bus refuses the rule, else in the returned closure, which removes the rule too.
-    private func addMatch(_ rule: MatchRule, undoing undo: ConnectionLoop.Command) async throws(BusError) -> @Sendable () -> Void {
+    /// Opens a second socket to this bus that receives the signals matching `rules` from now on, read without libdbus
+    /// (`SignalSocket`): property watches take their values straight from its bytes, and the rest goes to the
+    /// `signals` streams that match. Use `signals(_:addingAtBus:)` so the main socket does not get them as well.
+    /// Blocks while it opens (a few round trips to the bus). Throws when the bus is not on a Unix socket or refuses
+    /// it; the connection then goes on as it was. Once per connection.
+    public func receiveOnSignalSocket(_ rules: [MatchRule]) throws(BusError) {
+        guard let socketAddress = BusSocketAddress.resolve(address, environment: { getenv($0).map { String(cString: $0) } }) else {
+            throw .connectionFailed("the bus at \(address) is not on a Unix socket")
+        }
+        try signalSocketRules.withLock { current throws(BusError) in
+            if current == rules { return }
+            guard current.isEmpty else { throw .invalidArguments("the signal socket is open already, for other rules") }
+            let socket = try SignalSocket.open(socketAddress, rules: rules)
+            loop.send(.attachSignalSocket(socket, rules: rules))
+            current = rules
+        }
+        logger.debug("signals arrive on a socket of their own", metadata: ["address": "\(socketAddress)"])
+    }
+
+    /// Adds `rules` at the bus for a receiver already on the loop; `undo` takes that receiver off again — at once when
+    /// the bus refuses a rule, else in the returned closure, which removes the rules too.
+    private func addMatch(_ rules: [MatchRule], undoing undo: ConnectionLoop.Command) async throws(BusError) -> @Sendable () -> Void {
+        var added: [MatchRule] = []
         do {
-            try await callBus("AddMatch", [.string(rule.description)])
+            for rule in rules {
+                try await callBus("AddMatch", [.string(rule.description)])
+                added.append(rule)
+            }
         } catch {
             loop.send(undo)
+            Self.removeMatches(added, on: loop)
             throw error
         }
-        let loop = loop
+        let loop = loop, rules = added
         return {
             loop.send(undo)
+            Self.removeMatches(rules, on: loop)
+        }
+    }
+
+    private static func removeMatches(_ rules: [MatchRule], on loop: ConnectionLoop) {
+        for rule in rules {
             loop.send(.send(OutgoingBusMessage(
                 kind: .methodCall(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
                                   interface: "org.freedesktop.DBus", member: "RemoveMatch"),

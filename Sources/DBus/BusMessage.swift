@@ -86,6 +86,13 @@ public struct MatchRule: Sendable, Hashable, CustomStringConvertible {
         return parts.joined(separator: ",")
     }
 
+    /// Whether every signal `other` matches, this rule matches too (each field this rule sets, `other` sets alike).
+    func covers(_ other: MatchRule) -> Bool {
+        (sender == nil || sender == other.sender) && (path == nil || path == other.path)
+            && (pathNamespace == nil || pathNamespace == other.pathNamespace) && (interface == nil || interface == other.interface)
+            && (member == nil || member == other.member) && (arg0 == nil || arg0 == other.arg0)
+    }
+
     /// Whether `signal` matches. `senderOwner` is the unique name that currently owns `sender` when the rule
     /// names a well-known name, because signals carry the unique name.
     func matches(_ signal: BusMessage, senderOwner: String?) -> Bool {

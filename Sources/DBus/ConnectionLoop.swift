@@ -32,6 +32,8 @@ final class ConnectionLoop: @unchecked Sendable {
         /// A byte-array property whose lone changes go straight to a handler (`PropertyValueWatches`).
         case watchPropertyValue(PropertyValueWatches.Watch)
         case unwatchPropertyValue(id: UInt64)
+        /// Signals matching `rules` come on this socket from now on (`SignalSocket`); it is watched on the loop.
+        case attachSignalSocket(SignalSocket, rules: [MatchRule])
         /// Starts tracking `name`'s owner (unknown until one of the next two arrives).
         case trackOwner(name: String)
         /// GetNameOwner's answer; ignored when a NameOwnerChanged for the name arrived since tracking began,
@@ -73,6 +75,7 @@ final class ConnectionLoop: @unchecked Sendable {
     private var subscribers: [UInt64: (rule: MatchRule, continuation: AsyncStream<BusSignal>.Continuation,
                                        intercept: (@Sendable (BusSignal) -> Bool)?)] = [:]
     private var propertyValueWatches = PropertyValueWatches()
+    private var signalSocket: (socket: SignalSocket, registration: EventLoop.Registration, rules: [MatchRule])?
     private var owners: [String: String] = [:]
     private var ownersAwaitingAnswer = Set<String>()
     private var isClosed = false
@@ -357,6 +360,8 @@ final class ConnectionLoop: @unchecked Sendable {
             propertyValueWatches.add(watch)
         case .unwatchPropertyValue(let id):
             propertyValueWatches.remove(id: id)
+        case .attachSignalSocket(let socket, let rules):
+            attach(socket, rules: rules)
         case .trackOwner(let name):
             if owners[name] == nil { owners[name] = "" }
             ownersAwaitingAnswer.insert(name)
@@ -441,15 +446,62 @@ final class ConnectionLoop: @unchecked Sendable {
                 owners[name] = newOwner.isEmpty ? "" : newOwner
                 ownersAwaitingAnswer.remove(name)
             }
-            for subscriber in subscribers.values {
-                let owner = subscriber.rule.sender.flatMap { owners[$0] }
-                if subscriber.rule.matches(message, senderOwner: owner) {
-                    if let intercept = subscriber.intercept, intercept(message) { continue }
-                    subscriber.continuation.yield(message)
-                }
-            }
+            deliverSignal(message)
         case .methodCall:
             onMethodCall(message)
+        }
+    }
+
+    private func deliverSignal(_ message: BusSignal) {
+        for subscriber in subscribers.values {
+            let owner = subscriber.rule.sender.flatMap { owners[$0] }
+            if subscriber.rule.matches(message, senderOwner: owner) {
+                if let intercept = subscriber.intercept, intercept(message) { continue }
+                subscriber.continuation.yield(message)
+            }
+        }
+    }
+
+    // MARK: The signal socket
+
+    private func attach(_ socket: SignalSocket, rules: [MatchRule]) {
+        eventLoop.assertInEventLoop()
+        guard signalSocket == nil else { return }
+        do {
+            let registration = try eventLoop.register(socket.descriptor, interest: .readable) { [self] _ in
+                readSignalSocket()
+                step()
+            }
+            signalSocket = (socket, registration, rules)
+            // What came while it was being opened is in its buffer already.
+            readSignalSocket()
+        } catch {
+            logger.error("cannot watch the D-Bus signal socket", metadata: ["error": "\(error)"])
+            isClosed = true
+        }
+    }
+
+    /// Lone value changes go to their watches straight from the socket's buffer; any other signal that matches the
+    /// socket's rules is decoded by libdbus and goes where the main socket's signals go. Losing the socket loses the
+    /// connection, as losing the bus does: its owner reconnects, and no signal is dropped without anyone knowing.
+    private func readSignalSocket() {
+        guard let (socket, _, rules) = signalSocket, !isClosed else { return }
+        do {
+            _ = try socket.receive(rounds: Self.maximumReadRounds) { bytes in
+                if !propertyValueWatches.isEmpty, let message = WireMessage(bytes),
+                   propertyValueWatches.deliver(message, owner: { owners[$0] }) { return true }
+                guard let raw = dbus_message_demarshal(bytes.baseAddress, Int32(bytes.count), nil) else { return false }
+                defer { dbus_message_unref(raw) }
+                guard dbus_message_get_type(raw) == DBUS_MESSAGE_TYPE_SIGNAL else { return true }
+                let message = Self.copy(raw)
+                if rules.contains(where: { $0.matches(message, senderOwner: $0.sender.flatMap { owners[$0] }) }) {
+                    deliverSignal(message)
+                }
+                return true
+            }
+        } catch {
+            logger.error("the D-Bus signal socket is lost; closing the connection", metadata: ["error": "\(error)"])
+            isClosed = true
         }
     }
 
@@ -477,6 +529,8 @@ final class ConnectionLoop: @unchecked Sendable {
         finished = true
         for (_, current) in registrations { eventLoop.deregister(current.registration) }
         registrations = [:]
+        if let signalSocket { eventLoop.deregister(signalSocket.registration) }
+        signalSocket = nil
         if let timer { eventLoop.cancel(timer.id) }
         for call in pending.values { call.reply(.failure(.disconnected)) }
         pending.removeAll()

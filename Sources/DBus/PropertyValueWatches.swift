@@ -5,10 +5,10 @@ import CDBus
 
 /// The lean path for one kind of signal: a `PropertiesChanged` whose only change is a byte-array property of an object
 /// somebody watches — a BLE characteristic's notification through BlueZ's StartNotify, thousands a second. It is read
-/// straight from the libdbus message with its iterators and handed to the watch's handler: no generic value tree, no
-/// strings made, one allocation (the bytes the handler keeps). Anything else — another property or an invalidated one
-/// beside it, a sender that does not own the watched name, a path nobody watches — is declined and goes the generic way,
-/// untouched.
+/// straight from the message (a libdbus message with its iterators, or the bytes of the signal socket,
+/// `SignalSocket`) and handed to the watch's handler: no generic value tree, no strings made, one allocation (the
+/// bytes the handler keeps). Anything else — another property or an invalidated one beside it, a sender that does not
+/// own the watched name, a path nobody watches — is declined and goes the generic way, untouched.
 ///
 /// Confined to the connection's loop thread, like the rest of `ConnectionLoop`'s state.
 struct PropertyValueWatches {
@@ -22,9 +22,6 @@ struct PropertyValueWatches {
         let handler: @Sendable ([UInt8]) -> Void
     }
 
-    private static let propertiesInterface = "org.freedesktop.DBus.Properties"
-    private static let propertiesChanged = "PropertiesChanged"
-
     /// By a hash of the object path's bytes, so a signal's path is looked up without making a String of it.
     private var byPathHash: [UInt64: [Watch]] = [:]
     private var pathHashByID: [UInt64: UInt64] = [:]
@@ -33,7 +30,7 @@ struct PropertyValueWatches {
 
     mutating func add(_ watch: Watch) {
         var path = watch.path.rawValue
-        let hash = path.withUTF8 { Self.hash($0) }
+        let hash = path.withUTF8 { Self.hash(UnsafeRawBufferPointer($0)) }
         byPathHash[hash, default: []].append(watch)
         pathHashByID[watch.id] = hash
     }
@@ -44,51 +41,74 @@ struct PropertyValueWatches {
         if byPathHash[hash]?.isEmpty == true { byPathHash[hash] = nil }
     }
 
-    /// Hands `message` to its watches when it is a lone byte-array change of a watched property; answers whether it
-    /// was (then nothing else should see it). `owner` gives the unique name that owns a well-known name now.
+    /// Hands a libdbus `message` to its watches when it is a lone byte-array change of a watched property; answers
+    /// whether it was (then nothing else should see it). `owner` gives the unique name that owns a well-known name now.
     func deliver(_ message: OpaquePointer, owner: (String) -> String?) -> Bool {
         guard dbus_message_get_type(message) == DBUS_MESSAGE_TYPE_SIGNAL,
-              let member = dbus_message_get_member(message), Self.equal(member, Self.propertiesChanged),
-              let interface = dbus_message_get_interface(message), Self.equal(interface, Self.propertiesInterface),
-              let rawPath = dbus_message_get_path(message),
-              let watches = byPathHash[Self.hash(UnsafeBufferPointer(start: rawPath, count: strlen(rawPath)))],
-              let sender = dbus_message_get_sender(message),
+              let member = dbus_message_get_member(message), Self.bytes(member, equal: "PropertiesChanged"),
+              let interface = dbus_message_get_interface(message), Self.bytes(interface, equal: "org.freedesktop.DBus.Properties"),
+              let path = dbus_message_get_path(message).map(Self.bytes),
+              let watches = byPathHash[Self.hash(path)],
+              let sender = dbus_message_get_sender(message).map(Self.bytes),
               let change = LoneByteArrayChange(message)
         else { return false }
+        return deliver(change, path: path, sender: sender, to: watches, owner: owner)
+    }
+
+    /// The same for a message read off the signal socket.
+    func deliver(_ message: WireMessage, owner: (String) -> String?) -> Bool {
+        guard message.type == WireMessage.MessageType.signal.rawValue,
+              WireMessage.field(message.member, is: "PropertiesChanged"),
+              WireMessage.field(message.interface, is: "org.freedesktop.DBus.Properties"),
+              let path = message.path, let watches = byPathHash[Self.hash(path)],
+              let sender = message.sender, let change = LoneByteArrayChange(message)
+        else { return false }
+        return deliver(change, path: path, sender: sender, to: watches, owner: owner)
+    }
+
+    private func deliver(_ change: LoneByteArrayChange, path: UnsafeRawBufferPointer, sender: UnsafeRawBufferPointer,
+                         to watches: [Watch], owner: (String) -> String?) -> Bool {
         var delivered = false
-        for watch in watches where Self.equal(rawPath, watch.path.rawValue) && Self.equal(change.interface, watch.interface)
+        for watch in watches where Self.equal(path, watch.path.rawValue) && Self.equal(change.interface, watch.interface)
             && Self.equal(change.property, watch.property) {
             guard let unique = owner(watch.sender), Self.equal(sender, unique) else { continue }
-            watch.handler(change.bytes())
+            watch.handler(Array(change.value))
             delivered = true
         }
         return delivered
     }
 
     /// FNV-1a over a path's bytes.
-    private static func hash<Byte: BinaryInteger>(_ bytes: UnsafeBufferPointer<Byte>) -> UInt64 {
+    private static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in bytes { hash = (hash ^ UInt64(UInt8(truncatingIfNeeded: byte))) &* 0x100_0000_01b3 }
+        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
         return hash
     }
 
-    private static func equal(_ text: UnsafePointer<CChar>, _ expected: String) -> Bool {
+    private static func bytes(_ text: UnsafePointer<CChar>) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(start: text, count: strlen(text))
+    }
+
+    private static func bytes(_ text: UnsafePointer<CChar>, equal expected: StaticString) -> Bool {
+        WireMessage.field(bytes(text), is: expected)
+    }
+
+    private static func equal(_ bytes: UnsafeRawBufferPointer, _ expected: String) -> Bool {
         var expected = expected
         return expected.withUTF8 { utf8 in
-            guard utf8.count == strlen(text), let bytes = utf8.baseAddress else { return utf8.count == strlen(text) }
-            return memcmp(text, bytes, utf8.count) == 0
+            utf8.count == bytes.count && (utf8.isEmpty || memcmp(bytes.baseAddress!, utf8.baseAddress!, utf8.count) == 0)
         }
     }
 }
 
 /// `PropertiesChanged(s interface, a{sv} changed, as invalidated)` when `changed` holds exactly one entry, a byte array,
-/// and nothing is invalidated; the C strings and bytes point into the message, valid while it is.
+/// and nothing is invalidated; the views point into the message, valid while it is.
 struct LoneByteArrayChange {
-    let interface: UnsafePointer<CChar>
-    let property: UnsafePointer<CChar>
-    private let start: UnsafePointer<UInt8>?
-    private let count: Int
+    let interface: UnsafeRawBufferPointer
+    let property: UnsafeRawBufferPointer
+    let value: UnsafeRawBufferPointer
 
+    /// From a libdbus message, through its iterators.
     init?(_ message: OpaquePointer) {
         var arguments = DBusMessageIter()
         guard dbus_message_iter_init(message, &arguments) != 0,
@@ -125,14 +145,30 @@ struct LoneByteArrayChange {
         if dbus_message_iter_get_arg_type(&bytes) == TypeCode.byte {
             dbus_message_iter_get_fixed_array(&bytes, &start, &count)
         }
-        self.interface = interface
-        self.property = property
-        self.start = start
-        self.count = Int(count)
+        self.interface = UnsafeRawBufferPointer(start: interface, count: strlen(interface))
+        self.property = UnsafeRawBufferPointer(start: property, count: strlen(property))
+        self.value = UnsafeRawBufferPointer(start: start, count: start == nil ? 0 : Int(count))
     }
 
-    func bytes() -> [UInt8] {
-        guard let start, count > 0 else { return [] }
-        return Array(UnsafeBufferPointer(start: start, count: count))
+    /// From a message's bytes: the body laid out as the specification's marshalling rules say, for the signature
+    /// `sa{sv}as` (or `sa{sv}`), with the one entry's variant of signature `ay`.
+    init?(_ message: WireMessage) {
+        guard let signature = message.signature,
+              WireMessage.field(signature, is: "sa{sv}as") || WireMessage.field(signature, is: "sa{sv}") else { return nil }
+        var body = message.bodyReader
+        guard let interface = body.string(), let changedLength = body.uint32().map(Int.init),
+              // Dictionary entries align to 8, even when there are none.
+              body.align(8) else { return nil }
+        let changedEnd = body.position + changedLength
+        guard changedLength > 0, changedEnd <= body.end, let property = body.string(),
+              let valueSignature = body.signature(), WireMessage.field(valueSignature, is: "ay"),
+              let value = body.byteArray(), body.position == changedEnd else { return nil }
+        if WireMessage.field(signature, is: "sa{sv}as") {
+            guard body.uint32() == 0 else { return nil }
+        }
+        guard body.position == body.end else { return nil }
+        self.interface = interface
+        self.property = property
+        self.value = value
     }
 }

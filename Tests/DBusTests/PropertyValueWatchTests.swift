@@ -38,6 +38,17 @@ import Wear2MQTTTesting
         let taken = watches.deliver(message, owner: { $0 == "org.bluez" ? owner : nil })
         let bytes = got.withLock { $0 }
         #expect(taken == (bytes != nil), "answered \(taken) but the handler \(bytes == nil ? "was not" : "was") called")
+        // The signal socket's path reads the same message's bytes the same way.
+        got.withLock { $0 = nil }
+        let takenFromBytes = WireMessageTests.marshal(message).withUnsafeBytes { raw in
+            guard let wire = WireMessage(raw) else {
+                Issue.record("libdbus's bytes not read")
+                return false
+            }
+            return watches.deliver(wire, owner: { $0 == "org.bluez" ? owner : nil })
+        }
+        let bytesFromBytes = got.withLock { $0 }
+        #expect(takenFromBytes == taken && bytesFromBytes == bytes, "from the bytes: \(body)")
         return bytes
     }
 
@@ -81,35 +92,45 @@ import Wear2MQTTTesting
     /// Random bodies (seeded): never a crash, and taken only when the body is exactly a lone byte-array `Value`.
     @Test func randomBodiesAreTakenOnlyWhenTheyAreALoneValueChange() {
         var generator = SimulationRandom(seed: 43)
-        func randomValue(_ depth: Int) -> DBusValue {
-            switch Int.random(in: 0..<(depth > 2 ? 5 : 9), using: &generator) {
-            case 0: return .string(["Value", "Notifying", Self.characteristic, ""].randomElement(using: &generator)!)
-            case 1: return .bytes((0..<Int.random(in: 0..<5, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) })
-            case 2: return .uint32(.random(in: 0...9, using: &generator))
-            case 3: return .boolean(.random(using: &generator))
-            case 4: return .objectPath(Self.path)
-            case 5: return .variant(randomValue(depth + 1))
-            case 6: return .array(elementSignature: "s", (0..<Int.random(in: 0..<3, using: &generator)).map { _ in .string("Flags") })
-            case 7:
-                let keys = ["Value", "Notifying"].shuffled(using: &generator).prefix(Int.random(in: 0...2, using: &generator))
-                return .stringVariantDictionary(Dictionary(uniqueKeysWithValues: keys.map { ($0, randomValue(depth + 1)) }))
-            default: return .structure([randomValue(depth + 1)])
-            }
-        }
         var taken = 0
         for _ in 0..<3000 {
-            // Half shaped like a PropertiesChanged (each part perhaps off), half anything.
-            let body: [DBusValue] = Bool.random(using: &generator)
-                ? (0..<Int.random(in: 0...4, using: &generator)).map { _ in randomValue(0) }
-                : [Bool.random(using: &generator) ? .string(Self.characteristic) : randomValue(2),
-                   randomValue(2).dictionaryOrSelf(Int.random(in: 0...3, using: &generator) > 0 ? randomValue(3) : nil),
-                   randomValue(2)].prefix(Int.random(in: 1...3, using: &generator)).map { $0 }
+            let body = Self.randomBody(using: &generator)
             let expected = Self.isLoneValueChange(body)
             let bytes = Self.delivered(body)
             #expect((bytes != nil) == expected, "\(body)")
             if bytes != nil { taken += 1 }
         }
         #expect(taken > 0, "the generator never made a lone Value change")
+    }
+
+    /// Half shaped like a PropertiesChanged (each part perhaps off), half anything.
+    static func randomBody(using generator: inout SimulationRandom) -> [DBusValue] {
+        if Bool.random(using: &generator) {
+            return (0..<Int.random(in: 0...4, using: &generator)).map { _ in randomValue(0, using: &generator) }
+        }
+        let first: DBusValue = Bool.random(using: &generator) ? .string(characteristic) : randomValue(2, using: &generator)
+        let inner: DBusValue? = Int.random(in: 0...3, using: &generator) > 0 ? randomValue(3, using: &generator) : nil
+        let second = randomValue(2, using: &generator).dictionaryOrSelf(inner)
+        let third = randomValue(2, using: &generator)
+        return Array([first, second, third].prefix(Int.random(in: 1...3, using: &generator)))
+    }
+
+    static func randomValue(_ depth: Int, using generator: inout SimulationRandom) -> DBusValue {
+        switch Int.random(in: 0..<(depth > 2 ? 5 : 9), using: &generator) {
+        case 0: return .string(["Value", "Notifying", characteristic, ""].randomElement(using: &generator)!)
+        case 1: return .bytes((0..<Int.random(in: 0..<5, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        case 2: return .uint32(.random(in: 0...9, using: &generator))
+        case 3: return .boolean(.random(using: &generator))
+        case 4: return .objectPath(path)
+        case 5: return .variant(randomValue(depth + 1, using: &generator))
+        case 6: return .array(elementSignature: "s", (0..<Int.random(in: 0..<3, using: &generator)).map { _ in .string("Flags") })
+        case 7:
+            let keys = ["Value", "Notifying"].shuffled(using: &generator).prefix(Int.random(in: 0...2, using: &generator))
+            var entries: [String: DBusValue] = [:]
+            for key in keys { entries[key] = randomValue(depth + 1, using: &generator) }
+            return .stringVariantDictionary(entries)
+        default: return .structure([randomValue(depth + 1, using: &generator)])
+        }
     }
 
     /// The rule, spelled out on the value tree the generic path reads.
