@@ -65,7 +65,8 @@ let package = Package(
             name: "EventLoop",
             dependencies: ["CEpoll", .product(name: "HeapModule", package: "swift-collections")]
         ),
-        /// Typed D-Bus over libdbus-1: values, one owning thread per connection, calls, signals, exported objects.
+        /// Typed D-Bus over libdbus-1: values, one owning thread per connection, calls, signals, exported objects; and
+        /// a receive-only signal socket read without libdbus (StartNotify values).
         .target(
             name: "DBus",
             dependencies: [
@@ -268,7 +269,7 @@ let package = Package(
         .target(
             name: "FuzzTargets",
             dependencies: [
-                "ESPHome", "Wearables", "Firmware", "MQTT", "Gateway"]
+                "ESPHome", "Wearables", "Firmware", "MQTT", "Gateway", "DBus", "CDBus"]
         ),
         /// The fuzz targets as one libFuzzer binary (built with `--sanitize fuzzer -DFUZZING`), or, built plainly,
         /// a replayer of saved inputs.

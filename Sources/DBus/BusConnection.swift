@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import EventLoop
 import Logging
 import Synchronization
@@ -40,7 +37,8 @@ public final class BusConnection: Sendable {
     /// Finishes when the connection is gone, by `close()` or because the bus went away.
     public let disconnection: AsyncStream<Void>
 
-    private let loop: ConnectionLoop
+    /// Internal for tests that hand it a signal socket of their own (`SignalSocketTests`).
+    let loop: ConnectionLoop
     private let nextSubscription = Atomic<UInt64>(1)
     private let trackedOwners = Mutex<Set<String>>([])
     /// The rules whose signals come on the signal socket (`receiveOnSignalSocket`); empty while it is not open.
@@ -157,17 +155,14 @@ public final class BusConnection: Sendable {
     /// Blocks while it opens (a few round trips to the bus). Throws when the bus is not on a Unix socket or refuses
     /// it; the connection then goes on as it was. Once per connection.
     public func receiveOnSignalSocket(_ rules: [MatchRule]) throws(BusError) {
-        guard let socketAddress = BusSocketAddress.resolve(address, environment: { getenv($0).map { String(cString: $0) } }) else {
-            throw .connectionFailed("the bus at \(address) is not on a Unix socket")
-        }
         try signalSocketRules.withLock { current throws(BusError) in
             if current == rules { return }
             guard current.isEmpty else { throw .invalidArguments("the signal socket is open already, for other rules") }
-            let socket = try SignalSocket.open(socketAddress, rules: rules)
+            let socket = try SignalSocket.open(address, rules: rules)
             loop.send(.attachSignalSocket(socket, rules: rules))
             current = rules
+            logger.debug("signals arrive on a socket of their own", metadata: ["address": "\(socket.address)"])
         }
-        logger.debug("signals arrive on a socket of their own", metadata: ["address": "\(socketAddress)"])
     }
 
     /// Adds `rules` at the bus for a receiver already on the loop; `undo` takes that receiver off again — at once when

@@ -103,13 +103,13 @@ struct PropertyValueWatches {
 
 /// `PropertiesChanged(s interface, a{sv} changed, as invalidated)` when `changed` holds exactly one entry, a byte array,
 /// and nothing is invalidated; the views point into the message, valid while it is.
-struct LoneByteArrayChange {
-    let interface: UnsafeRawBufferPointer
-    let property: UnsafeRawBufferPointer
-    let value: UnsafeRawBufferPointer
+public struct LoneByteArrayChange {
+    public let interface: UnsafeRawBufferPointer
+    public let property: UnsafeRawBufferPointer
+    public let value: UnsafeRawBufferPointer
 
     /// From a libdbus message, through its iterators.
-    init?(_ message: OpaquePointer) {
+    public init?(_ message: OpaquePointer) {
         var arguments = DBusMessageIter()
         guard dbus_message_iter_init(message, &arguments) != 0,
               dbus_message_iter_get_arg_type(&arguments) == TypeCode.string else { return nil }
@@ -152,7 +152,7 @@ struct LoneByteArrayChange {
 
     /// From a message's bytes: the body laid out as the specification's marshalling rules say, for the signature
     /// `sa{sv}as` (or `sa{sv}`), with the one entry's variant of signature `ay`.
-    init?(_ message: WireMessage) {
+    public init?(_ message: WireMessage) {
         guard let signature = message.signature,
               WireMessage.field(signature, is: "sa{sv}as") || WireMessage.field(signature, is: "sa{sv}") else { return nil }
         var body = message.bodyReader

@@ -21,7 +21,7 @@ extension FuzzTarget {
     /// Every target, in the order `.ci/run` runs them.
     public static let all: [FuzzTarget] = [
         standardGATT, bose, empatica, goFIT, actiGraph, dfuProtocol, dfuInitPacket, dfuPackage, json, request,
-        configuration, spool, polar, infiniTime, esphome,
+        configuration, spool, polar, infiniTime, esphome, dbusSignal,
     ]
 
     public static func named(_ name: String) -> FuzzTarget? { all.first { $0.name == name } }

@@ -3,9 +3,10 @@ import Glibc
 #endif
 import CDBus
 import CEpoll
+import DBus
 
 /// The floor relay's one thread (`FloorRelayCommand`): an `epoll` set of the notification sources, and per wake-up
-/// every waiting notification read in as few calls as the kernel and libdbus allow, and one `write` of all their
+/// every waiting notification read in as few calls as the kernel allows, and one `write` of all their
 /// PUBLISH packets to the broker.
 final class FloorRelay {
     struct Source {
@@ -22,15 +23,17 @@ final class FloorRelay {
     private var sources: [Source] = []
     /// AcquireNotify: each source's socket, in `sources` order; empty with StartNotify.
     private var sockets: [Int32] = []
-    /// StartNotify: the topic of each characteristic's object path.
-    private var topicsByPath: [String: [UInt8]] = [:]
+    /// StartNotify: the signals come on a socket read without libdbus, as the gateway's do (`SignalSocket`).
+    private var signals: SignalSocket?
+    /// StartNotify: the index in `sources` of each characteristic's object path, by a hash of the path's bytes (no
+    /// String made per signal).
+    private var sourcesByPathHash: [UInt64: Int] = [:]
+    private let busAddress: String
     private var batch = PublishBatch()
 
     private static let slots = 32
     private static let slotSize = 512
-    private static let array = Int32(UInt8(ascii: "a")), dictionaryEntry = Int32(UInt8(ascii: "e"))
-    private static let string = Int32(UInt8(ascii: "s")), variant = Int32(UInt8(ascii: "v"))
-    private static let byte = Int32(UInt8(ascii: "y")), unixFD = Int32(UInt8(ascii: "h"))
+    private static let array = Int32(UInt8(ascii: "a")), unixFD = Int32(UInt8(ascii: "h"))
 
     init(bus address: String, brokerPort: Int) throws {
         var error = CDBus.DBusError()
@@ -41,6 +44,7 @@ final class FloorRelay {
         }
         dbus_connection_set_exit_on_disconnect(connection, 0)
         bus = connection
+        busAddress = address
         broker = try Self.connectToBroker(port: brokerPort)
     }
 
@@ -48,6 +52,14 @@ final class FloorRelay {
 
     func subscribe(_ sources: [Source], acquire: Bool) throws {
         self.sources = sources
+        if !acquire {
+            // A precise rule per characteristic: the bus sends the socket their Value changes and nothing else.
+            signals = try SignalSocket.open(.address(busAddress), rules: sources.map { source in
+                MatchRule(sender: "org.bluez", path: ObjectPath(source.characteristic), interface: "org.freedesktop.DBus.Properties",
+                          member: "PropertiesChanged", arg0: "org.bluez.GattCharacteristic1")
+            })
+            for (index, source) in sources.enumerated() { sourcesByPathHash[Self.hash(Array(source.characteristic.utf8))] = index }
+        }
         for source in sources {
             if acquire {
                 let reply = try call(source.characteristic, "AcquireNotify", emptyOptions: true)
@@ -61,14 +73,6 @@ final class FloorRelay {
                 _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
                 sockets.append(descriptor)
             } else {
-                // A precise rule per characteristic: the bus sends this connection its Value changes and nothing else.
-                var error = CDBus.DBusError()
-                dbus_error_init(&error)
-                defer { dbus_error_free(&error) }
-                dbus_bus_add_match(bus, "type='signal',sender='org.bluez',interface='org.freedesktop.DBus.Properties',"
-                                   + "member='PropertiesChanged',path='\(source.characteristic)',arg0='org.bluez.GattCharacteristic1'", &error)
-                guard dbus_error_is_set(&error) == 0 else { throw BenchError("floor-relay: AddMatch: \(Self.text(error))") }
-                topicsByPath[source.characteristic] = source.topic
                 dbus_message_unref(try call(source.characteristic, "StartNotify", emptyOptions: false))
             }
         }
@@ -102,10 +106,8 @@ final class FloorRelay {
     func run(coalescing window: Duration) throws {
         let poll = epoll_create1(Int32(EPOLL_CLOEXEC))
         guard poll >= 0 else { throw BenchError("floor-relay: epoll_create1: errno \(errno)") }
-        if sockets.isEmpty {
-            var descriptor: Int32 = -1
-            guard dbus_connection_get_unix_fd(bus, &descriptor) != 0 else { throw BenchError("floor-relay: the bus has no socket") }
-            try watch(descriptor, id: UInt64.max, in: poll)
+        if let signals {
+            try watch(signals.descriptor, id: UInt64.max, in: poll)
         } else {
             for (index, socket) in sockets.enumerated() { try watch(socket, id: UInt64(index), in: poll) }
         }
@@ -123,7 +125,7 @@ final class FloorRelay {
             for index in 0..<Int(ready) {
                 let id = events[index].data.u64
                 if id == UInt64.max {
-                    readSignals()
+                    try readSignals()
                 } else {
                     readNotifications(Int(id), into: &datagrams, lengths: &lengths)
                 }
@@ -167,46 +169,24 @@ final class FloorRelay {
         }
     }
 
-    /// Every PropertiesChanged signal libdbus can read from the bus now, each Value's bytes read in place.
-    private func readSignals() {
-        while true {
-            _ = dbus_connection_read_write(bus, 0)
-            var popped = 0
-            while let message = dbus_connection_pop_message(bus) {
-                popped += 1
-                defer { dbus_message_unref(message) }
-                guard dbus_message_get_type(message) == DBUS_MESSAGE_TYPE_SIGNAL, let path = dbus_message_get_path(message),
-                      let topic = topicsByPath[String(cString: path)] else { continue }
-                appendValue(of: message, topic: topic)
+    /// Every PropertiesChanged signal waiting on the signal socket, each Value's bytes read in place.
+    private func readSignals() throws {
+        guard let signals else { return }
+        while try signals.receive(rounds: 32, { bytes in
+            if let message = WireMessage(bytes), message.type == WireMessage.MessageType.signal.rawValue,
+               let path = message.path, let index = sourcesByPathHash[Self.hash(path)],
+               path.elementsEqual(sources[index].characteristic.utf8), let change = LoneByteArrayChange(message) {
+                batch.append(topic: sources[index].topic, payload: change.value)
             }
-            if popped == 0 { return }
-        }
+            return true
+        }) {}
     }
 
-    /// PropertiesChanged's arguments are (s interface, a{sv} changed, as invalidated): the `Value` entry's `ay`.
-    private func appendValue(of message: OpaquePointer, topic: [UInt8]) {
-        var arguments = DBusMessageIter(), changed = DBusMessageIter()
-        guard dbus_message_iter_init(message, &arguments) != 0, dbus_message_iter_next(&arguments) != 0,
-              dbus_message_iter_get_arg_type(&arguments) == Self.array else { return }
-        dbus_message_iter_recurse(&arguments, &changed)
-        while dbus_message_iter_get_arg_type(&changed) == Self.dictionaryEntry {
-            var entry = DBusMessageIter(), value = DBusMessageIter(), bytes = DBusMessageIter()
-            dbus_message_iter_recurse(&changed, &entry)
-            var key: UnsafePointer<CChar>?
-            dbus_message_iter_get_basic(&entry, &key)
-            if let key, strcmp(key, "Value") == 0, dbus_message_iter_next(&entry) != 0,
-               dbus_message_iter_get_arg_type(&entry) == Self.variant {
-                dbus_message_iter_recurse(&entry, &value)
-                guard dbus_message_iter_get_arg_type(&value) == Self.array else { return }
-                dbus_message_iter_recurse(&value, &bytes)
-                var pointer: UnsafePointer<UInt8>?
-                var count: Int32 = 0
-                if dbus_message_iter_get_arg_type(&bytes) == Self.byte { dbus_message_iter_get_fixed_array(&bytes, &pointer, &count) }
-                batch.append(topic: topic, payload: UnsafeRawBufferPointer(start: pointer, count: Int(count)))
-                return
-            }
-            dbus_message_iter_next(&changed)
-        }
+    /// FNV-1a over a path's bytes.
+    private static func hash(_ bytes: some Sequence<UInt8>) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return hash
     }
 
     // MARK: The broker

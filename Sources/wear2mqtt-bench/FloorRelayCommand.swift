@@ -9,8 +9,9 @@ import Wearables
 /// relay (`relay`) handles one notification at a time through the project's event loop and libmosquitto (one
 /// wake-up and one `send()` per notification), this one, per wake-up of `epoll_wait`, reads every waiting
 /// notification of every ready source — `recvmmsg` on each AcquireNotify socket, or every PropertiesChanged signal
-/// libdbus has read from the bus (StartNotify) — encodes a QoS 0 PUBLISH for each by hand, and writes them all to
-/// the broker's TCP socket in one `write`. No driver, no JSON, no allocation per notification, one thread.
+/// waiting on a signal socket read without libdbus (StartNotify; `SignalSocket`, as the gateway reads them) — encodes
+/// a QoS 0 PUBLISH for each by hand, and writes them all to the broker's TCP socket in one `write`. No driver, no
+/// JSON, no allocation per notification, one thread.
 ///
 /// The devices are found and connected through the project's `BlueZClient`, whose bus connection is closed before
 /// relaying (it would otherwise receive the StartNotify signals too); notifications are then subscribed on a

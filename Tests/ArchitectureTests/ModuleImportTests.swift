@@ -37,7 +37,7 @@ struct ModuleImportTests {
         "wear2mqtt-sim": ["Simulator", "SimulatedWearables", "Wearables", "Firmware", "DBus", "ESPHome", "ArgumentParser"],
         "Wear2MQTTTesting": ["EventLoop", "MQTT", "DBus", "BlueZ", "Wearables", "Firmware", "SimulatedWearables", "Simulator", "Gateway",
                              "Testing"],
-        "FuzzTargets": ["Wearables", "Firmware", "MQTT", "Gateway", "ESPHome"],
+        "FuzzTargets": ["Wearables", "Firmware", "MQTT", "Gateway", "ESPHome", "DBus", "CDBus"],
         "wear2mqtt-fuzz": ["FuzzTargets"],
         "wear2mqtt-bench": ["Gateway", "Simulator", "BlueZ", "MQTT", "CMosquitto", "DBus", "EventLoop", "Wearables", "SimulatedWearables",
                             "Wear2MQTTTesting", "ArgumentParser", "Histogram",

@@ -128,6 +128,40 @@ struct SignalSocketTests {
         await daemon.stop()
     }
 
+    /// The loop's side, with one end of a socket pair standing in for the bus: a lone value from the owner reaches its
+    /// watch; then a stream that is not D-Bus, or the other end hanging up, ends the whole connection (its owner
+    /// reconnects, as when the bus goes) instead of leaving the values to stop unnoticed.
+    @Test(arguments: ["not D-Bus", "hung up"])
+    func aBrokenSignalSocketEndsTheConnection(_ way: String) async throws {
+        let daemon = try await DBusDaemon()
+        let service = try BusConnection(.address(daemon.address))
+        #expect(try await service.requestName("org.bluez") == .primaryOwner)
+        let client = try BusConnection(.address(daemon.address))
+        let values = Mutex<[[UInt8]]>([])
+        let changes = ChangeNotifier()
+        let stop = try await client.watchByteArrayProperty("Value", of: PropertyValueWatchTests.characteristic,
+                                                           at: PropertyValueWatchTests.path, sender: "org.bluez") { bytes in
+            values.withLock { $0.append(bytes) }
+            changes.changed()
+        }
+        let (socket, peer) = try Self.socketPair()
+        client.loop.send(.attachSignalSocket(socket, rules: [MatchRule(sender: "org.bluez")]))
+        let value = WireMessageTests.propertiesChanged(bigEndian: true, value: [5, 6], sender: service.uniqueName)
+        #expect(value.withUnsafeBytes { send(peer, $0.baseAddress!, $0.count, 0) } == value.count)
+        #expect(await changes.until(timeout: .seconds(10)) { values.withLock { $0.count } == 1 })
+        #expect(values.withLock { $0 } == [[5, 6]])
+        if way == "hung up" {
+            close(peer)
+        } else {
+            _ = Array("not a D-Bus message at all".utf8).withUnsafeBytes { send(peer, $0.baseAddress!, $0.count, 0) }
+        }
+        for await _ in client.disconnection {}
+        stop()
+        if way != "hung up" { close(peer) }
+        service.close()
+        await daemon.stop()
+    }
+
     @Test func aBusThatIsNotThereIsAnErrorNotAHang() async throws {
         let directory = try TemporaryDirectory(prefix: "nobus")
         #expect(throws: BusError.self) { _ = try SignalSocket.open(.path(directory.file("bus")), rules: []) }

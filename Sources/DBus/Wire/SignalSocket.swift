@@ -15,8 +15,8 @@ import CDBus
 /// Opening blocks (connect, the SASL handshake, Hello and one AddMatch per rule, answered within `timeout`), as
 /// libdbus's own connection does. After that it belongs to one loop thread: `@unchecked Sendable` only to be handed
 /// to that loop once, in `ConnectionLoop.Command.attachSignalSocket`.
-final class SignalSocket: @unchecked Sendable {
-    let descriptor: Int32
+public final class SignalSocket: @unchecked Sendable {
+    public let descriptor: Int32
     let address: BusSocketAddress
     /// The bytes read and not yet handed over: `buffer[start..<filled]`.
     private var buffer: [UInt8]
@@ -35,8 +35,15 @@ final class SignalSocket: @unchecked Sendable {
 
     deinit { close(descriptor) }
 
-    /// Connects to `address`, authenticates, and adds `rules` at the bus; every signal matching them from then on
-    /// arrives here.
+    /// Connects to the bus at `address` (a Unix socket, else it throws), authenticates, and adds `rules` at the bus;
+    /// every signal matching them from then on arrives here.
+    public static func open(_ address: BusAddress, rules: [MatchRule]) throws(BusError) -> SignalSocket {
+        guard let socketAddress = BusSocketAddress.resolve(address, environment: { getenv($0).map { String(cString: $0) } }) else {
+            throw .connectionFailed("the bus at \(address) is not on a Unix socket")
+        }
+        return try open(socketAddress, rules: rules)
+    }
+
     static func open(_ address: BusSocketAddress, rules: [MatchRule], timeout: Duration = .seconds(5)) throws(BusError) -> SignalSocket {
         let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw .connectionFailed("socket: \(String(cString: strerror(errno)))") }
@@ -62,7 +69,7 @@ final class SignalSocket: @unchecked Sendable {
     /// Reads what waits, up to `rounds` reads, and hands each whole message to `each` in order; `each` answers
     /// false to stop (the stream is then broken). Throws when the bus closed the socket or it failed; answers whether
     /// bytes may still wait (the rounds ran out).
-    func receive(rounds: Int, _ each: (UnsafeRawBufferPointer) -> Bool) throws(BusError) -> Bool {
+    public func receive(rounds: Int, _ each: (UnsafeRawBufferPointer) -> Bool) throws(BusError) -> Bool {
         for _ in 0..<rounds {
             try handOver(each)
             switch readOnce() {

@@ -5,31 +5,31 @@
 /// It does not validate the whole message the way libdbus does (UTF-8, signatures of the fields it skips, nesting):
 /// it checks what it reads, bounds first, and anything it does not understand makes it answer nil. A message that
 /// matters beyond the fast path is handed to libdbus (`dbus_message_demarshal`), which validates it fully.
-struct WireMessage {
-    enum MessageType: UInt8 { case methodCall = 1, methodReturn = 2, error = 3, signal = 4 }
+public struct WireMessage {
+    public enum MessageType: UInt8 { case methodCall = 1, methodReturn = 2, error = 3, signal = 4 }
 
     /// The specification's limit on a whole message.
     static let maximumLength = 1 << 27
     /// Endianness, type, flags, version, body length, serial, and the header field array's length.
-    static let fixedHeaderLength = 16
+    public static let fixedHeaderLength = 16
 
-    let bytes: UnsafeRawBufferPointer
+    public let bytes: UnsafeRawBufferPointer
     let isBigEndian: Bool
-    let type: UInt8
-    let serial: UInt32
-    let replySerial: UInt32?
-    let path: UnsafeRawBufferPointer?
-    let interface: UnsafeRawBufferPointer?
-    let member: UnsafeRawBufferPointer?
-    let errorName: UnsafeRawBufferPointer?
-    let sender: UnsafeRawBufferPointer?
-    let signature: UnsafeRawBufferPointer?
+    public let type: UInt8
+    public let serial: UInt32
+    public let replySerial: UInt32?
+    public let path: UnsafeRawBufferPointer?
+    public let interface: UnsafeRawBufferPointer?
+    public let member: UnsafeRawBufferPointer?
+    public let errorName: UnsafeRawBufferPointer?
+    public let sender: UnsafeRawBufferPointer?
+    public let signature: UnsafeRawBufferPointer?
     /// Where the body begins, from the message's first byte (a multiple of 8).
-    let bodyOffset: Int
+    public let bodyOffset: Int
 
     /// How long the message at the start of `bytes` is: nil while its fixed header is incomplete; `.failure` when the
     /// header cannot begin a message (the stream is then beyond repair).
-    static func length(atStartOf bytes: UnsafeRawBufferPointer) -> Result<Int, WireMessageError>? {
+    public static func length(atStartOf bytes: UnsafeRawBufferPointer) -> Result<Int, WireMessageError>? {
         guard bytes.count >= fixedHeaderLength else { return nil }
         let bigEndian: Bool
         switch bytes[0] {
@@ -48,7 +48,7 @@ struct WireMessage {
     }
 
     /// Reads the header of the whole message `bytes` (exactly `length(atStartOf:)` long); nil when it is malformed.
-    init?(_ bytes: UnsafeRawBufferPointer) {
+    public init?(_ bytes: UnsafeRawBufferPointer) {
         guard case .success(let length)? = Self.length(atStartOf: bytes), length == bytes.count,
               let type = Optional(bytes[1]), type >= 1, type <= 4 else { return nil }
         let bigEndian = bytes[0] == UInt8(ascii: "B")
@@ -111,12 +111,12 @@ struct WireMessage {
     }
 }
 
-enum WireMessageError: Error, Equatable, CustomStringConvertible {
+public enum WireMessageError: Error, Equatable, CustomStringConvertible {
     case badEndianness(UInt8)
     case badVersion(UInt8)
     case tooLong(Int)
 
-    var description: String {
+    public var description: String {
         switch self {
         case .badEndianness(let byte): "a message begins with \(byte), not an endianness mark"
         case .badVersion(let version): "a message of protocol version \(version)"
