@@ -468,9 +468,10 @@ final class ConnectionLoop: @unchecked Sendable {
         eventLoop.assertInEventLoop()
         guard signalSocket == nil else { return }
         do {
+            // Only a lost socket needs the rest of a step (which would ask libdbus to dispatch, for nothing).
             let registration = try eventLoop.register(socket.descriptor, interest: .readable) { [self] _ in
                 readSignalSocket()
-                step()
+                if isClosed { step() }
             }
             signalSocket = (socket, registration, rules)
             // What came while it was being opened is in its buffer already.

@@ -28,6 +28,8 @@ final class FloorRelay {
     /// StartNotify: the index in `sources` of each characteristic's object path, by a hash of the path's bytes (no
     /// String made per signal).
     private var sourcesByPathHash: [UInt64: Int] = [:]
+    /// Each source's object path as bytes, in `sources` order.
+    private var sourcePaths: [[UInt8]] = []
     private let busAddress: String
     private var batch = PublishBatch()
 
@@ -58,7 +60,8 @@ final class FloorRelay {
                 MatchRule(sender: "org.bluez", path: ObjectPath(source.characteristic), interface: "org.freedesktop.DBus.Properties",
                           member: "PropertiesChanged", arg0: "org.bluez.GattCharacteristic1")
             })
-            for (index, source) in sources.enumerated() { sourcesByPathHash[Self.hash(Array(source.characteristic.utf8))] = index }
+            sourcePaths = sources.map { Array($0.characteristic.utf8) }
+            for (index, path) in sourcePaths.enumerated() { sourcesByPathHash[Self.hash(path)] = index }
         }
         for source in sources {
             if acquire {
@@ -175,7 +178,8 @@ final class FloorRelay {
         while try signals.receive(rounds: 32, { bytes in
             if let message = WireMessage(bytes), message.type == WireMessage.MessageType.signal.rawValue,
                let path = message.path, let index = sourcesByPathHash[Self.hash(path)],
-               path.elementsEqual(sources[index].characteristic.utf8), let change = LoneByteArrayChange(message) {
+               path.count == sourcePaths[index].count, memcmp(path.baseAddress!, sourcePaths[index], path.count) == 0,
+               let change = LoneByteArrayChange(message) {
                 batch.append(topic: sources[index].topic, payload: change.value)
             }
             return true

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// One D-Bus message as it came off a socket, read in place: its length from the fixed header, and the header fields
 /// a signal's receiver needs (D-Bus specification, "Message Format" and "Header Fields"). Nothing is copied or
 /// allocated; the views point into the bytes it was made from and are valid while they are.
@@ -107,7 +111,8 @@ public struct WireMessage {
     /// Whether `field` holds exactly `text`'s UTF-8.
     static func field(_ field: UnsafeRawBufferPointer?, is text: StaticString) -> Bool {
         guard let field, field.count == text.utf8CodeUnitCount else { return false }
-        return field.elementsEqual(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+        // memcmp: `elementsEqual` compared byte by byte, 1,500 instructions a signal for its four names.
+        return field.isEmpty || memcmp(field.baseAddress!, text.utf8Start, field.count) == 0
     }
 }
 
