@@ -155,14 +155,20 @@ public final class BusConnection: Sendable {
     /// Blocks while it opens (a few round trips to the bus). Throws when the bus is not on a Unix socket or refuses
     /// it; the connection then goes on as it was. Once per connection.
     public func receiveOnSignalSocket(_ rules: [MatchRule]) throws(BusError) {
-        try signalSocketRules.withLock { current throws(BusError) in
-            if current == rules { return }
-            guard current.isEmpty else { throw .invalidArguments("the signal socket is open already, for other rules") }
-            let socket = try SignalSocket.open(address, rules: rules)
-            loop.send(.attachSignalSocket(socket, rules: rules))
-            current = rules
-            logger.debug("signals arrive on a socket of their own", metadata: ["address": "\(socket.address)"])
+        let current = signalSocketRules.withLock { $0 }
+        if current == rules { return }
+        let openAlready = BusError.invalidArguments("the signal socket is open already, for other rules")
+        guard current.isEmpty else { throw openAlready }
+        // Opened outside the lock (it blocks); a second opener racing this one loses, and its socket closes.
+        let socket = try SignalSocket.open(address, rules: rules)
+        let previous = signalSocketRules.withLock { current in
+            defer { if current.isEmpty { current = rules } }
+            return current
         }
+        if previous == rules { return }
+        guard previous.isEmpty else { throw openAlready }
+        loop.send(.attachSignalSocket(socket, rules: rules))
+        logger.debug("signals arrive on a socket of their own", metadata: ["address": "\(socket.address)"])
     }
 
     /// Adds `rules` at the bus for a receiver already on the loop; `undo` takes that receiver off again — at once when

@@ -495,7 +495,7 @@ final class ConnectionLoop: @unchecked Sendable {
                 defer { dbus_message_unref(raw) }
                 guard dbus_message_get_type(raw) == DBUS_MESSAGE_TYPE_SIGNAL else { return true }
                 let message = Self.copy(raw)
-                if rules.contains(where: { $0.matches(message, senderOwner: $0.sender.flatMap { owners[$0] }) }) {
+                if rules.contains(where: { rule in rule.matches(message, senderOwner: rule.sender.flatMap { owners[$0] }) }) {
                     deliverSignal(message)
                 }
                 return true
