@@ -29,6 +29,16 @@ extension DeviceOutputMapper {
             count += 1
         }
 
+        /// Hands each action to `body` in order and leaves the collection empty: the first two are moved out, where
+        /// reading them through the subscript copied each message (a retain of everything it holds, and a release).
+        public mutating func drain(_ body: (Action) -> Void) {
+            if let action = first.take() { body(action) }
+            if let action = second.take() { body(action) }
+            for action in spilled { body(action) }
+            spilled = []
+            count = 0
+        }
+
         public static func += (actions: inout Actions, more: some Sequence<Action>) {
             for action in more { actions.append(action) }
         }

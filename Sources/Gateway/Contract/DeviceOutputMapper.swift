@@ -35,6 +35,32 @@ public struct DeviceOutputMapper: Sendable {
         var sensors: [SensorKind: SensorRecord] = [:]
         /// Messages since `takeMessageCounts`, for `bridge/health`.
         var messageCount = 0
+
+        /// Where a sample goes and how.
+        struct SampleRoute {
+            var firstOfItsKind: Bool
+            /// The sensor's topic, built the first time: a topic string per sample would be an allocation.
+            var topic: String
+            var qos: QoS
+            var retain: Bool
+            var batchMilliseconds: Int
+        }
+
+        /// Counts a sample of `kind` (and, when it is not batched, its message).
+        mutating func count(_ kind: SensorKind, device id: String, topics: TopicLayout) -> SampleRoute {
+            var index = sensors.index(forKey: kind)
+            let first = index == nil
+            if first {
+                sensors[kind] = SensorRecord(topic: topics.sensor(id, kind))
+                index = sensors.index(forKey: kind)
+            }
+            sensors.values[index!].samples &+= 1
+            let batchMilliseconds = options?.batchMilliseconds ?? 0
+            if batchMilliseconds <= 0 { messageCount += 1 }
+            let delivery = DeviceOutputMapper.sampleDelivery(options)
+            return SampleRoute(firstOfItsKind: first, topic: sensors.values[index!].topic, qos: delivery.qos,
+                               retain: delivery.retain, batchMilliseconds: batchMilliseconds)
+        }
     }
 
     private struct SensorRecord {
@@ -138,22 +164,20 @@ public struct DeviceOutputMapper: Sendable {
     private mutating func mapSample(_ sample: SensorSample, of id: String, into actions: inout Actions,
                                     now: ContinuousClock.Instant) -> Bool {
         let index = devices.index(forKey: id) ?? addRecord(for: id)
-        let delivery = Self.sampleDelivery(devices.values[index].options)
-        let (firstOfItsKind, topic) = Self.countSample(of: sample.sensor, device: id,
-                                                       in: &devices.values[index].sensors[sample.sensor], topics: messages.topics)
-        guard let batchMilliseconds = devices.values[index].options?.batchMilliseconds, batchMilliseconds > 0 else {
+        // One in-place access: reading `devices.values[index].options` copied the whole record (retaining all it holds).
+        let route = devices.values[index].count(sample.sensor, device: id, topics: messages.topics)
+        guard route.batchMilliseconds > 0 else {
             // Unbatched (the default): straight to a message on the kept topic, no publication in between.
-            devices.values[index].messageCount += 1
-            actions.append(.publish(messages.sample(sample, topic: topic, qos: delivery.qos, retain: delivery.retain,
+            actions.append(.publish(messages.sample(sample, topic: route.topic, qos: route.qos, retain: route.retain,
                                                     writer: &sampleWriter)))
-            return firstOfItsKind
+            return route.firstOfItsKind
         }
         let publications = batcher.add(sample, device: id, at: now)
         devices.values[index].messageCount += publications.count
         for publication in publications {
-            actions.append(.publish(messages.samples(publication, qos: delivery.qos, retain: delivery.retain)))
+            actions.append(.publish(messages.samples(publication, qos: route.qos, retain: route.retain)))
         }
-        return firstOfItsKind
+        return route.firstOfItsKind
     }
 
     private mutating func addRecord(for id: String) -> [String: DeviceRecord].Index {
@@ -161,15 +185,6 @@ public struct DeviceOutputMapper: Sendable {
         return devices.index(forKey: id)!
     }
 
-    /// Counts a sample of `kind`; answers whether it is the first, and the sensor's topic (built the first time: a
-    /// topic string per sample would be an allocation).
-    private static func countSample(of kind: SensorKind, device id: String, in sensor: inout SensorRecord?,
-                                    topics: TopicLayout) -> (first: Bool, topic: String) {
-        let first = sensor == nil
-        if first { sensor = SensorRecord(topic: topics.sensor(id, kind)) }
-        sensor!.samples &+= 1
-        return (first, sensor!.topic)
-    }
 
     /// State keys that say who a device is or what it can do.
     static let identityKeys: Set<String> = ["manufacturer", "model", "serial", "hardware", "firmware", "capabilities"]
@@ -212,7 +227,7 @@ public struct DeviceOutputMapper: Sendable {
     }
 
     /// The QoS and retain flag a device's options give its samples.
-    private static func sampleDelivery(_ options: DeviceOptions?) -> (qos: QoS, retain: Bool) {
+    fileprivate static func sampleDelivery(_ options: DeviceOptions?) -> (qos: QoS, retain: Bool) {
         let deviceOptions = options ?? DeviceOptions()
         return (QoS(rawValue: deviceOptions.sampleQoS) ?? .atMostOnce, deviceOptions.retainSamples)
     }

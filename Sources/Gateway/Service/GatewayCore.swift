@@ -256,8 +256,9 @@ public final class GatewayCore: Sendable {
             notOwned = id
         }
         let unixMilliseconds = time.unixMilliseconds
-        let actions = outputs.withLock { $0.map(output, now: now, unixMilliseconds: unixMilliseconds) }
-        perform(notOwned.map { id in DeviceOutputMapper.Actions(actions.filter { !isDeviceMessage($0, of: id) }) } ?? actions)
+        var actions = outputs.withLock { $0.map(output, now: now, unixMilliseconds: unixMilliseconds) }
+        if let id = notOwned { actions = DeviceOutputMapper.Actions(actions.filter { !isDeviceMessage($0, of: id) }) }
+        perform(&actions)
         guard case .device(let id, .event(let event)) = output else { return }
         for feature in eventListeners { feature.deviceEvent(event, of: id, at: now, unixMilliseconds: unixMilliseconds) }
     }
@@ -269,10 +270,10 @@ public final class GatewayCore: Sendable {
         return message.topic == state || message.topic.hasPrefix(state + "/")
     }
 
-    private func perform(_ actions: DeviceOutputMapper.Actions) {
-        // By index: iterating the collection itself would copy it, every message in it retained once more.
-        for index in actions.indices {
-            switch actions[index] {
+    private func perform(_ actions: inout DeviceOutputMapper.Actions) {
+        // Drained: iterating the collection, or reading it by index, copied every message in it.
+        actions.drain { action in
+            switch action {
             case .publish(let message): sink.publish(message)
             case .publishDurable(let message):
                 durableRecords.queued()
