@@ -22,18 +22,19 @@ public struct PublishPacket {
     /// ASCII, as every topic of the contract is: a broker closes the connection of a client that sends a control
     /// character or a Unicode non-character (mosquitto does), which libmosquitto's own check refuses before sending.
     public init?(_ message: OutgoingMessage, version: MQTTClientConfiguration.ProtocolVersion) {
-        let properties = message.properties
+        // `message.properties` read in place each time: a local copy of it retained everything it holds.
         guard message.qos == .atMostOnce, !message.retain, Self.isPrintableASCII(message.topic),
-              properties.responseTopic == nil, properties.correlationData == nil, properties.messageExpiryInterval == nil,
-              properties.userProperties.isEmpty, properties.contentType.map(Self.isPrintableASCII) ?? true else { return nil }
+              message.properties.responseTopic == nil, message.properties.correlationData == nil,
+              message.properties.messageExpiryInterval == nil, message.properties.userProperties.isEmpty,
+              message.properties.contentType.map(Self.isPrintableASCII) ?? true else { return nil }
         var remaining = 2 + message.topic.utf8.count + message.payload.count
         if version == .v5 {
-            let propertiesLength = properties.contentType.map { 3 + $0.utf8.count } ?? 0
+            let propertiesLength = message.properties.contentType.map { 3 + $0.utf8.count } ?? 0
             remaining += Self.variableByteIntegerSize(propertiesLength) + propertiesLength
         }
         guard remaining <= Self.maximumRemainingLength else { return nil }
         topic = message.topic
-        contentType = properties.contentType
+        contentType = message.properties.contentType
         payload = message.payload
         hasProperties = version == .v5
         remainingLength = remaining

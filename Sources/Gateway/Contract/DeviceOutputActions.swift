@@ -20,7 +20,8 @@ extension DeviceOutputMapper {
             for action in actions { append(action) }
         }
 
-        public mutating func append(_ action: Action) {
+        /// Consuming: the action moves into its slot, not copied there (a retain of its message's parts, and a release).
+        public mutating func append(_ action: consuming Action) {
             switch count {
             case 0: first = action
             case 1: second = action
