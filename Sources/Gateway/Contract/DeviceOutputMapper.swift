@@ -185,7 +185,6 @@ public struct DeviceOutputMapper: Sendable {
         return devices.index(forKey: id)!
     }
 
-
     /// State keys that say who a device is or what it can do.
     static let identityKeys: Set<String> = ["manufacturer", "model", "serial", "hardware", "firmware", "capabilities"]
 
