@@ -72,14 +72,22 @@ public struct EntityStateFeed: Sendable {
     /// Takes one sample; answers the updates to publish now.
     public mutating func add(_ sample: SensorSample, device: String, at now: ContinuousClock.Instant) -> [Update] {
         var updates: [Update] = []
+        // The device looked up at the sample's first value (a motion sample feeds none and looks nothing up), its
+        // entities once each value, and changed in place through the index.
+        var entities: [String: [String: Pending]].Index?
         Self.forEachValue(of: sample) { key, value, aggregate in
             guard value.isFinite || aggregate == .latestOrUnknown else { return }
-            // Changed in place: one look-up of the device and one of the entity for every value of every sample.
-            if let due = Self.take(value, key: key, into: &pending[device, default: [:]][key], at: now, interval: interval) {
+            if entities == nil { entities = pending.index(forKey: device) ?? addDevice(device) }
+            if let due = Self.take(value, key: key, into: &pending.values[entities!][key], at: now, interval: interval) {
                 updates.append(Update(device: device, key: key, value: due))
             }
         }
         return updates
+    }
+
+    private mutating func addDevice(_ device: String) -> [String: [String: Pending]].Index {
+        pending[device] = [:]
+        return pending.index(forKey: device)!
     }
 
     /// Adds a value to its entity's interval; answers the value to publish now, if its interval closed (or it is
