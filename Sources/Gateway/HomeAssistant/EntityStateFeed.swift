@@ -28,8 +28,16 @@ public struct EntityStateFeed: Sendable {
         var windowStart: ContinuousClock.Instant
     }
 
+    /// One entity of a device: its key, how it aggregates, and what its interval holds. A device has a handful,
+    /// found by comparing keys (short literals, equal in a few instructions) instead of hashing them.
+    private struct Entity {
+        let key: String
+        let aggregate: Aggregate
+        var pending: Pending
+    }
+
     public let interval: Duration
-    private var pending: [String: [String: Pending]] = [:]
+    private var pending: [String: [Entity]] = [:]
 
     public init(interval: Duration) {
         self.interval = interval
@@ -65,56 +73,54 @@ public struct EntityStateFeed: Sendable {
         }
     }
 
-    /// Which keys aggregate by mean (the rest send their latest value).
-    static let meanKeys: Set<String> = ["heart_rate", "eda", "ibi", "running_speed", "running_cadence", "cycling_speed",
-                                        "cycling_cadence"]
-
     /// Takes one sample; answers the updates to publish now.
     public mutating func add(_ sample: SensorSample, device: String, at now: ContinuousClock.Instant) -> [Update] {
         var updates: [Update] = []
-        // The device looked up at the sample's first value (a motion sample feeds none and looks nothing up), its
-        // entities once each value, and changed in place through the index.
-        var entities: [String: [String: Pending]].Index?
+        // The device looked up at the sample's first value (a motion sample feeds none and looks nothing up), and its
+        // entities changed in place through the index.
+        var entities: [String: [Entity]].Index?
         Self.forEachValue(of: sample) { key, value, aggregate in
             guard value.isFinite || aggregate == .latestOrUnknown else { return }
             if entities == nil { entities = pending.index(forKey: device) ?? addDevice(device) }
-            if let due = Self.take(value, key: key, into: &pending.values[entities!][key], at: now, interval: interval) {
+            if let due = Self.take(value, key: key, aggregate: aggregate, into: &pending.values[entities!], at: now,
+                                   interval: interval) {
                 updates.append(Update(device: device, key: key, value: due))
             }
         }
         return updates
     }
 
-    private mutating func addDevice(_ device: String) -> [String: [String: Pending]].Index {
-        pending[device] = [:]
+    private mutating func addDevice(_ device: String) -> [String: [Entity]].Index {
+        pending[device] = []
         return pending.index(forKey: device)!
     }
 
     /// Adds a value to its entity's interval; answers the value to publish now, if its interval closed (or it is
     /// the entity's first: that goes out at once, and its interval starts now).
-    private static func take(_ value: Double, key: String, into entry: inout Pending?, at now: ContinuousClock.Instant,
-                             interval: Duration) -> Double? {
-        guard entry != nil else {
-            entry = Pending(windowStart: now)
+    private static func take(_ value: Double, key: String, aggregate: Aggregate, into entities: inout [Entity],
+                             at now: ContinuousClock.Instant, interval: Duration) -> Double? {
+        guard let index = entities.firstIndex(where: { $0.key == key }) else {
+            entities.append(Entity(key: key, aggregate: aggregate, pending: Pending(windowStart: now)))
             return value
         }
-        entry!.sum += value
-        entry!.count += 1
-        entry!.latest = value
-        guard now - entry!.windowStart >= interval else { return nil }
-        defer { entry = Pending(windowStart: now) }
-        return aggregate(entry!, key: key)
+        entities[index].pending.sum += value
+        entities[index].pending.count += 1
+        entities[index].pending.latest = value
+        guard now - entities[index].pending.windowStart >= interval else { return nil }
+        defer { entities[index].pending = Pending(windowStart: now) }
+        return Self.aggregate(entities[index])
     }
 
     /// Values held for intervals that closed by `now`, for a timer to publish.
     public mutating func due(at now: ContinuousClock.Instant) -> [Update] {
         var updates: [Update] = []
         for device in pending.keys.sorted() {
-            for key in pending[device]!.keys.sorted() {
-                let entry = pending[device]![key]!
-                guard entry.count > 0, now - entry.windowStart >= interval else { continue }
-                updates.append(Update(device: device, key: key, value: Self.aggregate(entry, key: key)))
-                pending[device]![key] = Pending(windowStart: now)
+            let entities = pending[device]!
+            for index in entities.indices.sorted(by: { entities[$0].key < entities[$1].key }) {
+                let entity = entities[index]
+                guard entity.pending.count > 0, now - entity.pending.windowStart >= interval else { continue }
+                updates.append(Update(device: device, key: entity.key, value: Self.aggregate(entity)))
+                pending[device]![index].pending = Pending(windowStart: now)
             }
         }
         return updates
@@ -123,8 +129,9 @@ public struct EntityStateFeed: Sendable {
     /// The device went away or was removed: nothing of it is held.
     public mutating func forget(_ device: String) { pending[device] = nil }
 
-    private static func aggregate(_ entry: Pending, key: String) -> Double {
-        let value = meanKeys.contains(key) ? entry.sum / Double(entry.count) : entry.latest
+    /// The mean for the keys `forEachValue` marks so (rates that wander sample to sample), else the latest.
+    private static func aggregate(_ entity: Entity) -> Double {
+        let value = entity.aggregate == .mean ? entity.pending.sum / Double(entity.pending.count) : entity.pending.latest
         return (value * 10).rounded() / 10
     }
 }
