@@ -8,8 +8,7 @@ import Wear2MQTTTesting
 
 /// The second socket that receives StartNotify values without libdbus (issue 43): its address, its handshake, its
 /// framing of a stream split anywhere, and — over a private dbus-daemon — watches and streams fed from it.
-@Suite(.timeLimit(.minutes(2)))
-struct SignalSocketTests {
+@Suite struct SignalSocketTests {
     @Test func addressesAreReadAsTheSpecificationWritesThem() {
         #expect(BusSocketAddress.parse("unix:path=/run/dbus/system_bus_socket") == .path("/run/dbus/system_bus_socket"))
         #expect(BusSocketAddress.parse("unix:abstract=/tmp/dbus-Xy,guid=0123456789abcdef") == .abstract("/tmp/dbus-Xy"))
@@ -155,7 +154,14 @@ struct SignalSocketTests {
         } else {
             _ = Array("not a D-Bus message at all".utf8).withUnsafeBytes { send(peer, $0.baseAddress!, $0.count, 0) }
         }
-        for await _ in client.disconnection {}
+        // Woken when the connection ends, at most 10 s: a socket that broke unnoticed fails here instead of hanging.
+        let ended = Mutex(false)
+        Task {
+            for await _ in client.disconnection {}
+            ended.withLock { $0 = true }
+            changes.changed()
+        }
+        #expect(await changes.until(timeout: .seconds(10)) { ended.withLock { $0 } }, "the connection did not end")
         stop()
         if way != "hung up" { close(peer) }
         service.close()
