@@ -63,7 +63,9 @@ struct MQTTLinkStateMachine: Sendable, Equatable {
         case finishFailed(MQTTError)
     }
 
-    private(set) var state = State.idle
+    private(set) var state = State.idle {
+        didSet { (isConnected, isAttemptInFlight, isFinished) = Self.flags(of: state) }
+    }
     private(set) var backoff: ReconnectBackoff
     /// A link was up once in this run: from then on a TLS failure or refused credentials are retried.
     private(set) var hasConnected = false
@@ -79,26 +81,22 @@ struct MQTTLinkStateMachine: Sendable, Equatable {
 
     // MARK: What the connection asks
 
+    // The connection asks these for every message. They are stored, set whenever `state` changes: reading a stored
+    // field through the connection's class reads one byte, where a computed one copies the whole machine first.
+
     /// Messages go to libmosquitto now (else they wait in the ring or the spool).
-    var isConnected: Bool {
-        switch state {
-        case .connected, .closing(_, .up): true
-        default: false
-        }
-    }
-
+    private(set) var isConnected = false
     /// The helper thread holds the handle: the loop must not touch it.
-    var isAttemptInFlight: Bool {
-        switch state {
-        case .connecting(_, .opening), .closing(_, .attemptInFlight): true
-        default: false
-        }
-    }
+    private(set) var isAttemptInFlight = false
+    private(set) var isFinished = false
 
-    /// A pattern, not `==`: the derived equality of a state with payloads costs a metadata look-up each time.
-    var isFinished: Bool {
-        if case .finished = state { return true }
-        return false
+    private static func flags(of state: State) -> (connected: Bool, attemptInFlight: Bool, finished: Bool) {
+        switch state {
+        case .connected, .closing(_, .up): (true, false, false)
+        case .connecting(_, .opening), .closing(_, .attemptInFlight): (false, true, false)
+        case .finished: (false, false, true)
+        default: (false, false, false)
+        }
     }
 
     // MARK: Events

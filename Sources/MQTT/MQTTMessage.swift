@@ -94,17 +94,21 @@ public struct IncomingMessage: Sendable, Equatable {
 /// Topic rules of the MQTT specification, checked before a message is queued or spooled so that a bad
 /// topic fails at the caller instead of poisoning the queue.
 public enum TopicValidation {
-    /// One pass over the UTF-8 bytes: this runs for every sample published (`String.contains` went through
-    /// Foundation and was an eighth of the gateway's CPU at 20,000 samples/s).
+    /// One pass over the UTF-8 bytes, a word at a time: this runs for every sample published (`String.contains`
+    /// went through Foundation and was an eighth of the gateway's CPU at 20,000 samples/s).
     public static func isValidPublishTopic(_ topic: String) -> Bool {
         // Over the string's own contiguous bytes (every native string has them): stepping through `utf8` checks
         // an index per byte.
-        topic.utf8.withContiguousStorageIfAvailable(isValidPublishTopic(utf8:)) ?? isValidPublishTopic(utf8: Array(topic.utf8))
+        topic.utf8.withContiguousStorageIfAvailable(isValidPublishTopic(utf8:))
+            ?? Array(topic.utf8).withUnsafeBufferPointer(isValidPublishTopic(utf8:))
     }
 
-    private static func isValidPublishTopic(utf8 bytes: some Collection<UInt8>) -> Bool {
+    private static func isValidPublishTopic(utf8 bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         !bytes.isEmpty && bytes.count <= 65_535
-            && !bytes.contains { $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "#") || $0 == 0 }
+            && ByteWords.noByte(of: bytes, matchesWord: { word in
+                ByteWords.hasByte(0, in: word) || ByteWords.hasByte(UInt8(ascii: "+"), in: word)
+                    || ByteWords.hasByte(UInt8(ascii: "#"), in: word)
+            }, orByte: { $0 == 0 || $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "#") })
     }
 
     public static func isValidFilter(_ filter: String) -> Bool {

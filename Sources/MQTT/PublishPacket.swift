@@ -21,8 +21,9 @@ public struct PublishPacket {
     /// bytes, a packet over MQTT's largest): libmosquitto must send it. Topic and content type must be printable
     /// ASCII, as every topic of the contract is: a broker closes the connection of a client that sends a control
     /// character or a Unicode non-character (mosquitto does), which libmosquitto's own check refuses before sending.
-    public init?(_ message: OutgoingMessage, version: MQTTClientConfiguration.ProtocolVersion) {
-        // `message.properties` read in place each time: a local copy of it retained everything it holds.
+    public init?(_ message: borrowing OutgoingMessage, version: MQTTClientConfiguration.ProtocolVersion) {
+        // `message` borrowed (an initializer takes its arguments owned, so the caller copied the message for every
+        // sample), and `message.properties` read in place each time: a local copy of it retained everything it holds.
         guard message.qos == .atMostOnce, !message.retain, Self.isPrintableASCII(message.topic),
               message.properties.responseTopic == nil, message.properties.correlationData == nil,
               message.properties.messageExpiryInterval == nil, message.properties.userProperties.isEmpty,
@@ -80,19 +81,23 @@ public struct PublishPacket {
     }
 
     /// Printable ASCII, and short enough for a UTF-8 string's two-byte length.
-    private static func isPrintableASCII(_ text: String) -> Bool {
-        var text = text
-        return text.withUTF8 { bytes in
-            guard bytes.count <= Int(UInt16.max) else { return false }
-            for byte in bytes where byte < 0x20 || byte > 0x7E { return false }
-            return true
-        }
+    static func isPrintableASCII(_ text: String) -> Bool {
+        text.utf8.withContiguousStorageIfAvailable(isPrintableASCII(utf8:)) ?? Array(text.utf8).withUnsafeBufferPointer(isPrintableASCII(utf8:))
+    }
+
+    private static func isPrintableASCII(utf8 bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        bytes.count <= Int(UInt16.max)
+            && ByteWords.noByte(of: bytes, matchesWord: { ByteWords.hasByte(below: 0x20, in: $0) || ByteWords.hasByte(above: 0x7E, in: $0) },
+                                orByte: { $0 < 0x20 || $0 > 0x7E })
     }
 
     private static func appendString(_ text: String, to buffer: inout [UInt8]) {
         let count = text.utf8.count
         buffer.append(UInt8(count >> 8))
         buffer.append(UInt8(count & 0xFF))
-        buffer.append(contentsOf: text.utf8)
+        // The string's own bytes at once (every native string has them); appending its `utf8` view goes a byte at a time.
+        if text.utf8.withContiguousStorageIfAvailable({ buffer.append(contentsOf: $0) }) == nil {
+            buffer.append(contentsOf: text.utf8)
+        }
     }
 }

@@ -58,9 +58,7 @@ public struct JSONWriter: Sendable {
 
     /// Starts a member of the current object; the next value written is its value.
     public mutating func key(_ name: StaticString) {
-        separate()
-        name.withUTF8Buffer { appendQuoted($0) }
-        bytes.append(UInt8(ascii: ":"))
+        member(name) { _ in }
         needsComma = false
     }
 
@@ -74,20 +72,19 @@ public struct JSONWriter: Sendable {
     // MARK: Scalars
 
     public mutating func null() {
-        separate()
-        appendRaw("null")
-        needsComma = true
+        appendLiteral("null")
     }
 
     public mutating func bool(_ value: Bool) {
-        separate()
-        appendRaw(value ? "true" : "false")
-        needsComma = true
+        appendLiteral(value ? "true" : "false")
     }
 
     public mutating func integer(_ value: some BinaryInteger) {
-        separate()
-        appendDigits(of: value)
+        let comma = needsComma
+        appendThroughScratch { scratch in
+            if comma { scratch.put(UInt8(ascii: ",")) }
+            scratch.put(integer: value)
+        }
         needsComma = true
     }
 
@@ -138,10 +135,22 @@ public struct JSONWriter: Sendable {
     // MARK: Members in one call
 
     public mutating func field(_ name: StaticString, _ value: Double) { key(name); number(value) }
-    public mutating func field(_ name: StaticString, _ value: Int64) { key(name); integer(value) }
-    public mutating func field(_ name: StaticString, _ value: Int) { key(name); integer(value) }
     public mutating func field(_ name: StaticString, _ value: String) { key(name); string(value) }
-    public mutating func field(_ name: StaticString, _ value: Bool) { key(name); bool(value) }
+
+    public mutating func field(_ name: StaticString, _ value: Int64) {
+        member(name) { $0.put(integer: value) }
+        needsComma = true
+    }
+
+    public mutating func field(_ name: StaticString, _ value: Int) {
+        member(name) { $0.put(integer: value) }
+        needsComma = true
+    }
+
+    public mutating func field(_ name: StaticString, _ value: Bool) {
+        member(name) { $0.put(value ? "true" : "false") }
+        needsComma = true
+    }
 
     /// Writes the member only when the value is present: the contract omits absent optionals.
     public mutating func optionalField(_ name: StaticString, _ value: Double?) { if let value { field(name, value) } }
@@ -164,19 +173,104 @@ public struct JSONWriter: Sendable {
         nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
     }
 
-    private mutating func appendDigits(of value: some BinaryInteger) {
-        if value < 0 { bytes.append(UInt8(ascii: "-")) }
-        var magnitude = UInt64(value.magnitude)
-        // Written from the last digit back into scratch space, then appended at once: an append per digit checks
-        // the array's capacity and uniqueness every time (a millisecond timestamp has 13 digits).
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in  // UInt64.max has 20 digits
-            var start = digits.count
+    /// A literal value (`null`, `true`, `false`) with its comma, in one append.
+    private mutating func appendLiteral(_ text: StaticString) {
+        let comma = needsComma
+        appendThroughScratch { scratch in
+            if comma { scratch.put(UInt8(ascii: ",")) }
+            scratch.put(text)
+        }
+        needsComma = true
+    }
+
+    /// The comma, `"name":`, and what `value` puts after it, in one append when the name needs no escaping, as names
+    /// in code rarely do. Leaves `needsComma` to the caller.
+    private mutating func member(_ name: StaticString, _ value: (inout Scratch) -> Void) {
+        let comma = needsComma
+        let plain = name.withUTF8Buffer { name in
+            guard name.count <= Scratch.longestPlainKey, !name.contains(where: Self.needsEscape) else { return false }
+            appendThroughScratch { scratch in
+                if comma { scratch.put(UInt8(ascii: ",")) }
+                scratch.put(UInt8(ascii: "\""))
+                scratch.put(name)
+                scratch.put(UInt8(ascii: "\""))
+                scratch.put(UInt8(ascii: ":"))
+                value(&scratch)
+            }
+            return true
+        }
+        if !plain {
+            separate()
+            name.withUTF8Buffer { appendQuoted($0) }
+            bytes.append(UInt8(ascii: ":"))
+            appendThroughScratch(value)
+        }
+    }
+
+    private static func needsEscape(_ byte: UInt8) -> Bool {
+        byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
+    }
+
+    /// Stack space a member's small pieces are written into before one `append` takes them all: every `append`
+    /// checks the array's uniqueness and capacity, which on the sample path cost more than the bytes themselves.
+    private struct Scratch {
+        static let capacity = 96
+        /// Room left for a comma, the key's quotes and colon, and the longest value put here (a sign and the 20
+        /// digits of `UInt64.max`).
+        static let longestPlainKey = capacity - 4 - 21
+        let base: UnsafeMutablePointer<UInt8>
+        private(set) var count = 0
+
+        init(base: UnsafeMutablePointer<UInt8>) { self.base = base }
+
+        mutating func put(_ byte: UInt8) {
+            base[count] = byte
+            count += 1
+        }
+
+        mutating func put(_ bytes: UnsafeBufferPointer<UInt8>) {
+            guard let source = bytes.baseAddress else { return }
+            (base + count).update(from: source, count: bytes.count)
+            count += bytes.count
+        }
+
+        mutating func put(_ text: StaticString) {
+            text.withUTF8Buffer { put($0) }
+        }
+
+        mutating func put(integer value: some BinaryInteger) {
+            if let signed = Int64(exactly: value) {
+                if signed < 0 { put(UInt8(ascii: "-")) }
+                put(digitsOf: signed.magnitude)
+            } else {
+                put(digitsOf: UInt64(value))  // above Int64.max
+            }
+        }
+
+        /// Decimal digits, most significant first: counted, then written from the last one back.
+        mutating func put(digitsOf value: UInt64) {
+            var digits = 1
+            var bound: UInt64 = 10
+            while digits < 20, value >= bound {
+                digits += 1
+                bound &*= 10
+            }
+            var rest = value
+            var index = count + digits
             repeat {
-                start -= 1
-                digits[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-                magnitude /= 10
-            } while magnitude > 0
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
+                index -= 1
+                base[index] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest % 10)
+                rest /= 10
+            } while rest > 0
+            count += digits
+        }
+    }
+
+    private mutating func appendThroughScratch(_ write: (inout Scratch) -> Void) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Scratch.capacity) { space in
+            var scratch = Scratch(base: space.baseAddress!)
+            write(&scratch)
+            bytes.append(contentsOf: UnsafeBufferPointer(start: space.baseAddress, count: scratch.count))
         }
     }
 
@@ -188,7 +282,7 @@ public struct JSONWriter: Sendable {
     private mutating func appendQuoted(_ utf8: UnsafeBufferPointer<UInt8>) {
         bytes.append(UInt8(ascii: "\""))
         var runStart = 0
-        for (offset, byte) in utf8.enumerated() where byte < 0x20 || byte == 0x22 || byte == 0x5C {
+        for (offset, byte) in utf8.enumerated() where Self.needsEscape(byte) {
             bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<offset]))
             runStart = offset + 1
             bytes.append(UInt8(ascii: "\\"))

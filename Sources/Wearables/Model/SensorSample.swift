@@ -15,6 +15,13 @@ public enum SensorKind: String, Sendable, Hashable, CaseIterable, Codable {
     case hrv
     /// Polar's ECG (µV), photoplethysmogram (counts) and peak-to-peak intervals (docs/protocols/polar.md).
     case ecg, ppg, ppi
+
+    /// The case's own byte, not the raw string: a raw-valued enum takes `RawRepresentable`'s default, which hashes
+    /// the string, and a sensor is looked up by kind for every sample. Equality compares the cases, so equal kinds
+    /// have equal bytes.
+    public func hash(into hasher: inout Hasher) {
+        withUnsafeBytes(of: self) { hasher.combine(bytes: $0) }
+    }
 }
 
 /// How much a motion sensor trusts its reading.

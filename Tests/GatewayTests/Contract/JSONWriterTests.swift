@@ -29,6 +29,36 @@ struct JSONWriterTests {
         #expect(String(decoding: writer.bytes, as: UTF8.self) == "[4294967295,7]")
     }
 
+    @Test("integers of every size read as their description, with the comma before them")
+    func integersAgreeWithDescription() throws {
+        var generator = SystemRandomNumberGenerator()
+        var values: [Int64] = [0, 9, 10, 99, 100, -1, -10, .max, .min, .max - 1, .min + 1]
+        for _ in 0..<2_000 { values.append(Int64.random(in: .min ... .max, using: &generator) >> Int64.random(in: 0...63, using: &generator)) }
+        var writer = JSONWriter()
+        writer.beginArray()
+        for value in values { writer.integer(value) }
+        writer.integer(UInt64.max)
+        writer.endArray()
+        let expected = "[" + (values.map(String.init) + [String(UInt64.max)]).joined(separator: ",") + "]"
+        #expect(String(decoding: writer.bytes, as: UTF8.self) == expected)
+    }
+
+    @Test("keys named in code: escaped when they need it, whole when longer than the scratch space")
+    func staticKeys() {
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.field("plain", 1)
+        writer.field("quote\"and\\slash", 2)
+        writer.field("a_key_that_is_much_longer_than_the_scratch_space_leaves_room_for_and_so_takes_the_other_path", true)
+        writer.field("kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk", Int64.min)  // the longest key the scratch space takes, with the longest value
+        writer.field("kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk", -1)
+        writer.key("tab\t")
+        writer.null()
+        writer.endObject()
+        #expect(String(decoding: writer.bytes, as: UTF8.self)
+            == #"{"plain":1,"quote\"and\\slash":2,"a_key_that_is_much_longer_than_the_scratch_space_leaves_room_for_and_so_takes_the_other_path":true,"kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk":-9223372036854775808,"kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk":-1,"tab\t":null}"#)
+    }
+
     @Test("doubles print at full precision, shortest round-trip, always with '.' or an exponent")
     func doubles() {
         #expect(written(.number(36.6)) == "36.6")
