@@ -44,31 +44,74 @@ public struct PublishPacket {
     /// The packet's size in bytes.
     public var size: Int { 1 + Self.variableByteIntegerSize(remainingLength) + remainingLength }
 
+    /// The whole packet is laid out in scratch space and appended at once: an `append` a field checked the buffer's
+    /// uniqueness and capacity a dozen times a sample.
     public func append(to buffer: inout [UInt8]) {
-        buffer.append(0x30)
-        Self.appendVariableByteInteger(remainingLength, to: &buffer)
-        Self.appendString(topic, to: &buffer)
-        if hasProperties {
-            if let contentType {
-                Self.appendVariableByteInteger(3 + contentType.utf8.count, to: &buffer)
-                buffer.append(0x03)
-                Self.appendString(contentType, to: &buffer)
-            } else {
-                buffer.append(0)
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: size) { space in
+            var packet = Cursor(space.baseAddress!)
+            packet.put(0x30)
+            packet.put(variableByteInteger: remainingLength)
+            packet.put(string: topic)
+            if hasProperties {
+                if let contentType {
+                    packet.put(variableByteInteger: 3 + contentType.utf8.count)
+                    packet.put(0x03)
+                    packet.put(string: contentType)
+                } else {
+                    packet.put(0)
+                }
             }
+            payload.withUnsafeBufferPointer { packet.put($0) }
+            buffer.append(contentsOf: UnsafeBufferPointer(start: space.baseAddress, count: packet.offset))
         }
-        buffer.append(contentsOf: payload)
     }
 
     /// §1.5.5: seven bits a byte, least significant first, the top bit set on every byte but the last.
     public static func appendVariableByteInteger(_ value: Int, to buffer: inout [UInt8]) {
-        precondition(value >= 0 && value <= maximumRemainingLength, "not a variable byte integer: \(value)")
-        var rest = value
-        repeat {
-            let digit = UInt8(rest & 0x7F)
-            rest >>= 7
-            buffer.append(rest > 0 ? digit | 0x80 : digit)
-        } while rest > 0
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 4) { space in
+            var bytes = Cursor(space.baseAddress!)
+            bytes.put(variableByteInteger: value)
+            buffer.append(contentsOf: UnsafeBufferPointer(start: space.baseAddress, count: bytes.offset))
+        }
+    }
+
+    /// Writes a packet's fields one after the other into space the caller sized.
+    private struct Cursor {
+        private let base: UnsafeMutablePointer<UInt8>
+        private(set) var offset = 0
+
+        init(_ base: UnsafeMutablePointer<UInt8>) { self.base = base }
+
+        mutating func put(_ byte: UInt8) {
+            base[offset] = byte
+            offset += 1
+        }
+
+        mutating func put(_ bytes: UnsafeBufferPointer<UInt8>) {
+            guard let source = bytes.baseAddress else { return }
+            (base + offset).update(from: source, count: bytes.count)
+            offset += bytes.count
+        }
+
+        mutating func put(variableByteInteger value: Int) {
+            precondition(value >= 0 && value <= maximumRemainingLength, "not a variable byte integer: \(value)")
+            var rest = value
+            repeat {
+                let digit = UInt8(rest & 0x7F)
+                rest >>= 7
+                put(rest > 0 ? digit | 0x80 : digit)
+            } while rest > 0
+        }
+
+        /// A UTF-8 string: its two-byte length, then its bytes (the string's own, where it has them contiguous).
+        mutating func put(string text: String) {
+            let count = text.utf8.count
+            put(UInt8(count >> 8))
+            put(UInt8(count & 0xFF))
+            if text.utf8.withContiguousStorageIfAvailable({ put($0) }) == nil {
+                Array(text.utf8).withUnsafeBufferPointer { put($0) }
+            }
+        }
     }
 
     static func variableByteIntegerSize(_ value: Int) -> Int {
@@ -89,15 +132,5 @@ public struct PublishPacket {
         bytes.count <= Int(UInt16.max)
             && ByteWords.noByte(of: bytes, matchesWord: { ByteWords.hasByte(below: 0x20, in: $0) || ByteWords.hasByte(above: 0x7E, in: $0) },
                                 orByte: { $0 < 0x20 || $0 > 0x7E })
-    }
-
-    private static func appendString(_ text: String, to buffer: inout [UInt8]) {
-        let count = text.utf8.count
-        buffer.append(UInt8(count >> 8))
-        buffer.append(UInt8(count & 0xFF))
-        // The string's own bytes at once (every native string has them); appending its `utf8` view goes a byte at a time.
-        if text.utf8.withContiguousStorageIfAvailable({ buffer.append(contentsOf: $0) }) == nil {
-            buffer.append(contentsOf: text.utf8)
-        }
     }
 }
