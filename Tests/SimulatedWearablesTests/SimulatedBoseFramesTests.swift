@@ -389,8 +389,12 @@ struct SimulatedBoseFramesTests {
         try await device.write(Self.gestureConfiguration, value: [0x81, 0x01, 0x82, 0x01, 0x83, 0x00], kind: .request)
         try await device.write(Self.sensorConfiguration, value: [0x04, 0x00, 0x14, 0x01, 0x00, 0x14], kind: .request)
         await confirming(2, besides: 2)
-        // Past the nod (1.3 s + 0.5 s): the script has ended, the tick goes on.
-        await clock.advance(by: .milliseconds(1900), timers: 1)
+        // Two timers run until the script's last gesture (1.3 s), the sensor tick and the script: each deadline waits for
+        // both to sleep again. Waiting for one let the clock run on while the tick was still sending (the script's
+        // timer counted), so a loaded machine lost ticks. From 1.3 s the tick runs alone; past the nod (1.3 s + 0.5 s)
+        // it goes on.
+        await clock.advance(by: .milliseconds(1280), timers: 2)
+        await clock.advance(by: .milliseconds(620), timers: 1)
         #expect(link.values(of: Self.sensorData).count == 95)
         let events = try link.values(of: Self.gestureData).flatMap { try BoseGestureEvent.decode($0) }
         #expect(events.map(\.gesture) == [.doubleTap, .headNod], "head_shake was not enabled")
