@@ -149,12 +149,13 @@ final class NotifyDescriptorReader: Sendable {
     /// batch means the socket is drained, so no read ends in EAGAIN); the end when the peer closed the socket.
     private func read(_ reader: Reader, _ readiness: EventLoop.Readiness) {
         var ended = false
+        // Read once a wake-up: only a cancellation replaces it, and that ends the delivery (checked after each call).
+        let handler = reader.state.value.handler
         while true {
             let count = buffers.value.receive(from: reader.fd.rawValue)
             if count > 0 {
                 for index in 0..<Int(count) {
                     // Neither box is held while the handler runs: it may cancel this delivery (`remove`).
-                    let handler = reader.state.value.handler
                     handler(buffers.value.datagram(index))
                     if reader.state.value.registration == nil { return }  // the handler cancelled it
                 }

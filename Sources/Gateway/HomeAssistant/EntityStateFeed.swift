@@ -99,7 +99,8 @@ public struct EntityStateFeed: Sendable {
     /// the entity's first: that goes out at once, and its interval starts now).
     private static func take(_ value: Double, key: String, aggregate: Aggregate, into entities: inout [Entity],
                              at now: ContinuousClock.Instant, interval: Duration) -> Double? {
-        guard let index = entities.firstIndex(where: { $0.key == key }) else {
+        // By index, comparing each key in place: `firstIndex(where:)` hands the closure a copy of each entity.
+        guard let index = entities.indices.first(where: { entities[$0].key == key }) else {
             entities.append(Entity(key: key, aggregate: aggregate, pending: Pending(windowStart: now)))
             return value
         }
