@@ -125,12 +125,14 @@ public struct PublishPacket {
 
     /// Printable ASCII, and short enough for a UTF-8 string's two-byte length.
     static func isPrintableASCII(_ text: String) -> Bool {
-        text.utf8.withContiguousStorageIfAvailable(isPrintableASCII(utf8:)) ?? Array(text.utf8).withUnsafeBufferPointer(isPrintableASCII(utf8:))
+        text.utf8.withContiguousStorageIfAvailable(isPrintableASCII(utf8:))
+            ?? Array(text.utf8).withUnsafeBufferPointer(isPrintableASCII(utf8:))
     }
 
     private static func isPrintableASCII(utf8 bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         bytes.count <= Int(UInt16.max)
-            && ByteWords.noByte(of: bytes, matchesWord: { ByteWords.hasByte(below: 0x20, in: $0) || ByteWords.hasByte(above: 0x7E, in: $0) },
-                                orByte: { $0 < 0x20 || $0 > 0x7E })
+            && ByteWords.noByte(of: bytes, matchesWord: { word in
+                ByteWords.hasByte(below: 0x20, in: word) || ByteWords.hasByte(above: 0x7E, in: word)
+            }, orByte: { $0 < 0x20 || $0 > 0x7E })
     }
 }
