@@ -76,7 +76,12 @@ final class ConnectionLoop: @unchecked Sendable {
                                        intercept: (@Sendable (BusSignal) -> Bool)?)] = [:]
     private var propertyValueWatches = PropertyValueWatches()
     private var signalSocket: (socket: SignalSocket, registration: EventLoop.Registration, rules: [MatchRule])?
-    private var owners: [String: String] = [:]
+    private var owners: [String: String] = [:] {
+        didSet { lastOwner = nil }
+    }
+    /// The last answer of `owner(of:)`: every watched signal asks who owns the same name (`org.bluez`), and a short
+    /// name compares in a few instructions where the dictionary hashes it.
+    private var lastOwner: (name: String, owner: String?)?
     private var ownersAwaitingAnswer = Set<String>()
     private var isClosed = false
 
@@ -422,7 +427,7 @@ final class ConnectionLoop: @unchecked Sendable {
     // MARK: Incoming
 
     private func received(_ raw: OpaquePointer) {
-        if !propertyValueWatches.isEmpty, propertyValueWatches.deliver(raw, owner: { owners[$0] }) { return }
+        if !propertyValueWatches.isEmpty, propertyValueWatches.deliver(raw, owner: owner(of:)) { return }
         let message = Self.copy(raw)
         switch message.kind {
         case .methodReturn, .error:
@@ -490,7 +495,7 @@ final class ConnectionLoop: @unchecked Sendable {
         do {
             _ = try socket.receive(rounds: Self.maximumReadRounds) { bytes in
                 if !propertyValueWatches.isEmpty, let message = WireMessage(bytes),
-                   propertyValueWatches.deliver(message, owner: { owners[$0] }) { return true }
+                   propertyValueWatches.deliver(message, owner: owner(of:)) { return true }
                 guard let raw = dbus_message_demarshal(bytes.baseAddress, Int32(bytes.count), nil) else { return false }
                 defer { dbus_message_unref(raw) }
                 guard dbus_message_get_type(raw) == DBUS_MESSAGE_TYPE_SIGNAL else { return true }
@@ -504,6 +509,14 @@ final class ConnectionLoop: @unchecked Sendable {
             logger.error("the D-Bus signal socket is lost; closing the connection", metadata: ["error": "\(error)"])
             isClosed = true
         }
+    }
+
+    /// The unique name that owns `name` now ("" while nobody does), if it is tracked.
+    private func owner(of name: String) -> String? {
+        if let lastOwner, lastOwner.name == name { return lastOwner.owner }
+        let owner = owners[name]
+        lastOwner = (name, owner)
+        return owner
     }
 
     private static func copy(_ raw: OpaquePointer) -> BusMessage {

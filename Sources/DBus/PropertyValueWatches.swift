@@ -6,8 +6,9 @@ import CDBus
 /// The lean path for one kind of signal: a `PropertiesChanged` whose only change is a byte-array property of an object
 /// somebody watches — a BLE characteristic's notification through BlueZ's StartNotify, thousands a second. It is read
 /// straight from the message (a libdbus message with its iterators, or the bytes of the signal socket,
-/// `SignalSocket`) and handed to the watch's handler: no generic value tree, no strings made, one allocation (the
-/// bytes the handler keeps). Anything else — another property or an invalidated one beside it, a sender that does not
+/// `SignalSocket`) and handed to the watch's handler: no generic value tree, no strings made, and no allocation once
+/// the handler has let go of the last value (the bytes are refilled into one buffer; a handler that keeps them keeps
+/// its own copy, since refilling a shared buffer copies it first). Anything else — another property or an invalidated one beside it, a sender that does not
 /// own the watched name, a path nobody watches — is declined and goes the generic way, untouched.
 ///
 /// Confined to the connection's loop thread, like the rest of `ConnectionLoop`'s state.
@@ -25,6 +26,8 @@ struct PropertyValueWatches {
     /// By a hash of the object path's bytes, so a signal's path is looked up without making a String of it.
     private var byPathHash: [UInt64: [Watch]] = [:]
     private var pathHashByID: [UInt64: UInt64] = [:]
+    /// The value handed to a handler, refilled for each delivery.
+    private var value: [UInt8] = []
 
     var isEmpty: Bool { pathHashByID.isEmpty }
 
@@ -43,7 +46,7 @@ struct PropertyValueWatches {
 
     /// Hands a libdbus `message` to its watches when it is a lone byte-array change of a watched property; answers
     /// whether it was (then nothing else should see it). `owner` gives the unique name that owns a well-known name now.
-    func deliver(_ message: OpaquePointer, owner: (String) -> String?) -> Bool {
+    mutating func deliver(_ message: OpaquePointer, owner: (String) -> String?) -> Bool {
         guard dbus_message_get_type(message) == DBUS_MESSAGE_TYPE_SIGNAL,
               let member = dbus_message_get_member(message), Self.bytes(member, equal: "PropertiesChanged"),
               let interface = dbus_message_get_interface(message), Self.bytes(interface, equal: "org.freedesktop.DBus.Properties"),
@@ -56,7 +59,7 @@ struct PropertyValueWatches {
     }
 
     /// The same for a message read off the signal socket.
-    func deliver(_ message: WireMessage, owner: (String) -> String?) -> Bool {
+    mutating func deliver(_ message: WireMessage, owner: (String) -> String?) -> Bool {
         guard message.type == WireMessage.MessageType.signal.rawValue,
               WireMessage.field(message.member, is: "PropertiesChanged"),
               WireMessage.field(message.interface, is: "org.freedesktop.DBus.Properties"),
@@ -66,13 +69,17 @@ struct PropertyValueWatches {
         return deliver(change, path: path, sender: sender, to: watches, owner: owner)
     }
 
-    private func deliver(_ change: LoneByteArrayChange, path: UnsafeRawBufferPointer, sender: UnsafeRawBufferPointer,
-                         to watches: [Watch], owner: (String) -> String?) -> Bool {
+    /// The watches are read in place by index: `for watch in watches` copied each, retaining its four strings and its
+    /// handler, for every signal.
+    private mutating func deliver(_ change: LoneByteArrayChange, path: UnsafeRawBufferPointer, sender: UnsafeRawBufferPointer,
+                                  to watches: [Watch], owner: (String) -> String?) -> Bool {
         var delivered = false
-        for watch in watches where Self.equal(path, watch.path.rawValue) && Self.equal(change.interface, watch.interface)
-            && Self.equal(change.property, watch.property) {
-            guard let unique = owner(watch.sender), Self.equal(sender, unique) else { continue }
-            watch.handler(Array(change.value))
+        for index in watches.indices where Self.equal(path, watches[index].path.rawValue)
+            && Self.equal(change.interface, watches[index].interface) && Self.equal(change.property, watches[index].property) {
+            guard let unique = owner(watches[index].sender), Self.equal(sender, unique) else { continue }
+            value.removeAll(keepingCapacity: true)
+            value.append(contentsOf: change.value)
+            watches[index].handler(value)
             delivered = true
         }
         return delivered
@@ -93,11 +100,12 @@ struct PropertyValueWatches {
         WireMessage.field(bytes(text), is: expected)
     }
 
+    /// Over the string's own bytes (every native string has them contiguous), without the copy `withUTF8` needs.
     private static func equal(_ bytes: UnsafeRawBufferPointer, _ expected: String) -> Bool {
-        var expected = expected
-        return expected.withUTF8 { utf8 in
+        func equal(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
             utf8.count == bytes.count && (utf8.isEmpty || memcmp(bytes.baseAddress!, utf8.baseAddress!, utf8.count) == 0)
         }
+        return expected.utf8.withContiguousStorageIfAvailable(equal) ?? Array(expected.utf8).withUnsafeBufferPointer(equal)
     }
 }
 

@@ -52,6 +52,25 @@ import Wear2MQTTTesting
         return bytes
     }
 
+    @Test("values a handler keeps stay as they came: the buffer refilled for the next delivery is a copy by then")
+    func keptValuesStayIntact() {
+        let kept = Mutex<[[UInt8]]>([])
+        var watches = PropertyValueWatches()
+        watches.add(.init(id: 1, sender: "org.bluez", path: Self.path, interface: Self.characteristic, property: "Value",
+                          handler: { bytes in kept.withLock { $0.append(bytes) } }))
+        let values: [[UInt8]] = [[0x06, 0x48], [0x16, 0x49, 0x00, 0x04], [], [0x01]]
+        for value in values {
+            guard let message = Self.message(body: Self.changed(["Value": .bytes(value)])) else {
+                Issue.record("no message")
+                return
+            }
+            defer { dbus_message_unref(message) }
+            let taken = watches.deliver(message, owner: { $0 == "org.bluez" ? ":1.7" : nil })
+            #expect(taken)
+        }
+        #expect(kept.withLock { $0 } == values)
+    }
+
     @Test func aLoneValueChangeGoesStraightToItsHandler() {
         #expect(Self.delivered(Self.changed(["Value": .bytes([0x06, 0x48, 0x01])])) == [0x06, 0x48, 0x01])
         #expect(Self.delivered(Self.changed(["Value": .bytes([])])) == [])
@@ -86,7 +105,8 @@ import Wear2MQTTTesting
         #expect(watches.isEmpty)
         guard let message = Self.message(body: Self.changed(["Value": .bytes([1])])) else { Issue.record("no message"); return }
         defer { dbus_message_unref(message) }
-        #expect(!watches.deliver(message, owner: { _ in ":1.7" }))
+        let taken = watches.deliver(message, owner: { _ in ":1.7" })
+        #expect(!taken)
     }
 
     /// Random bodies (seeded): never a crash, and taken only when the body is exactly a lone byte-array `Value`.

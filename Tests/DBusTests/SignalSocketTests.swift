@@ -127,6 +127,53 @@ import Wear2MQTTTesting
         await daemon.stop()
     }
 
+    /// When the watched name changes hands, values from the new owner are taken and the old owner's answer is not
+    /// reused (the loop remembers the last owner it looked up).
+    @Test func aWatchFollowsTheNameToItsNewOwner() async throws {
+        let characteristic = PropertyValueWatchTests.characteristic, path = PropertyValueWatchTests.path
+        let daemon = try await DBusDaemon()
+        let first = try BusConnection(.address(daemon.address))
+        #expect(try await first.requestName("org.bluez") == .primaryOwner)
+        let second = try BusConnection(.address(daemon.address))
+        let client = try BusConnection(.address(daemon.address))
+        try client.receiveOnSignalSocket([MatchRule(sender: "org.bluez", interface: "org.freedesktop.DBus.Properties",
+                                                    member: "PropertiesChanged", arg0: characteristic)])
+        let values = Mutex<[[UInt8]]>([])
+        let changes = ChangeNotifier()
+        let stop = try await client.watchByteArrayProperty("Value", of: characteristic, at: path, sender: "org.bluez") { bytes in
+            values.withLock { $0.append(bytes) }
+            changes.changed()
+        }
+        func emit(_ from: BusConnection, _ value: [UInt8]) throws {
+            try from.emitSignal(path: path, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged",
+                                arguments: PropertyValueWatchTests.changed(["Value": .bytes(value)]))
+        }
+        let ownerChanges = try await client.signals(MatchRule(interface: "org.freedesktop.DBus", member: "NameOwnerChanged",
+                                                              arg0: "org.bluez"))
+        var ownerChange = ownerChanges.makeAsyncIterator()
+        try emit(first, [1])
+        #expect(await changes.until(timeout: .seconds(10)) { values.withLock { $0.count } >= 1 })
+        try emit(second, [0xEE])  // not the owner
+        #expect(try await second.requestName("org.bluez", doNotQueue: false) == .inQueue)
+        first.close()
+        // The bus hands the name to the one queued. The loop takes the change before its streams see it.
+        var handedOver = false
+        while let change = await ownerChange.next() {
+            if change.body.count > 2, change.body[2].stringValue == second.uniqueName {
+                handedOver = true
+                break
+            }
+        }
+        #expect(handedOver)
+        try emit(second, [2])
+        #expect(await changes.until(timeout: .seconds(10)) { values.withLock { $0.count } >= 2 })
+        #expect(values.withLock { $0 } == [[1], [2]])
+        stop()
+        client.close()
+        second.close()
+        await daemon.stop()
+    }
+
     /// The loop's side, with one end of a socket pair standing in for the bus: a lone value from the owner reaches its
     /// watch; then a stream that is not D-Bus, or the other end hanging up, ends the whole connection (its owner
     /// reconnects, as when the bus goes) instead of leaving the values to stop unnoticed.
