@@ -7,9 +7,10 @@ import CDBus
 /// somebody watches — a BLE characteristic's notification through BlueZ's StartNotify, thousands a second. It is read
 /// straight from the message (a libdbus message with its iterators, or the bytes of the signal socket,
 /// `SignalSocket`) and handed to the watch's handler: no generic value tree, no strings made, and no allocation once
-/// the handler has let go of the last value (the bytes are refilled into one buffer; a handler that keeps them keeps
-/// its own copy, since refilling a shared buffer copies it first). Anything else — another property or an invalidated one beside it, a sender that does not
-/// own the watched name, a path nobody watches — is declined and goes the generic way, untouched.
+/// the handler has let go of the last value (the bytes are refilled into one buffer, as `NotifyDescriptorReader`
+/// refills its datagram; a handler that keeps them keeps its own copy, since refilling a shared buffer copies it
+/// first). Anything else — another property or an invalidated one beside it, a sender that does not own the watched
+/// name, a path nobody watches — is declined and goes the generic way, untouched.
 ///
 /// Confined to the connection's loop thread, like the rest of `ConnectionLoop`'s state.
 struct PropertyValueWatches {
